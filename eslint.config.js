@@ -1,0 +1,25 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["dist/", "node_modules/", "coverage/", "**/*.generated.ts", "test/fixtures/"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", setTimeout: "readonly", clearTimeout: "readonly", Buffer: "readonly" } },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    files: ["src/core/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        paths: ["node:fs", "node:fs/promises", "node:child_process", "fs", "child_process", "simple-git", "execa", "node:os", "node:process"],
+        patterns: [{ group: ["**/adapters/**", "**/cli/**", "**/machines/**"], message: "core is pure: no adapters, CLI or machine" }],
+      }],
+      "no-restricted-globals": ["error", "Date", "process", "setTimeout", "setInterval"],
+      "no-restricted-properties": ["error", { object: "Math", property: "random" }],
+    },
+  },
+);

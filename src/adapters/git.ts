@@ -1,0 +1,173 @@
+// Git through simple-git. Reports facts (branch, changed paths, loop commits); core decides policy.
+// Every call here is one git process: the step counts them (docs/performance.md).
+import { simpleGit, type SimpleGit } from "simple-git";
+import { GitError } from "../errors.js";
+
+export interface ChangedPath {
+  /** Repository-relative path, as git prints it. */
+  path: string;
+  /** For a rename or copy, the path it came from. */
+  from?: string;
+  /** `?` untracked, `u` unmerged, else the two-letter XY status of porcelain v2. */
+  status: string;
+}
+
+export interface RepoStatus {
+  /** The checked-out branch; undefined when HEAD is detached. */
+  branch: string | undefined;
+  /** The HEAD commit; undefined when the branch has no commits yet. */
+  head: string | undefined;
+  changes: ChangedPath[];
+}
+
+export interface LoopCommit {
+  sha: string;
+  subject: string;
+  body: string;
+}
+
+export const FALLBACK_IDENTITY = { name: "runner", email: "runner@localhost" } as const;
+
+function asGitError(args: readonly string[], error: unknown): GitError {
+  const detail = error instanceof Error ? error.message.trim().split("\n")[0] : String(error);
+  return new GitError(`git ${args[0] ?? ""} failed: ${detail}`, { cause: error });
+}
+
+/** Parses `git status --porcelain=v2 --branch -z --untracked-files=all`. */
+export function parsePorcelainV2(output: string): RepoStatus {
+  const fields = output.split("\0");
+  let branch: string | undefined;
+  let head: string | undefined;
+  const changes: ChangedPath[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const entry = fields[i]!;
+    if (entry === "") continue;
+    if (entry.startsWith("# branch.head ")) {
+      const name = entry.slice("# branch.head ".length);
+      branch = name === "(detached)" ? undefined : name;
+    } else if (entry.startsWith("# branch.oid ")) {
+      const oid = entry.slice("# branch.oid ".length);
+      head = oid === "(initial)" ? undefined : oid;
+    } else if (entry.startsWith("# ")) {
+      continue;
+    } else if (entry.startsWith("1 ")) {
+      changes.push({ status: entry.slice(2, 4), path: afterFields(entry, 8) });
+    } else if (entry.startsWith("2 ")) {
+      changes.push({ status: entry.slice(2, 4), path: afterFields(entry, 9), from: fields[++i] });
+    } else if (entry.startsWith("u ")) {
+      changes.push({ status: "u", path: afterFields(entry, 10) });
+    } else if (entry.startsWith("? ")) {
+      changes.push({ status: "?", path: entry.slice(2) });
+    }
+  }
+  return { branch, head, changes };
+}
+
+/** The rest of a line after `count` space-separated fields (a path may itself hold spaces). */
+function afterFields(line: string, count: number): string {
+  let at = 0;
+  for (let n = 0; n < count; n++) at = line.indexOf(" ", at) + 1;
+  return line.slice(at);
+}
+
+/** Every path a change touches (both sides of a rename), sorted, without repeats. */
+export function changedPathList(changes: readonly ChangedPath[]): string[] {
+  const paths = new Set<string>();
+  for (const change of changes) {
+    paths.add(change.path);
+    if (change.from !== undefined) paths.add(change.from);
+  }
+  return [...paths].sort();
+}
+
+export class GitRepo {
+  private readonly git: SimpleGit;
+
+  constructor(readonly root: string) {
+    this.git = simpleGit({ baseDir: root, maxConcurrentProcesses: 1, trimmed: false });
+  }
+
+  async raw(args: string[]): Promise<string> {
+    try {
+      return await this.git.raw(args);
+    } catch (error) {
+      throw asGitError(args, error);
+    }
+  }
+
+  /** Branch, HEAD and every change (tracked and untracked, not ignored) in one git process. */
+  async status(): Promise<RepoStatus> {
+    return parsePorcelainV2(await this.raw(["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"]));
+  }
+
+  /** This run's loop commits reachable from HEAD, newest first. */
+  async loopCommits(subjectPattern: string): Promise<LoopCommit[]> {
+    const out = await this.raw(["log", "-E", `--grep=${subjectPattern}`, "--format=%H%x1f%s%x1f%b%x1e", "HEAD"]);
+    return out
+      .split("\x1e")
+      .map((record) => record.replace(/^\n/, ""))
+      .filter((record) => record.length > 0)
+      .map((record) => {
+        const [sha = "", subject = "", body = ""] = record.split("\x1f");
+        return { sha, subject, body: body.trimEnd() };
+      });
+  }
+
+  /** A file's text at a revision, or undefined if it does not exist there. */
+  async showFile(revision: string, path: string): Promise<string | undefined> {
+    try {
+      return await this.git.raw(["show", `${revision}:${path}`]);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The subset of `paths` that git ignores. */
+  async ignored(paths: string[]): Promise<string[]> {
+    try {
+      const out = await this.git.raw(["check-ignore", "--no-index", ...paths]);
+      return out.split("\n").filter((line) => line.length > 0);
+    } catch {
+      return []; // check-ignore exits 1 when nothing is ignored
+    }
+  }
+
+  /** user.name and user.email as configured, to decide on the fallback identity. */
+  async identity(): Promise<{ name?: string; email?: string }> {
+    let out = "";
+    try {
+      out = await this.git.raw(["config", "--get-regexp", "^user\\.(name|email)$"]);
+    } catch {
+      return {}; // exit 1: neither is set
+    }
+    const found: { name?: string; email?: string } = {};
+    for (const line of out.split("\n")) {
+      const space = line.indexOf(" ");
+      if (space < 0) continue;
+      const key = line.slice(0, space);
+      if (key === "user.name") found.name = line.slice(space + 1);
+      if (key === "user.email") found.email = line.slice(space + 1);
+    }
+    return found;
+  }
+
+  async addAll(): Promise<void> {
+    await this.raw(["add", "-A"]);
+  }
+
+  /** The staged change against HEAD as a patch (binary files included). */
+  async stagedPatch(): Promise<string> {
+    return this.raw(["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "HEAD"]);
+  }
+
+  /** Commits whatever is staged (also nothing) with the repository's identity or runner's fallback. */
+  async commit(message: string, useFallbackIdentity: boolean): Promise<string> {
+    const identity = useFallbackIdentity ? ["-c", `user.name=${FALLBACK_IDENTITY.name}`, "-c", `user.email=${FALLBACK_IDENTITY.email}`] : [];
+    await this.raw([...identity, "commit", "--allow-empty", "--no-verify", "--no-gpg-sign", "-q", "-m", message]);
+    return (await this.raw(["rev-parse", "HEAD"])).trim();
+  }
+
+  async createBranch(name: string): Promise<void> {
+    await this.raw(["checkout", "-q", "-b", name]);
+  }
+}

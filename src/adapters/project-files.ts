@@ -1,0 +1,75 @@
+// Reads the runner's files in a project (CONTRACT §2): config, tree, node policies, notes.
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { parseConfig, type ConfigResult } from "../core/config.js";
+import { LAYOUT } from "../core/layout.js";
+import { pathEntryProblem } from "../core/path-rules.js";
+import type { Problem } from "../core/problems.js";
+import { validatePolicySchema } from "../core/schema.js";
+import { loadTreeFile, type TreeLoad } from "./tree-store.js";
+
+export function projectPath(root: string, relative: string): string {
+  return path.join(root, ...relative.split("/"));
+}
+
+/** A file's text, or undefined when it does not exist. */
+export async function readOptional(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+export async function loadConfig(root: string): Promise<ConfigResult> {
+  const text = await readOptional(projectPath(root, LAYOUT.config));
+  if (text === undefined) {
+    return { ok: false, problems: [{ path: "$", message: "the file does not exist; `runner init` writes one, or create it as CONTRACT §5 shows" }] };
+  }
+  return parseConfig(text);
+}
+
+export async function loadTree(root: string): Promise<TreeLoad> {
+  return loadTreeFile(projectPath(root, LAYOUT.tree));
+}
+
+export interface PolicyLoad {
+  nodeId: string;
+  file: string;
+  allowedWritePaths?: string[];
+  problems: Problem[];
+}
+
+/** A node's policy sidecar, checked; undefined when the node has none. */
+export async function loadPolicy(root: string, nodeId: string): Promise<PolicyLoad | undefined> {
+  const file = `${LAYOUT.nodes}/${nodeId}/policy.json`;
+  const text = await readOptional(projectPath(root, file));
+  if (text === undefined) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return { nodeId, file, problems: [{ path: "$", message: `is not valid JSON (${(error as Error).message})` }] };
+  }
+  const schema = validatePolicySchema(data);
+  if (!schema.ok) return { nodeId, file, problems: schema.problems };
+  const problems: Problem[] = [];
+  schema.value.allowed_write_paths.forEach((entry, i) => {
+    const problem = pathEntryProblem(entry);
+    if (problem) problems.push({ path: `$.allowed_write_paths[${i}]`, message: problem });
+  });
+  return problems.length > 0 ? { nodeId, file, problems } : { nodeId, file, allowedWritePaths: schema.value.allowed_write_paths, problems };
+}
+
+/** Every node policy sidecar present under .runner/nodes/. */
+export async function loadAllPolicies(root: string): Promise<PolicyLoad[]> {
+  let entries: string[];
+  try {
+    entries = (await readdir(projectPath(root, LAYOUT.nodes), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch {
+    return [];
+  }
+  const loads = await Promise.all(entries.sort().map((nodeId) => loadPolicy(root, nodeId)));
+  return loads.filter((load): load is PolicyLoad => load !== undefined);
+}

@@ -1,0 +1,60 @@
+// `runner validate`: schema and invariants of the tree, the config and node policies, each problem
+// with its file and JSON path. Where git has a committed tree, passed nodes are also checked
+// against it (immutability).
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { checkDerivedPasses, checkPassedImmutable } from "../../core/invariants.js";
+import { LAYOUT } from "../../core/layout.js";
+import { formatProblem, type Problem } from "../../core/problems.js";
+import { countNodes, walkTree } from "../../core/tree.js";
+import { loadAllPolicies, loadConfig, loadTree } from "../../adapters/project-files.js";
+import { checkTreeText } from "../../adapters/tree-store.js";
+import type { GlobalArgs } from "../main.js";
+import { printError, printJson, printLine } from "../output.js";
+import { findProjectRoot } from "../repo.js";
+
+interface FileProblem extends Problem {
+  file: string;
+}
+
+export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number> {
+  const root = findProjectRoot(argv.C);
+  const problems: FileProblem[] = [];
+  const add = (file: string, list: Problem[]) => problems.push(...list.map((p) => ({ file, ...p })));
+
+  const [treeLoad, config, policies] = await Promise.all([loadTree(root), loadConfig(root), loadAllPolicies(root)]);
+  let summary = "";
+  if (treeLoad.ok) {
+    add(LAYOUT.tree, checkDerivedPasses(treeLoad.tree));
+    add(LAYOUT.tree, await immutabilityAgainstHead(root, treeLoad.tree));
+    const passed = [...walkTree(treeLoad.tree)].filter(({ node }) => node.passes).length;
+    summary = `${countNodes(treeLoad.tree)} nodes, ${passed} passed`;
+  } else {
+    add(LAYOUT.tree, treeLoad.problems);
+  }
+  if (!config.ok) add(LAYOUT.config, config.problems);
+  for (const policy of policies) add(policy.file, policy.problems);
+
+  if (argv.json) {
+    printJson({ valid: problems.length === 0, problems });
+    return problems.length === 0 ? 0 : 1;
+  }
+  if (problems.length === 0) {
+    printLine(`valid: ${LAYOUT.tree} (${summary}), ${LAYOUT.config}${policies.length ? `, ${policies.length} node polic${policies.length === 1 ? "y" : "ies"}` : ""}`);
+    return 0;
+  }
+  const files = [...new Set(problems.map((p) => p.file))];
+  printError(`${problems.length} problem${problems.length === 1 ? "" : "s"} in ${files.join(", ")}; fix ${problems.length === 1 ? "it" : "them"} and run \`runner validate\` again:`);
+  for (const problem of problems) printError(`  ${problem.file} ${formatProblem(problem)}`);
+  return 1;
+}
+
+/** Passed nodes of the committed tree (HEAD) must be unchanged in the working tree. */
+async function immutabilityAgainstHead(root: string, tree: Parameters<typeof checkPassedImmutable>[1]): Promise<Problem[]> {
+  if (!existsSync(path.join(root, ".git"))) return [];
+  const { GitRepo } = await import("../../adapters/git.js");
+  const committed = await new GitRepo(root).showFile("HEAD", LAYOUT.tree);
+  if (committed === undefined) return [];
+  const previous = checkTreeText(committed);
+  return previous.ok ? checkPassedImmutable(previous.tree, tree) : [];
+}

@@ -1,0 +1,110 @@
+// The CLI: parse with yargs, run one command, map errors to exit codes and one-sentence messages
+// (CONTRACT §4). Command implementations are imported lazily to keep start-up short.
+import yargs, { type Argv } from "yargs";
+import { RunnerError } from "../errors.js";
+import { printError } from "./output.js";
+
+export interface GlobalArgs {
+  C: string;
+  debug: boolean;
+}
+
+// Each command module types its own argv; yargs has checked the options against the builder.
+type Handler = (argv: never) => Promise<number>;
+
+interface CommandSpec {
+  command: string;
+  describe: string;
+  builder?: (y: Argv) => Argv;
+  load: () => Promise<{ run: Handler }>;
+}
+
+const commands: CommandSpec[] = [
+  {
+    command: "init",
+    describe: "Scaffold .runner/ in this repository (refuses if it exists)",
+    builder: (y) =>
+      y
+        .option("goal", { type: "string", describe: "The project goal (written to .runner/GOAL.md and the root node)" })
+        .option("max-attempts", { type: "number", describe: "max_attempts of the root node", default: 3 })
+        .option("executor", { choices: ["codex", "claude", "command", "demo"], default: "codex", describe: "The agent the config starts with" }),
+    load: () => import("./commands/init.js"),
+  },
+  {
+    command: "validate",
+    describe: "Check the tree, the config and node policies; every problem with its JSON path",
+    builder: (y) => y.option("json", { type: "boolean", default: false, describe: "Print one JSON document" }),
+    load: () => import("./commands/validate.js"),
+  },
+  {
+    command: "next",
+    describe: "The leaf `runner step` would select, with its path from the root",
+    builder: (y) => y.option("json", { type: "boolean", default: false, describe: "Print one JSON document" }),
+    load: () => import("./commands/next.js"),
+  },
+  {
+    command: "status",
+    describe: "The tree with passes and attempts, the next leaf, the run and its iteration count",
+    builder: (y) =>
+      y
+        .option("json", { type: "boolean", default: false, describe: "Print one JSON document" })
+        .option("run-id", { type: "string", describe: "The run (default: from the runner/<id> branch)" }),
+    load: () => import("./commands/status.js"),
+  },
+];
+
+export async function main(args: string[]): Promise<number> {
+  let exitCode = 0;
+  let debug = args.includes("--debug");
+  const parser = yargs(args)
+    .scriptName("runner")
+    .usage("$0 <command> [options]\n\nDrives an AI coding agent through the task tree in .runner/state/tree.json, one committed iteration at a time.")
+    .option("C", { type: "string", default: ".", describe: "Work in this folder instead of the current one", requiresArg: true })
+    .option("debug", { type: "boolean", default: false, describe: "Show stack traces of errors" })
+    .strict()
+    .demandCommand(1, "Name a command; `runner --help` lists them.")
+    .recommendCommands()
+    .help()
+    .version(false)
+    .wrap(Math.min(100, process.stdout.columns ?? 100))
+    .fail((message, error) => {
+      throw error ?? new UsageFailure(message);
+    });
+  for (const spec of commands) {
+    parser.command(
+      spec.command,
+      spec.describe,
+      spec.builder ?? ((y: Argv) => y),
+      async (argv) => {
+        const { run } = await spec.load();
+        exitCode = await run(argv as never);
+      },
+    );
+  }
+  try {
+    const argv = await parser.parseAsync();
+    debug = Boolean(argv.debug);
+    return exitCode;
+  } catch (error) {
+    return reportError(error, debug);
+  }
+}
+
+class UsageFailure extends Error {}
+
+function reportError(error: unknown, debug: boolean): number {
+  if (error instanceof UsageFailure) {
+    const sentence = error.message.split("\n")[0]!.trim().replace(/[.:]?$/, ".");
+    printError(`${sentence} See \`runner --help\`.`);
+    return 1;
+  }
+  if (error instanceof RunnerError) {
+    printError(error.message);
+    if (debug && error.stack) printError(error.stack);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  printError(`Internal error: ${message}. This is a bug in the runner; rerun with --debug for the stack trace.`);
+  if (debug && error instanceof Error && error.stack) printError(error.stack);
+  return 2;
+}

@@ -1,0 +1,27 @@
+// Loading the tree for commands that need it valid: one sentence naming the file and the first
+// problem when it is not.
+import { loadTree } from "../adapters/project-files.js";
+import { checkDerivedPasses } from "../core/invariants.js";
+import { LAYOUT } from "../core/layout.js";
+import { formatProblem, type Problem } from "../core/problems.js";
+import type { TaskTree } from "../core/tree.js";
+import { InvalidInputError, RefusalError } from "../errors.js";
+
+export function invalidTreeError(problems: Problem[]): InvalidInputError {
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
+  return new InvalidInputError(
+    `${LAYOUT.tree} is invalid: ${formatProblem(problems[0]!)}${more}; run \`runner validate\` to see every problem.`,
+    problems,
+  );
+}
+
+export async function loadValidTree(root: string): Promise<TaskTree> {
+  const load = await loadTree(root);
+  if (!load.ok) {
+    if (load.missing) throw new RefusalError(`${LAYOUT.tree} does not exist; run \`runner init\` to create it.`);
+    throw invalidTreeError(load.problems);
+  }
+  const derived = checkDerivedPasses(load.tree);
+  if (derived.length > 0) throw invalidTreeError(derived);
+  return load.tree;
+}

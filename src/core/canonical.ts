@@ -1,0 +1,29 @@
+// Canonical tree serialization (CONTRACT §3) and RFC 8785 fingerprints.
+import canonicalize from "canonicalize";
+import { createHash } from "node:crypto";
+import { sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
+
+/**
+ * The on-disk form of a tree: keys in schema order, every children array sorted by (order, id),
+ * two-space indent, `\n` line ends and one trailing newline. The same tree always gives the same bytes.
+ */
+export function serializeTree(tree: TaskTree): string {
+  return `${JSON.stringify(sortedCopy(tree), null, 2)}\n`;
+}
+
+/** RFC 8785 (JCS) form of any JSON value; nodes are compared in this form for immutability. */
+export function canonicalJson(value: unknown): string {
+  const text = canonicalize(value);
+  if (text === undefined) throw new TypeError("value has no JSON form");
+  return text;
+}
+
+/** The RFC 8785 form of one node, its subtree included. */
+export function canonicalNode(node: TaskNode): string {
+  return canonicalJson(node);
+}
+
+/** sha256 of the RFC 8785 form of the tree with its children sorted: equal for equal trees. */
+export function treeFingerprint(tree: TaskTree): string {
+  return createHash("sha256").update(canonicalJson(sortedCopy(tree))).digest("hex");
+}

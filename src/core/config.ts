@@ -1,0 +1,112 @@
+// Configuration (.runner/state/config.toml, CONTRACT §5): parse, check against schemas/config/v1,
+// and fill the defaults.
+import { parse as parseToml, TomlError } from "smol-toml";
+import type { ExecutorConfig, RunnerConfig } from "../schemas/types.generated.js";
+import { pathEntryProblem } from "./path-rules.js";
+import type { Problem } from "./problems.js";
+import { validateConfigSchema } from "./schema.js";
+
+export type ExecutorKind = NonNullable<ExecutorConfig["kind"]>;
+
+export interface ResolvedConfig {
+  executor: ExecutorConfig & { kind: ExecutorKind };
+  guard: { command: string[]; protectedPaths: string[] };
+  limits: {
+    iterationTimeoutSeconds: number;
+    maxIterations: number;
+    outputCapBytes: number;
+    maxRepairAttempts: number;
+  };
+}
+
+export const DEFAULT_GUARD_COMMAND = ["just", "ci"];
+export const CONFIG_PATH = ".runner/state/config.toml";
+/** Always protected, whatever the config says: the agent never edits the runner's own rules. */
+export const ALWAYS_PROTECTED = [CONFIG_PATH, ".runner/state/schema.json"];
+/** The guard's own files, protected unless `[guard] protected_paths` says otherwise. */
+export const DEFAULT_GUARD_FILES = ["justfile", "Justfile", ".justfile"];
+const SCRIPT_FILE = /\.(sh|bash|js|mjs|cjs|ts|py|rb|pl)$/;
+
+export const DEFAULT_LIMITS: ResolvedConfig["limits"] = {
+  iterationTimeoutSeconds: 1800,
+  maxIterations: 50,
+  outputCapBytes: 1_048_576,
+  maxRepairAttempts: 3,
+};
+
+const KIND_KEYS: Record<ExecutorKind, readonly string[]> = {
+  command: ["kind", "command"],
+  codex: ["kind", "model", "profile", "sandbox", "config_overrides", "extra_args"],
+  claude: ["kind", "model", "permission_mode", "allowed_tools", "max_turns", "extra_args"],
+  demo: ["kind", "fail_once"],
+};
+
+export type ConfigResult = { ok: true; config: ResolvedConfig } | { ok: false; problems: Problem[] };
+
+/** Parses a config file's text and resolves it. */
+export function parseConfig(text: string): ConfigResult {
+  let raw: unknown;
+  try {
+    raw = parseToml(text);
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const first = error.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "");
+      return { ok: false, problems: [{ path: "$", message: `is not valid TOML (line ${error.line}, column ${error.column}: ${first})` }] };
+    }
+    throw error;
+  }
+  return resolveConfig(raw);
+}
+
+/** Checks a parsed config against the schema and the rules the schema cannot say, then fills defaults. */
+export function resolveConfig(raw: unknown): ConfigResult {
+  const schema = validateConfigSchema(raw);
+  if (!schema.ok) return { ok: false, problems: schema.problems };
+  const config: RunnerConfig = schema.value;
+  const problems: Problem[] = [];
+  const executor = config.executor ?? {};
+  const kind: ExecutorKind = executor.kind ?? "command";
+  if (kind === "command" && executor.command === undefined) {
+    problems.push({ path: "$.executor.command", message: 'is required when kind = "command": give the agent\'s argv, e.g. ["bash", "agent.sh"]' });
+  }
+  for (const key of Object.keys(executor)) {
+    if (!KIND_KEYS[kind].includes(key)) {
+      problems.push({ path: `$.executor.${key}`, message: `does not apply to kind = "${kind}"; remove it or change the kind` });
+    }
+  }
+  const protectedPaths = config.guard?.protected_paths;
+  protectedPaths?.forEach((entry, i) => {
+    const problem = pathEntryProblem(entry);
+    if (problem) problems.push({ path: `$.guard.protected_paths[${i}]`, message: problem });
+  });
+  if (problems.length > 0) return { ok: false, problems };
+  const guardCommand = config.guard?.command ?? DEFAULT_GUARD_COMMAND;
+  return {
+    ok: true,
+    config: {
+      executor: { ...executor, kind },
+      guard: {
+        command: [...guardCommand],
+        protectedPaths: unique([...ALWAYS_PROTECTED, ...(protectedPaths ?? defaultGuardFiles(guardCommand))]),
+      },
+      limits: {
+        iterationTimeoutSeconds: config.limits?.iteration_timeout_seconds ?? DEFAULT_LIMITS.iterationTimeoutSeconds,
+        maxIterations: config.limits?.max_iterations ?? DEFAULT_LIMITS.maxIterations,
+        outputCapBytes: config.limits?.output_cap_bytes ?? DEFAULT_LIMITS.outputCapBytes,
+        maxRepairAttempts: config.limits?.max_repair_attempts ?? DEFAULT_LIMITS.maxRepairAttempts,
+      },
+    },
+  };
+}
+
+/** The justfile variants, plus any repository script the guard's argv names (`bash ci.sh`). */
+function defaultGuardFiles(guardCommand: readonly string[]): string[] {
+  const scripts = guardCommand
+    .map((arg) => arg.replace(/^\.\//, ""))
+    .filter((arg) => SCRIPT_FILE.test(arg) && pathEntryProblem(arg) === undefined);
+  return [...DEFAULT_GUARD_FILES, ...scripts];
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}

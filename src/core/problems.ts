@@ -1,0 +1,31 @@
+// A problem is one thing wrong with an input, located by a JSON path (`$.root.children[0].id`) and
+// told in one readable sentence.
+
+export interface Problem {
+  /** JSON path of the offending value, `$` for the document itself. */
+  path: string;
+  message: string;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** Appends one step (an object key or an array index) to a JSON path. */
+export function childPath(base: string, step: string | number): string {
+  if (typeof step === "number") return `${base}[${step}]`;
+  return IDENTIFIER.test(step) ? `${base}.${step}` : `${base}[${JSON.stringify(step)}]`;
+}
+
+/** Converts a JSON pointer (`/root/children/0/id`) into a JSON path (`$.root.children[0].id`). */
+export function pointerToPath(pointer: string): string {
+  if (pointer === "") return "$";
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((raw) => raw.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce<string>((acc, step) => childPath(acc, /^(0|[1-9][0-9]*)$/.test(step) ? Number(step) : step), "$");
+}
+
+/** `$.root: missing key "title"` — the form every command prints. */
+export function formatProblem(problem: Problem): string {
+  return `${problem.path}: ${problem.message}`;
+}

@@ -1,0 +1,24 @@
+// Files shipped with the runner (schemas, built-in templates), found from this module's location:
+// src/ when run from source (tests), dist/src/ when built.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+let cached: string | undefined;
+
+/** The runner package's root folder (the one holding package.json and schemas/). */
+export function packageRoot(): string {
+  if (cached) return cached;
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, "package.json")) || !existsSync(path.join(dir, "schemas"))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error("cannot find the runner package root");
+    dir = parent;
+  }
+  cached = dir;
+  return dir;
+}
+
+export function schemaFile(name: "task_tree" | "agent_output" | "config" | "policy"): string {
+  return path.join(packageRoot(), "schemas", name, "v1.schema.json");
+}
