@@ -51,6 +51,21 @@ const commands: CommandSpec[] = [
         .option("run-id", { type: "string", describe: "The run (default: from the runner/<id> branch)" }),
     load: () => import("./commands/status.js"),
   },
+  {
+    command: "start",
+    describe: "Create and check out the run branch runner/<id> (clean working tree required)",
+    builder: (y) => y.option("run-id", { type: "string", describe: "The run id (default: the UTC time as YYYYMMDD-HHMMSS)" }),
+    load: () => import("./commands/start.js"),
+  },
+  {
+    command: "step",
+    describe: "One iteration: select, run the agent, guard, update, commit",
+    builder: (y) =>
+      y
+        .option("run-id", { type: "string", describe: "The run (default: from the runner/<id> branch)" })
+        .option("json", { type: "boolean", default: false, describe: "Print one JSON document" }),
+    load: () => import("./commands/step.js"),
+  },
 ];
 
 export async function main(args: string[]): Promise<number> {

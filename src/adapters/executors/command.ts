@@ -1,0 +1,35 @@
+// kind = "command": the configured argv, run in the repository root.
+import { runProcess } from "../process-runner.js";
+import type { Executor, ExecutorRequest, ExecutorResult } from "./executor.js";
+
+export async function runArgv(argv: string[], request: ExecutorRequest): Promise<ExecutorResult> {
+  const result = await runProcess({
+    argv,
+    cwd: request.root,
+    env: request.env,
+    input: request.prompt,
+    deadlineMs: request.deadlineMs,
+    logFile: request.logFile,
+    capBytes: request.capBytes,
+    secrets: request.secrets,
+    abortSignal: request.abortSignal,
+    onOutput: request.onOutput,
+  });
+  return {
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    aborted: result.aborted,
+    spawnError: result.spawnError,
+    durationMs: result.durationMs,
+    argv,
+    tail: result.tail,
+  };
+}
+
+export const commandExecutor: Executor = {
+  run(request) {
+    const argv = request.config.command;
+    if (!argv || argv.length === 0) throw new Error('executor.command is required when kind = "command"');
+    return runArgv([...argv], request);
+  },
+};

@@ -1,0 +1,46 @@
+// The iteration logger (CONTRACT §2, §8): `.runner/iterations/<run-id>/<NNNN>/` and the run's
+// append-only `events.jsonl`. Local-only (gitignored). Everything written is redacted.
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { eventsFile, iterationDir } from "../core/layout.js";
+import { redactSecrets } from "../core/text-limits.js";
+
+export class IterationLog {
+  readonly dir: string;
+  private readonly eventsPath: string;
+
+  constructor(
+    root: string,
+    readonly runId: string,
+    readonly iteration: number,
+    private readonly secrets: readonly string[],
+  ) {
+    this.dir = path.join(root, ...iterationDir(runId, iteration).split("/"));
+    this.eventsPath = path.join(root, ...eventsFile(runId).split("/"));
+  }
+
+  /** Absolute path of a file in the iteration's folder. */
+  file(name: string): string {
+    return path.join(this.dir, name);
+  }
+
+  ensureDir(): void {
+    mkdirSync(this.dir, { recursive: true });
+  }
+
+  write(name: string, text: string): void {
+    this.ensureDir();
+    writeFileSync(this.file(name), redactSecrets(text, this.secrets));
+  }
+
+  writeJson(name: string, value: unknown): void {
+    this.write(name, `${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /** Appends one JSON object per line to the run's events.jsonl. */
+  appendEvents(events: readonly object[]): void {
+    if (events.length === 0) return;
+    mkdirSync(path.dirname(this.eventsPath), { recursive: true });
+    appendFileSync(this.eventsPath, redactSecrets(events.map((event) => `${JSON.stringify(event)}\n`).join(""), this.secrets));
+  }
+}

@@ -1,0 +1,396 @@
+// Runs one child process the way the runner needs it (executor and guard alike): in its own process
+// group, killed whole at the deadline, stdout and stderr streamed into a log file with each stream
+// capped at `capBytes` (the excess is counted, not kept), memory bounded whatever the child prints.
+import { execa } from "execa";
+import { closeSync, mkdirSync, openSync, statSync, writeSync } from "node:fs";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { StringDecoder } from "node:string_decoder";
+
+export interface ProcessRequest {
+  /** argv[0] is the program, looked up on PATH. */
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Written to the child's stdin, then stdin is closed. */
+  input?: string;
+  /** Wall-clock instant (ms since epoch) at which the whole process group is killed. */
+  deadlineMs: number;
+  /** Log file (created or truncated) receiving both streams as they arrive. */
+  logFile: string;
+  /** Per-stream cap in bytes; output beyond it is dropped and counted. */
+  capBytes: number;
+  /** Strings replaced by `***` in the log (secret values). */
+  secrets?: readonly string[];
+  /** Aborting kills the whole process group at once (Ctrl-C of `runner run`). */
+  abortSignal?: AbortSignal;
+  /** Called with each chunk of output that was kept (for live progress). */
+  onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
+}
+
+export interface ProcessResult {
+  /** Exit code, or undefined when the process was killed by a signal or could not start. */
+  exitCode: number | undefined;
+  signal: string | undefined;
+  /** The deadline passed and the process group was killed. */
+  timedOut: boolean;
+  /** The abort signal fired and the process group was killed. */
+  aborted: boolean;
+  /** The program could not be started (not found, not executable); the message says why. */
+  spawnError: string | undefined;
+  durationMs: number;
+  stdoutBytes: number;
+  stderrBytes: number;
+  droppedBytes: number;
+  /** The last few KB of output (both streams), for failure feedback and progress. */
+  tail: string;
+}
+
+type StreamName = "stdout" | "stderr";
+
+/** Time between SIGTERM and SIGKILL of the group; also how long pipes may stay open after the child exits. */
+const GRACE_MS = 2_000;
+/** Characters of output kept in `tail`. */
+const TAIL_CHARS = 4_096;
+/** setTimeout cannot wait longer than this (larger delays fire at once). */
+const MAX_TIMER_MS = 2_147_483_647;
+const REDACTED = "***";
+
+/**
+ * Runs `request.argv` in a new process group and resolves when it has ended and its output is
+ * drained. Never rejects because of the child (a program that cannot start yields `spawnError`);
+ * it throws only when the log file itself cannot be created.
+ */
+export async function runProcess(request: ProcessRequest): Promise<ProcessResult> {
+  const log = new OutputLog(request);
+  try {
+    const notStarted = (fields: Partial<ProcessResult>, note: string): ProcessResult => {
+      log.note(note);
+      return { ...emptyResult(), ...fields };
+    };
+    const program = request.argv[0];
+    if (program === undefined || program === "") {
+      const spawnError = "cannot start: no program given";
+      return notStarted({ spawnError }, spawnError);
+    }
+    if (request.abortSignal?.aborted) return notStarted({ aborted: true }, "not started: aborted");
+    if (Date.now() >= request.deadlineMs) return notStarted({ timedOut: true }, "not started: the deadline had already passed");
+    if (!isDirectory(request.cwd)) {
+      const spawnError = `cannot start ${JSON.stringify(program)}: working directory ${JSON.stringify(request.cwd)} does not exist`;
+      return notStarted({ spawnError }, spawnError);
+    }
+    return await supervise(request, program, log);
+  } finally {
+    log.close();
+  }
+}
+
+async function supervise(request: ProcessRequest, program: string, log: OutputLog): Promise<ProcessResult> {
+  const started = performance.now();
+  const subprocess = execa(program, request.argv.slice(1), {
+    cwd: request.cwd,
+    env: request.env,
+    extendEnv: false,
+    detached: true,
+    buffer: false,
+    reject: false,
+    cleanup: false,
+    forceKillAfterDelay: false,
+    stripFinalNewline: false,
+    ...(request.input === undefined ? { stdin: "ignore" as const } : { input: request.input }),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const pid = subprocess.pid;
+
+  let timedOut = false;
+  let aborted = false;
+  let exited = false;
+  let deadlineTimer: NodeJS.Timeout | undefined;
+  let graceTimer: NodeJS.Timeout | undefined;
+  let drainTimer: NodeJS.Timeout | undefined;
+
+  const terminate = (reason: "deadline" | "abort"): void => {
+    if (pid === undefined || exited || graceTimer !== undefined) return;
+    if (reason === "deadline") timedOut = true;
+    else aborted = true;
+    killGroup(pid, "SIGTERM");
+    graceTimer = setTimeout(() => killGroup(pid, "SIGKILL"), GRACE_MS);
+  };
+  const armDeadline = (): void => {
+    const remaining = request.deadlineMs - Date.now();
+    if (remaining <= 0) return terminate("deadline");
+    // Long deadlines are reached in steps: setTimeout fires at once beyond MAX_TIMER_MS.
+    deadlineTimer = setTimeout(armDeadline, Math.min(remaining, MAX_TIMER_MS));
+  };
+  const onAbort = (): void => terminate("abort");
+  // If the runner itself exits while the child runs, the detached group must not survive it.
+  const onRunnerExit = (): void => {
+    if (pid !== undefined && !exited) killGroup(pid, "SIGKILL");
+  };
+  const onChildExit = (): void => {
+    exited = true;
+    clearTimeout(deadlineTimer);
+    clearTimeout(graceTimer);
+    // Whatever the child left behind in its group dies with it; that also closes their copies of the pipes.
+    if (pid !== undefined) killGroup(pid, "SIGKILL");
+    // A process that left the group (setsid) may still hold the pipes: stop waiting for it after a grace period.
+    drainTimer = setTimeout(() => {
+      subprocess.stdout.destroy();
+      subprocess.stderr.destroy();
+    }, GRACE_MS);
+  };
+
+  if (pid !== undefined) {
+    subprocess.stdout.on("data", (chunk: Buffer) => log.write(chunk, "stdout"));
+    subprocess.stderr.on("data", (chunk: Buffer) => log.write(chunk, "stderr"));
+    subprocess.once("exit", onChildExit);
+    process.once("exit", onRunnerExit);
+    request.abortSignal?.addEventListener("abort", onAbort, { once: true });
+    armDeadline();
+  }
+
+  try {
+    const result = await subprocess;
+    const durationMs = performance.now() - started;
+    if (pid === undefined) {
+      const spawnError = describeSpawnError(program, result.code ?? errorCode(result.cause));
+      log.note(spawnError);
+      return { ...emptyResult(), spawnError, durationMs };
+    }
+    const counts = log.finish();
+    return {
+      exitCode: result.exitCode,
+      signal: result.signal,
+      timedOut,
+      aborted,
+      spawnError: undefined,
+      durationMs,
+      ...counts,
+    };
+  } finally {
+    clearTimeout(deadlineTimer);
+    clearTimeout(graceTimer);
+    clearTimeout(drainTimer);
+    subprocess.off("exit", onChildExit);
+    process.off("exit", onRunnerExit);
+    request.abortSignal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Signals every process of the group led by `pid`; a group that is already gone is fine. */
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    const code = errorCode(error);
+    // ESRCH: nobody left. EPERM: only processes we may not signal are left (nothing we can do).
+    if (code !== "ESRCH" && code !== "EPERM") throw error;
+  }
+}
+
+function describeSpawnError(program: string, code: string | undefined): string {
+  const name = JSON.stringify(program);
+  switch (code) {
+    case "ENOENT":
+      return program.includes("/") ? `cannot start ${name}: no such file` : `cannot start ${name}: not found on PATH`;
+    case "EACCES":
+      return `cannot start ${name}: permission denied (not an executable file)`;
+    case "ENOEXEC":
+      return `cannot start ${name}: not an executable format`;
+    default:
+      return `cannot start ${name}: ${code ?? "unknown error"}`;
+  }
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  return typeof error.code === "string" ? error.code : undefined;
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function emptyResult(): ProcessResult {
+  return {
+    exitCode: undefined,
+    signal: undefined,
+    timedOut: false,
+    aborted: false,
+    spawnError: undefined,
+    durationMs: 0,
+    stdoutBytes: 0,
+    stderrBytes: 0,
+    droppedBytes: 0,
+    tail: "",
+  };
+}
+
+/** Per-stream state: bytes seen and kept, a UTF-8 decoder and a secret redactor. */
+interface StreamState {
+  produced: number;
+  kept: number;
+  dropped: number;
+  decoder: StringDecoder;
+  redactor: Redactor;
+}
+
+/**
+ * The log file plus the bookkeeping around it. Writes are synchronous, so nothing accumulates in
+ * memory beyond one chunk, the redactor's hold-back and the tail.
+ */
+class OutputLog {
+  private fd: number | undefined;
+  private readonly streams: Record<StreamName, StreamState>;
+  private tail = "";
+  private endsWithNewline = true;
+
+  constructor(private readonly request: ProcessRequest) {
+    mkdirSync(path.dirname(request.logFile), { recursive: true });
+    this.fd = openSync(request.logFile, "w");
+    const secrets = request.secrets ?? [];
+    const state = (): StreamState => ({ produced: 0, kept: 0, dropped: 0, decoder: new StringDecoder("utf8"), redactor: new Redactor(secrets) });
+    this.streams = { stdout: state(), stderr: state() };
+  }
+
+  /** Counts a chunk, keeps what fits under the cap, redacts it and passes it on. */
+  write(chunk: Buffer, stream: StreamName): void {
+    const state = this.streams[stream];
+    state.produced += chunk.length;
+    const room = this.request.capBytes - state.kept;
+    if (room <= 0) {
+      state.dropped += chunk.length;
+      return;
+    }
+    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    state.dropped += chunk.length - kept.length;
+    state.kept += kept.length;
+    this.emit(state.redactor.push(state.decoder.write(kept)), stream);
+  }
+
+  /** Flushes what the decoders and redactors hold back, writes the byte-count line, returns the counts. */
+  finish(): Pick<ProcessResult, "stdoutBytes" | "stderrBytes" | "droppedBytes" | "tail"> {
+    for (const stream of ["stdout", "stderr"] as const) {
+      const state = this.streams[stream];
+      this.emit(state.redactor.push(state.decoder.end()) + state.redactor.end(), stream);
+    }
+    const { stdout, stderr } = this.streams;
+    const droppedBytes = stdout.dropped + stderr.dropped;
+    this.note(`stdout ${stdout.produced} bytes, stderr ${stderr.produced} bytes, ${droppedBytes} dropped over the cap of ${this.request.capBytes} per stream`);
+    return { stdoutBytes: stdout.produced, stderrBytes: stderr.produced, droppedBytes, tail: this.tail.slice(-TAIL_CHARS) };
+  }
+
+  /** Appends one `[runner] …` line to the log. */
+  note(text: string): void {
+    this.writeFile(`${this.endsWithNewline ? "" : "\n"}[runner] ${text}\n`);
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private emit(text: string, stream: StreamName): void {
+    if (text === "") return;
+    this.writeFile(text);
+    this.tail += text;
+    if (this.tail.length > 2 * TAIL_CHARS) this.tail = this.tail.slice(-TAIL_CHARS);
+    try {
+      this.request.onOutput?.(text, stream);
+    } catch {
+      // Live progress is best effort: a failing listener must not break the run.
+    }
+  }
+
+  private writeFile(text: string): void {
+    if (this.fd === undefined) return;
+    try {
+      writeSync(this.fd, text);
+      this.endsWithNewline = text.endsWith("\n");
+    } catch {
+      // A log that cannot be written (disk full) must not kill the supervision of the child: stop logging.
+      closeSync(this.fd);
+      this.fd = undefined;
+    }
+  }
+}
+
+/**
+ * Replaces secrets by `***` in a stream of text that arrives in pieces. A secret may be split
+ * across pieces, so the end of the text that could still be the start of a secret is held back
+ * until the next piece (or the end); everything else flows through at once.
+ */
+class Redactor {
+  private readonly secrets: string[];
+  private pending = "";
+
+  constructor(secrets: readonly string[]) {
+    // Longest first, so that a secret containing another one is replaced whole.
+    this.secrets = [...new Set(secrets.filter((secret) => secret.length > 0))].sort((a, b) => b.length - a.length);
+  }
+
+  /** Takes the next piece; returns the redacted text that can no longer be part of a secret. */
+  push(text: string): string {
+    if (this.secrets.length === 0) return text;
+    this.pending += text;
+    const { done, rest } = this.scan(this.pending, this.pending.length);
+    this.pending = rest;
+    return done;
+  }
+
+  /** Returns whatever is held back, redacted. */
+  end(): string {
+    const { done } = this.scan(this.pending, this.pending.length);
+    this.pending = "";
+    return done;
+  }
+
+  /** Length of the longest end of `text` that is the beginning (not the whole) of a secret. */
+  private unfinished(text: string): number {
+    let longest = 0;
+    for (const secret of this.secrets) {
+      for (let length = Math.min(secret.length - 1, text.length); length > longest; length--) {
+        if (text.endsWith(secret.slice(0, length))) {
+          longest = length;
+          break;
+        }
+      }
+    }
+    return longest;
+  }
+
+  /**
+   * Redacts `text` up to `limit`. Every secret starting before `limit` is complete (an incomplete
+   * one would be an end of `text` longer than the held-back part), so it is replaced whole even
+   * when it reaches past `limit`.
+   */
+  private scan(text: string, limit: number): { done: string; rest: string } {
+    let done = "";
+    let position = 0;
+    while (position < limit) {
+      let matchAt = -1;
+      let matchLength = 0;
+      for (const secret of this.secrets) {
+        const at = text.indexOf(secret, position);
+        if (at !== -1 && (matchAt === -1 || at < matchAt)) {
+          matchAt = at;
+          matchLength = secret.length;
+        }
+      }
+      if (matchAt === -1 || matchAt >= limit) {
+        done += text.slice(position, limit);
+        position = limit;
+        break;
+      }
+      done += text.slice(position, matchAt) + REDACTED;
+      position = matchAt + matchLength;
+    }
+    return { done, rest: text.slice(position) };
+  }
+}

@@ -1,0 +1,67 @@
+// `runner step`: one iteration (the machine of the seeds). Exit 0 when an iteration was committed or
+// nothing is left to do, 1 when refused or when the iteration ended in a runner error after it was
+// persisted and committed (CONTRACT §4).
+import { runStep, type StepResult } from "../../step/run-step.js";
+import type { GlobalArgs } from "../main.js";
+import { printError, printJson, printLine } from "../output.js";
+import { findProjectRoot } from "../repo.js";
+import { processEnv } from "../environment.js";
+
+export async function run(argv: GlobalArgs & { runId?: string; json?: boolean }): Promise<number> {
+  const root = findProjectRoot(argv.C);
+  const result = await runStep({ root, env: processEnv(), now: Date.now, runIdOption: argv.runId });
+  if (argv.json) printJson(stepJson(result));
+  return reportStep(result, !argv.json);
+}
+
+export function stepJson(result: StepResult): unknown {
+  const record = result.record;
+  return {
+    outcome: result.outcome,
+    message: describeStep(result),
+    run_id: result.runId ?? null,
+    iteration: record?.iteration ?? null,
+    node_id: record?.nodeId ?? null,
+    kind: record?.kind ?? null,
+    agent_status: record?.status ?? null,
+    guard_outcome: record?.guard ?? null,
+    attempts_after: record?.attemptsAfter ?? null,
+    passes_after: record?.passesAfter ?? null,
+    commit: result.commit ?? null,
+    path: result.path,
+  };
+}
+
+/** The sentence a step ends with. */
+export function describeStep(result: StepResult): string {
+  const record = result.record;
+  if (result.outcome !== "committed" || !record) return result.message;
+  const commit = result.commit ? ` (commit ${result.commit.slice(0, 7)})` : "";
+  if (record.stepKind === "repair") {
+    return record.treeToWrite
+      ? `Iteration ${record.iteration}: repaired the task tree${commit}.`
+      : `Iteration ${record.iteration}: the repair left the tree invalid${commit}; the next step tries again.`;
+  }
+  const head = `Iteration ${record.iteration}: node ${record.nodeId} ${record.kind}, agent said ${record.status ?? "?"}, guard=${record.guard}`;
+  if (!record.treeToWrite) return `${head}; the agent left the task tree invalid${commit}, so the next step repairs it.`;
+  const result2 = record.passesAfter
+    ? `${record.nodeId} passed`
+    : `${record.nodeId} open, attempts ${record.attemptsAfter}/${record.maxAttempts}`;
+  const failure = record.failure ? ` — ${record.failure.split("\n")[0]}` : "";
+  return `${head}; ${result2}${commit}${failure}`;
+}
+
+/** Prints the outcome and returns the exit code. */
+export function reportStep(result: StepResult, print: boolean): number {
+  const sentence = describeStep(result);
+  switch (result.outcome) {
+    case "committed":
+    case "nothing-to-do":
+      if (print) printLine(sentence);
+      return 0;
+    case "refused":
+    case "failed":
+      printError(sentence);
+      return 1;
+  }
+}

@@ -1,0 +1,123 @@
+// The decisions of one iteration, between the agent and the commit: whether the agent's tree is
+// acceptable, how the iteration is classified and judged (CONTRACT §7, §9), the outcome after the
+// guard, and what the next iteration hears about it.
+import { classifyChangedPaths, isRunnerPath, type IterationKind } from "./classify.js";
+import { checkPassedImmutable, checkTreeShape } from "./invariants.js";
+import { pathsInside, pathsOutside } from "./path-rules.js";
+import { childPath, type Problem } from "./problems.js";
+import { judgeAgentStatus, type AgentStatus, type AgentVerdict, type GuardOutcome } from "./state-update.js";
+import { truncateForAgent } from "./text-limits.js";
+import { walkTree, type TaskNode, type TaskTree } from "./tree.js";
+
+/**
+ * The agent's tree is acceptable when it is valid on its own, every passed node of `previous` is
+ * unchanged and in place, `requiredNodeId` (the selected leaf) still exists, and no node's
+ * max_attempts falls below the attempts the runner has recorded for it.
+ */
+export function checkAgentTree(previous: TaskTree, data: unknown, requiredNodeId: string | undefined): { tree?: TaskTree; problems: Problem[] } {
+  const shape = checkTreeShape(data);
+  if (!shape.tree) return { problems: shape.problems };
+  const tree = shape.tree;
+  const problems = checkPassedImmutable(previous, tree);
+  const recorded = new Map<string, number>();
+  for (const { node } of walkTree(previous)) recorded.set(node.id, node.attempts);
+  let required = requiredNodeId === undefined;
+  for (const { node, jsonPath } of walkTree(tree)) {
+    if (node.id === requiredNodeId) required = true;
+    const attempts = recorded.get(node.id) ?? 0;
+    if (node.max_attempts < attempts) {
+      problems.push({ path: childPath(jsonPath, "max_attempts"), message: `max_attempts ${node.max_attempts} is below the ${attempts} attempts the runner has recorded for ${JSON.stringify(node.id)}` });
+    }
+  }
+  if (!required) {
+    problems.push({ path: "$", message: `the selected node ${JSON.stringify(requiredNodeId)} was removed; keep it (give it children to split it) so the runner can record this iteration's outcome` });
+  }
+  return problems.length > 0 ? { problems } : { tree, problems };
+}
+
+export interface PolicyInput {
+  changedPaths: readonly string[];
+  protectedPaths: readonly string[];
+  /** The selected node's allowed_write_paths, when it has a policy. */
+  allowedWritePaths: readonly string[] | undefined;
+}
+
+export interface PolicyResult {
+  protectedChanged: string[];
+  outsideAllowed: string[];
+  /** The sentence the agent and the log get, when anything was violated. */
+  failure?: string;
+}
+
+/** Protected paths apply to every iteration; allowed_write_paths to what lies outside .runner/. */
+export function checkChangePolicy(input: PolicyInput): PolicyResult {
+  const protectedChanged = pathsInside(input.changedPaths, input.protectedPaths);
+  const outsideAllowed = input.allowedWritePaths
+    ? pathsOutside(input.changedPaths.filter((path) => !isRunnerPath(path)), input.allowedWritePaths)
+    : [];
+  const parts: string[] = [];
+  if (protectedChanged.length > 0) parts.push(`changed protected paths (${protectedChanged.join(", ")}), which the agent may not touch`);
+  if (outsideAllowed.length > 0) parts.push(`changed paths outside the node's allowed_write_paths (${outsideAllowed.join(", ")})`);
+  return parts.length > 0
+    ? { protectedChanged, outsideAllowed, failure: `The iteration ${parts.join(" and ")}; the guard stage failed.` }
+    : { protectedChanged, outsideAllowed };
+}
+
+export interface Judgement {
+  kind: IterationKind;
+  verdict: AgentVerdict;
+  policy: PolicyResult;
+  /** Run the guard command: done, EXECUTE, no contract or policy violation. */
+  runGuard: boolean;
+  /** The outcome when the guard does not run. */
+  outcome: { status: AgentStatus; guard: GuardOutcome };
+}
+
+/** Classification and judgement of a leaf iteration whose output and tree are valid. */
+export function judgeIteration(input: {
+  previousLeaf: TaskNode;
+  agentTree: TaskTree;
+  status: AgentStatus;
+  changedPaths: readonly string[];
+  protectedPaths: readonly string[];
+  allowedWritePaths: readonly string[] | undefined;
+}): Judgement {
+  const kind = classifyChangedPaths(input.changedPaths);
+  let selectedAfter: TaskNode | undefined;
+  for (const { node } of walkTree(input.agentTree)) if (node.id === input.previousLeaf.id) selectedAfter = node;
+  if (!selectedAfter) throw new Error("judgeIteration needs a tree that still holds the selected node (checkAgentTree ensures it)");
+  const verdict = judgeAgentStatus({
+    selectedId: input.previousLeaf.id,
+    selectedAfter,
+    previousChildIds: new Set(input.previousLeaf.children.map((child) => child.id)),
+    status: input.status,
+    kind,
+  });
+  const policy = checkChangePolicy({ changedPaths: input.changedPaths, protectedPaths: input.protectedPaths, allowedWritePaths: kind === "execute" ? input.allowedWritePaths : undefined });
+  if (policy.failure) {
+    // A policy violation fails the guard stage: guard=fail after "done", else a retry. Both cost an attempt.
+    const status = verdict.status === "done" ? "done" : "retry";
+    return { kind, verdict, policy, runGuard: false, outcome: { status, guard: status === "done" ? "fail" : "skipped" } };
+  }
+  return { kind, verdict, policy, runGuard: verdict.runGuard, outcome: { status: verdict.status, guard: "skipped" } };
+}
+
+/** What the next iteration on the node is told (context/failure.md), or undefined. */
+export function failureFeedback(input: {
+  judgement: Judgement;
+  guard?: { outcome: GuardOutcome; command: readonly string[]; exitCode?: number; output: string };
+}): string | undefined {
+  const { judgement, guard } = input;
+  if (judgement.verdict.violation) return judgement.verdict.violation;
+  if (judgement.policy.failure) return judgement.policy.failure;
+  if (guard && guard.outcome === "fail") {
+    const how = guard.exitCode === undefined ? "failed" : `exited with code ${guard.exitCode}`;
+    return `The guard \`${guard.command.join(" ")}\` ${how}. Its output:\n\n${truncateForAgent(guard.output)}`;
+  }
+  return judgement.verdict.note;
+}
+
+/** The first line of a failure, for the commit trailer. */
+export function failureHeadline(failure: string | undefined): string | undefined {
+  return failure?.split("\n")[0];
+}

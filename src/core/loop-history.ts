@@ -1,0 +1,98 @@
+// The run's history as the branch records it: loop commits (subject + body + trailers). The runner
+// reads it to number iterations, count repairs, and give the agent its node's earlier summaries.
+import type { AgentStatus } from "./state-update.js";
+import { formatCommitSubject, parseCommitSubject, type CommitSubject } from "./run-id.js";
+import { truncateForAgent } from "./text-limits.js";
+
+export interface LoopRecord {
+  sha: string;
+  subject: CommitSubject;
+  summary: string;
+  trailers: Record<string, string>;
+}
+
+export interface CommitDetails {
+  summary: string;
+  status?: AgentStatus;
+  attempts?: { after: number; max: number };
+  runnerError?: string;
+  failure?: string;
+}
+
+const SUMMARY_LIMIT = 2000;
+
+function oneLine(text: string, limit = 300): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
+}
+
+/** The full commit message: the CONTRACT §7 subject, the agent's summary, then Runner-* trailers. */
+export function formatCommitMessage(subject: CommitSubject, details: CommitDetails): string {
+  const summary = details.summary.trim();
+  const trailers: string[] = [];
+  if (details.status) trailers.push(`Runner-Status: ${details.status}`);
+  if (details.attempts) trailers.push(`Runner-Attempts: ${details.attempts.after}/${details.attempts.max}`);
+  if (details.runnerError) trailers.push(`Runner-Error: ${oneLine(details.runnerError)}`);
+  if (details.failure) trailers.push(`Runner-Failure: ${oneLine(details.failure)}`);
+  const parts = [formatCommitSubject(subject)];
+  if (summary) parts.push(summary.length > SUMMARY_LIMIT ? `${summary.slice(0, SUMMARY_LIMIT - 1)}…` : summary);
+  if (trailers.length > 0) parts.push(trailers.join("\n"));
+  return `${parts.join("\n\n")}\n`;
+}
+
+/** Parses one commit (subject and body); undefined when the subject is not a loop subject of `runId`. */
+export function parseLoopCommit(sha: string, subjectLine: string, body: string, runId: string): LoopRecord | undefined {
+  const subject = parseCommitSubject(subjectLine);
+  if (!subject || subject.runId !== runId) return undefined;
+  const paragraphs = body.trim().split(/\n\n+/);
+  const trailers: Record<string, string> = {};
+  const last = paragraphs[paragraphs.length - 1] ?? "";
+  const lines = last.split("\n");
+  if (lines.length > 0 && lines.every((line) => /^Runner-[A-Za-z]+: /.test(line))) {
+    paragraphs.pop();
+    for (const line of lines) {
+      const colon = line.indexOf(": ");
+      trailers[line.slice("Runner-".length, colon).toLowerCase()] = line.slice(colon + 2);
+    }
+  }
+  return { sha, subject, summary: paragraphs.join("\n\n").trim(), trailers };
+}
+
+/** The number the next iteration gets: 1 + this run's loop commits on the branch (CONTRACT §7). */
+export function nextIterationNumber(records: readonly LoopRecord[]): number {
+  return records.length + 1;
+}
+
+/** How many repair steps in a row the branch ends with (records newest first). */
+export function trailingRepairs(records: readonly LoopRecord[]): number {
+  let count = 0;
+  for (const record of records) {
+    if (record.subject.kind !== "repair") break;
+    count++;
+  }
+  return count;
+}
+
+/** The node of the newest leaf iteration (the one a repair step follows), records newest first. */
+export function lastLeafNode(records: readonly LoopRecord[]): string | undefined {
+  for (const record of records) if (record.subject.kind !== "repair") return record.subject.nodeId;
+  return undefined;
+}
+
+/** This node's earlier iterations, oldest first, runner errors left out (seed 002). */
+export function nodeRecords(records: readonly LoopRecord[], nodeId: string): LoopRecord[] {
+  return records.filter((r) => r.subject.kind !== "repair" && r.subject.nodeId === nodeId && r.trailers.error === undefined).reverse();
+}
+
+/** `context/history.md`: this node's earlier summaries, bounded. */
+export function renderHistory(records: readonly LoopRecord[], nodeId: string): string {
+  const own = nodeRecords(records, nodeId);
+  if (own.length === 0) return `No earlier iterations on ${nodeId} in this run.\n`;
+  const lines = own.map((record) => {
+    const s = record.subject;
+    const head = s.kind === "repair" ? `iteration ${s.iteration}` : `iteration ${s.iteration} (${s.kind}, agent said ${record.trailers.status ?? "?"}, guard=${s.guard})`;
+    const failure = record.trailers.failure ? `\n  failure: ${record.trailers.failure}` : "";
+    return `- ${head}: ${record.summary.replace(/\n/g, "\n  ") || "(no summary)"}${failure}`;
+  });
+  return truncateForAgent(`# Earlier iterations on ${nodeId}\n\n${lines.join("\n")}\n`);
+}

@@ -1,0 +1,82 @@
+// One `runner step`: run the iteration machine with the real actors, record every transition in
+// events.jsonl as it happens, and write the iteration's final meta.json.
+import { createActor, toPromise } from "xstate";
+import { iterationMachine, type IterationContext, type StepOutput, type Transition } from "../../machines/iteration.js";
+import { IterationLog } from "../adapters/iteration-log.js";
+import { commitSubjectOf, createStepActors, type StepDeps } from "./services.js";
+import { formatCommitSubject } from "../core/run-id.js";
+
+export interface StepResult extends StepOutput {
+  iteration?: number;
+  runId?: string;
+  path: string[];
+  durations: { agentMs: number; guardMs: number; totalMs: number };
+}
+
+export async function runStep(deps: StepDeps & { runIdOption?: string }): Promise<StepResult> {
+  const startedAt = deps.now();
+  const { actors, state } = createStepActors(deps);
+  const machine = iterationMachine.provide({ actors });
+  const actor = createActor(machine, { input: { runIdOption: deps.runIdOption } });
+
+  // Transitions are appended to events.jsonl once the iteration (and so its folder) is known.
+  // Each transition is stamped when first seen, even if it is written later.
+  let written = 0;
+  const times: string[] = [];
+  let latest: IterationContext | undefined;
+  let log: IterationLog | undefined;
+  const flush = (context: IterationContext) => {
+    latest = context;
+    while (times.length < context.transitions.length) times.push(new Date(deps.now()).toISOString());
+    if (context.runId === undefined || context.iteration === undefined) return;
+    if (context.path.includes("refused") || context.path.includes("nothingToDo")) return;
+    log ??= new IterationLog(deps.root, context.runId, context.iteration, state.secrets);
+    const fresh: Transition[] = context.transitions.slice(written);
+    log.appendEvents(fresh.map((t, i) => ({ iteration: context.iteration, from: t.from, event: t.event, to: t.to, time: times[written + i] })));
+    written = context.transitions.length;
+  };
+  actor.subscribe({ next: (snapshot) => flush(snapshot.context), error: () => undefined });
+  actor.start();
+  const output = await toPromise(actor);
+  const context = latest ?? actor.getSnapshot().context;
+  flush(context);
+
+  const durations = {
+    agentMs: Math.round(context.agent?.durationMs ?? 0),
+    guardMs: Math.round(context.guardRun?.durationMs ?? 0),
+    totalMs: Math.round(deps.now() - startedAt),
+  };
+  if (log && output.record) {
+    const record = output.record;
+    log.writeJson("meta.json", {
+      run_id: record.runId,
+      iteration: record.iteration,
+      step_kind: record.stepKind,
+      node_id: record.nodeId ?? null,
+      kind: record.kind,
+      agent_status: record.status ?? null,
+      guard_outcome: record.guard,
+      attempts_before: record.attemptsBefore ?? null,
+      attempts_after: record.attemptsAfter ?? null,
+      max_attempts: record.maxAttempts ?? null,
+      passes_after: record.passesAfter ?? null,
+      derived_passes: record.derivedPasses,
+      summary: record.summary,
+      failure: record.failure ?? null,
+      runner_error: record.runnerError ?? null,
+      tree_problems: record.treeProblems,
+      changed_paths: record.changedPaths,
+      executor: context.agent ? { argv: context.agent.argv, exit_code: context.agent.exitCode ?? null, timed_out: context.agent.timedOut, spawn_error: context.agent.spawnError ?? null } : null,
+      guard: context.guardRun ? { command: context.config?.guard.command, exit_code: context.guardRun.exitCode ?? null, timed_out: context.guardRun.timedOut, spawn_error: context.guardRun.spawnError ?? null } : null,
+      durations: { agent_ms: durations.agentMs, guard_ms: durations.guardMs, total_ms: durations.totalMs },
+      started_at: new Date(startedAt).toISOString(),
+      finished_at: new Date(deps.now()).toISOString(),
+      outcome: output.outcome,
+      message: output.message,
+      commit: output.commit ?? null,
+      subject: formatCommitSubject(commitSubjectOf(record)),
+      path: context.path,
+    });
+  }
+  return { ...output, iteration: context.iteration, runId: context.runId, path: context.path, durations };
+}

@@ -1,0 +1,375 @@
+// The real actors of the iteration machine: each gathers facts or writes results through one
+// adapter; the machine and src/core decide everything. Created per step by a factory that receives
+// the step's dependencies (repository, environment, clock, abort signal, progress callback).
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fromPromise } from "xstate";
+import type {
+  AgentRunFacts,
+  CollectedFacts,
+  GuardFacts,
+  IterationContext,
+  IterationRecord,
+  LoadedState,
+  PromptFacts,
+} from "../../machines/iteration.js";
+import { serializeTree } from "../core/canonical.js";
+import { LAYOUT } from "../core/layout.js";
+import { formatCommitMessage, nodeRecords, parseLoopCommit, renderHistory, type LoopRecord } from "../core/loop-history.js";
+import { formatProblem } from "../core/problems.js";
+import { buildLeafPrompt, buildRepairPrompt, BUILTIN_TEMPLATES, type PromptKind } from "../core/prompt-pack.js";
+import { loopSubjectPattern, type CommitSubject } from "../core/run-id.js";
+import type { RepositoryFacts } from "../core/safety.js";
+import { selectLeftmostOpenLeaf } from "../core/select.js";
+import { redactSecrets, secretValues } from "../core/text-limits.js";
+import type { TaskNode } from "../core/tree.js";
+import { changedPathList, GitRepo } from "../adapters/git.js";
+import { IterationLog } from "../adapters/iteration-log.js";
+import { loadConfig, loadPolicy, loadTree, projectPath, readOptional } from "../adapters/project-files.js";
+import { runProcess } from "../adapters/process-runner.js";
+import { checkTreeText, MAX_TREE_BYTES, writeTreeFile } from "../adapters/tree-store.js";
+import { executorFor } from "../adapters/executors/registry.js";
+import { RefusalError } from "../errors.js";
+
+export type Phase = "prompt" | "agent" | "guard" | "commit";
+
+export interface ProgressEvent {
+  type: "phase" | "output";
+  phase: Phase;
+  iteration?: number;
+  nodeId?: string;
+  text?: string;
+}
+
+export interface StepDeps {
+  root: string;
+  /** The environment the runner was started with (agents and guards inherit it). */
+  env: Record<string, string>;
+  /** Wall clock for logs and deadlines only; nothing decided depends on it. */
+  now: () => number;
+  abortSignal?: AbortSignal;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+/** What the step's actors share while one iteration runs. */
+export interface StepState {
+  git: GitRepo;
+  secrets: string[];
+  log?: IterationLog;
+  /** The iteration budget's deadline, set when the agent starts (shared by agent and guard). */
+  deadlineMs?: number;
+  prompt?: string;
+}
+
+const OPERATION_MARKERS: [string, string][] = [
+  ["MERGE_HEAD", "merge"],
+  ["rebase-merge", "rebase"],
+  ["rebase-apply", "rebase"],
+  ["CHERRY_PICK_HEAD", "cherry-pick"],
+  ["REVERT_HEAD", "revert"],
+];
+
+/** The repository's git folder (a worktree's `.git` file points elsewhere). */
+async function gitDir(root: string): Promise<string> {
+  const dotGit = path.join(root, ".git");
+  const info = await stat(dotGit).catch(() => undefined);
+  if (!info) {
+    throw new RefusalError(`${root} is not the top folder of a git repository (no .git here); run \`git init\` there and commit your project, or run the runner where .git and .runner/ sit together.`);
+  }
+  if (info.isDirectory()) return dotGit;
+  const pointer = (await readFile(dotGit, "utf8")).trim().replace(/^gitdir: /, "");
+  return path.resolve(root, pointer);
+}
+
+export function commitSubjectOf(record: IterationRecord): CommitSubject {
+  if (record.stepKind === "repair" || record.kind === "repair") return { kind: "repair", runId: record.runId, iteration: record.iteration };
+  return { kind: record.kind, runId: record.runId, iteration: record.iteration, nodeId: record.nodeId!, guard: record.guard };
+}
+
+export function createStepActors(deps: StepDeps) {
+  const state: StepState = { git: new GitRepo(deps.root), secrets: secretValues(deps.env) };
+  const file = (relative: string) => projectPath(deps.root, relative);
+  const progress = (event: ProgressEvent) => deps.onProgress?.(event);
+
+  const logFor = (context: IterationContext): IterationLog => {
+    if (!state.log || state.log.iteration !== context.iteration) {
+      state.log = new IterationLog(deps.root, context.runId!, context.iteration!, state.secrets);
+    }
+    return state.log;
+  };
+
+  const inspectRepository = fromPromise<RepositoryFacts, { runIdOption: string | undefined }>(async () => {
+    const dir = await gitDir(deps.root);
+    const [status, ignored] = await Promise.all([
+      state.git.status(),
+      state.git.ignored([`${LAYOUT.iterations}/x`, `${LAYOUT.context}/x`]),
+    ]);
+    const operation = OPERATION_MARKERS.find(([marker]) => existsSync(path.join(dir, marker)));
+    return {
+      branch: status.branch,
+      head: status.head,
+      dirtyPaths: changedPathList(status.changes),
+      logsIgnored: ignored.length === 2,
+      operationInProgress: operation?.[1],
+    };
+  });
+
+  const loadState = fromPromise<LoadedState, { runId: string }>(async ({ input }) => {
+    const [config, tree, commits] = await Promise.all([
+      loadConfig(deps.root),
+      loadTree(deps.root),
+      state.git.loopCommits(loopSubjectPattern(input.runId)),
+    ]);
+    const records = commits
+      .map((commit) => parseLoopCommit(commit.sha, commit.subject, commit.body, input.runId))
+      .filter((record): record is LoopRecord => record !== undefined);
+    const loaded: LoadedState = {
+      config,
+      tree: tree.ok ? { ok: true, tree: tree.tree } : { ok: false, problems: tree.problems, missing: tree.missing },
+      records,
+    };
+    if (!tree.ok && !tree.missing) loaded.lastValidTree = await lastValidTree(state.git);
+    return loaded;
+  });
+
+  const preparePrompt = fromPromise<PromptFacts, { context: IterationContext }>(async ({ input: { context } }) => {
+    const log = logFor(context);
+    log.ensureDir();
+    progress({ type: "phase", phase: "prompt", iteration: context.iteration, nodeId: context.selection?.leafId });
+    const config = context.config!;
+    const goal = (await readOptional(file(LAYOUT.goal))) ?? "";
+    const contextDir = file(LAYOUT.context);
+    await rm(contextDir, { recursive: true, force: true });
+    await mkdir(contextDir, { recursive: true });
+    const writeContext = (name: string, text: string) => writeFile(path.join(contextDir, name), redactSecrets(text, state.secrets));
+    const kind: PromptKind = context.stepKind === "repair" ? "repair" : "leaf";
+    const template = (await readOptional(file(`${LAYOUT.prompts}/${kind}.md`))) ?? BUILTIN_TEMPLATES[kind];
+    let prompt: string;
+    let allowedWritePaths: string[] | undefined;
+    if (kind === "repair") {
+      const problems = context.treeProblems.map((p) => `- ${formatProblem(p)}`).join("\n");
+      prompt = buildRepairPrompt({ goal, problems: context.treeProblems, lastValidTree: context.previousTree, outputFile: log.file("output.json") }, template);
+      await writeContext("goal.md", goal);
+      await writeContext("node.md", "# REPAIR TREE\n\nNo leaf is selected: restore .runner/state/tree.json to a valid tree.\n");
+      await writeContext("history.md", "A repair step has no node history.\n");
+      await writeContext("failure.md", `# Problems of .runner/state/tree.json\n\n${problems}\n`);
+    } else {
+      const selection = selectLeftmostOpenLeaf(context.previousTree!);
+      if (selection.kind !== "leaf") throw new Error("buildPrompt without an open leaf");
+      const leaf = selection.leaf;
+      const policy = await loadPolicy(deps.root, leaf.id);
+      if (policy && policy.problems.length > 0) {
+        return { allowedWritePaths: undefined, policyProblem: `${policy.file} is invalid: ${formatProblem(policy.problems[0]!)}; fix it (\`runner validate\` lists every problem) and run \`runner step\` again.` };
+      }
+      allowedWritePaths = policy?.allowedWritePaths;
+      const history = renderHistory(context.records, leaf.id);
+      const failure = await lastFailure(deps.root, context.runId!, context.records, leaf.id);
+      const nodeContext = await readOptional(file(`${LAYOUT.nodes}/${leaf.id}/context.md`));
+      const notes = await Promise.all(
+        ([["Assumptions", LAYOUT.assumptions], ["Open questions", LAYOUT.questions], ["Feedback", LAYOUT.feedback], ["Improvements", LAYOUT.improvements]] as const).map(
+          async ([name, relative]) => ({ name: `${name} (${relative})`, text: await readOptional(file(relative)) }),
+        ),
+      );
+      prompt = buildLeafPrompt(
+        {
+          tree: context.previousTree!,
+          path: selection.path,
+          stuck: selection.stuck,
+          goal,
+          history,
+          failure: failure ?? "",
+          nodeContext,
+          notes,
+          guardCommand: config.guard.command,
+          protectedPaths: config.guard.protectedPaths,
+          allowedWritePaths,
+          outputFile: log.file("output.json"),
+        },
+        template,
+      );
+      await writeContext("goal.md", goal);
+      await writeContext("node.md", renderNode(leaf, selection.path, selection.stuck));
+      await writeContext("history.md", history);
+      await writeContext("failure.md", failure ?? "No failure recorded for this node.\n");
+    }
+    state.prompt = prompt;
+    log.write("prompt.md", prompt);
+    log.write("tree.before.json", context.previousTree ? serializeTree(context.previousTree) : "");
+    return { allowedWritePaths };
+  });
+
+  const runAgent = fromPromise<AgentRunFacts, { context: IterationContext }>(async ({ input: { context } }) => {
+    const log = logFor(context);
+    const config = context.config!;
+    state.deadlineMs = deps.now() + config.limits.iterationTimeoutSeconds * 1000;
+    progress({ type: "phase", phase: "agent", iteration: context.iteration, nodeId: context.selection?.leafId });
+    const env = {
+      ...deps.env,
+      RUNNER_PROMPT_FILE: log.file("prompt.md"),
+      RUNNER_OUTPUT_FILE: log.file("output.json"),
+      RUNNER_RUN_ID: context.runId!,
+      RUNNER_ITERATION: String(context.iteration),
+      RUNNER_NODE_ID: context.stepKind === "repair" ? "" : context.selection!.leafId,
+      RUNNER_STEP_KIND: context.stepKind === "repair" ? "repair" : "leaf",
+      RUNNER_REPO_ROOT: deps.root,
+    };
+    const result = await executorFor(config.executor.kind).run({
+      root: deps.root,
+      config: config.executor,
+      prompt: state.prompt ?? "",
+      promptFile: log.file("prompt.md"),
+      outputFile: log.file("output.json"),
+      env,
+      deadlineMs: state.deadlineMs,
+      logFile: log.file("executor.log"),
+      capBytes: config.limits.outputCapBytes,
+      secrets: state.secrets,
+      abortSignal: deps.abortSignal,
+      onOutput: (chunk) => progress({ type: "output", phase: "agent", iteration: context.iteration, text: chunk }),
+    });
+    return {
+      exitCode: result.exitCode,
+      timedOut: result.timedOut,
+      aborted: result.aborted,
+      spawnError: result.spawnError,
+      durationMs: result.durationMs,
+      argv: result.argv.map((arg) => redactSecrets(arg, state.secrets)),
+    };
+  });
+
+  const collectResult = fromPromise<CollectedFacts, { context: IterationContext }>(async ({ input: { context } }) => {
+    const log = logFor(context);
+    const [outputText, treeData, status] = await Promise.all([
+      readOptional(log.file("output.json")),
+      readTreeData(file(LAYOUT.tree)),
+      state.git.status(),
+    ]);
+    return { outputText, treeData, changedPaths: changedPathList(status.changes) };
+  });
+
+  const runGuard = fromPromise<GuardFacts, { context: IterationContext }>(async ({ input: { context } }) => {
+    const log = logFor(context);
+    const config = context.config!;
+    progress({ type: "phase", phase: "guard", iteration: context.iteration, nodeId: context.selection?.leafId });
+    const result = await runProcess({
+      argv: config.guard.command,
+      cwd: deps.root,
+      env: { ...deps.env, RUNNER_RUN_ID: context.runId!, RUNNER_ITERATION: String(context.iteration), RUNNER_NODE_ID: context.selection?.leafId ?? "" },
+      deadlineMs: state.deadlineMs ?? deps.now() + config.limits.iterationTimeoutSeconds * 1000,
+      logFile: log.file("guard.log"),
+      capBytes: config.limits.outputCapBytes,
+      secrets: state.secrets,
+      abortSignal: deps.abortSignal,
+      onOutput: (chunk) => progress({ type: "output", phase: "guard", iteration: context.iteration, text: chunk }),
+    });
+    return {
+      exitCode: result.exitCode,
+      timedOut: result.timedOut,
+      aborted: result.aborted,
+      spawnError: result.spawnError,
+      durationMs: result.durationMs,
+      output: result.tail,
+    };
+  });
+
+  const persistIteration = fromPromise<void, { record: IterationRecord }>(async ({ input: { record } }) => {
+    const log = state.log ?? new IterationLog(deps.root, record.runId, record.iteration, state.secrets);
+    state.log = log;
+    if (record.treeToWrite) await writeTreeFile(file(LAYOUT.tree), record.treeToWrite);
+    const after = record.treeToWrite ? serializeTree(record.treeToWrite) : ((await readOptional(file(LAYOUT.tree))) ?? "");
+    log.write("tree.after.json", after);
+    if (record.runnerError) log.write("runner_error.log", `${record.runnerError.kind}: ${record.runnerError.message}\n`);
+  });
+
+  const commitIteration = fromPromise<{ sha: string }, { record: IterationRecord }>(async ({ input: { record } }) => {
+    progress({ type: "phase", phase: "commit", iteration: record.iteration, nodeId: record.nodeId });
+    const log = state.log ?? new IterationLog(deps.root, record.runId, record.iteration, state.secrets);
+    const message = redactSecrets(
+      formatCommitMessage(commitSubjectOf(record), {
+        summary: record.summary,
+        status: record.stepKind === "repair" ? undefined : record.status,
+        attempts: record.attemptsAfter !== undefined && record.maxAttempts !== undefined ? { after: record.attemptsAfter, max: record.maxAttempts } : undefined,
+        runnerError: record.runnerError ? `${record.runnerError.kind}: ${record.runnerError.message}` : undefined,
+        failure: record.failure?.split("\n")[0],
+      }),
+      state.secrets,
+    );
+    await state.git.addAll();
+    const [patch, identity] = await Promise.all([state.git.stagedPatch(), state.git.identity()]);
+    log.write("diff.patch", patch);
+    const sha = await state.git.commit(message, identity.name === undefined || identity.email === undefined);
+    return { sha };
+  });
+
+  return {
+    state,
+    actors: { inspectRepository, loadState, preparePrompt, runAgent, collectResult, runGuard, persistIteration, commitIteration },
+  };
+}
+
+/** The tree file parsed as JSON (size-limited), or the parse problem; schema checks come later. */
+async function readTreeData(treeFile: string): Promise<CollectedFacts["treeData"]> {
+  const info = await stat(treeFile).catch(() => undefined);
+  if (!info) return { ok: false, problems: [{ path: "$", message: "the file was deleted" }] };
+  if (info.size > MAX_TREE_BYTES) return { ok: false, problems: [{ path: "$", message: `the file is over the ${MAX_TREE_BYTES / 1024 / 1024} MiB limit` }] };
+  const text = await readFile(treeFile, "utf8");
+  try {
+    return { ok: true, data: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, problems: [{ path: "$", message: `is not valid JSON (${(error as Error).message})` }] };
+  }
+}
+
+/** The newest valid tree among the last commits that touched the tree file. */
+async function lastValidTree(git: GitRepo) {
+  const shas = (await git.raw(["log", "--format=%H", "-n", "50", "HEAD", "--", LAYOUT.tree])).split("\n").filter(Boolean);
+  for (const sha of shas) {
+    const text = await git.showFile(sha, LAYOUT.tree);
+    if (text === undefined) continue;
+    const load = checkTreeText(text);
+    if (load.ok) return load.tree;
+  }
+  return undefined;
+}
+
+/**
+ * The last guard failure or contract violation on this node: the newest of its iterations (runner
+ * errors left out) if it failed, in full from the local log, else the commit trailer's first line.
+ */
+async function lastFailure(root: string, runId: string, records: readonly LoopRecord[], nodeId: string): Promise<string | undefined> {
+  const own = nodeRecords(records, nodeId);
+  const latest = own[own.length - 1];
+  if (!latest?.trailers.failure) return undefined;
+  const meta = await readOptional(path.join(root, ...`${LAYOUT.iterations}/${runId}/${String(latest.subject.iteration).padStart(4, "0")}/meta.json`.split("/")));
+  if (meta) {
+    try {
+      const failure = (JSON.parse(meta) as { failure?: unknown }).failure;
+      if (typeof failure === "string" && failure.length > 0) return `Iteration ${latest.subject.iteration}: ${failure}`;
+    } catch {
+      // a damaged local log falls back to the commit
+    }
+  }
+  return `Iteration ${latest.subject.iteration}: ${latest.trailers.failure}`;
+}
+
+function renderNode(leaf: TaskNode, path: TaskNode[], stuck: boolean): string {
+  const acceptance = leaf.acceptance.length > 0 ? leaf.acceptance.map((line) => `- ${line}`).join("\n") : "(none given)";
+  const lines = [
+    `# ${leaf.id} — ${leaf.title}`,
+    "",
+    `Path: ${path.map((node) => node.id).join(" › ")}`,
+    `Attempts: ${leaf.attempts} of ${leaf.max_attempts}${stuck ? " (stuck: decompose it)" : ""}`,
+    "",
+    "## Goal",
+    "",
+    leaf.goal || "(none given)",
+    "",
+    "## Acceptance",
+    "",
+    acceptance,
+    "",
+  ];
+  return lines.join("\n");
+}
+
