@@ -66,6 +66,35 @@ const commands: CommandSpec[] = [
         .option("json", { type: "boolean", default: false, describe: "Print one JSON document" }),
     load: () => import("./commands/step.js"),
   },
+  {
+    command: "run",
+    describe: "Step until the root passes, a stop condition, or an error",
+    builder: (y) =>
+      y
+        .option("max-iterations", { type: "number", describe: "Iterations this run may take (default: [limits] max_iterations)" })
+        .option("halt-on-stuck", { type: "boolean", default: false, describe: "Stop (exit 3) when the next leaf is stuck instead of asking to decompose it" })
+        .option("json", { type: "boolean", default: false, describe: "Stream one JSON event object per line" })
+        .option("run-id", { type: "string", describe: "The run (default: from the runner/<id> branch)" }),
+    load: () => import("./commands/run.js"),
+  },
+  {
+    command: "log",
+    describe: "The iterations of the current run",
+    builder: (y) =>
+      y
+        .option("json", { type: "boolean", default: false, describe: "Print one JSON document" })
+        .option("run-id", { type: "string", describe: "The run (default: from the runner/<id> branch)" }),
+    load: () => import("./commands/log.js"),
+  },
+  {
+    command: "demo",
+    describe: "Run the whole loop on a throw-away repository with the built-in demo agent (no network)",
+    builder: (y) =>
+      y
+        .option("dir", { type: "string", describe: "Create the demo repository here (default: a new temp folder)" })
+        .option("json", { type: "boolean", default: false, describe: "Stream one JSON event object per line" }),
+    load: () => import("./commands/demo.js"),
+  },
 ];
 
 export async function main(args: string[]): Promise<number> {

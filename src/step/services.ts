@@ -39,6 +39,7 @@ export interface ProgressEvent {
   phase: Phase;
   iteration?: number;
   nodeId?: string;
+  title?: string;
   text?: string;
 }
 
@@ -80,6 +81,12 @@ async function gitDir(root: string): Promise<string> {
   if (info.isDirectory()) return dotGit;
   const pointer = (await readFile(dotGit, "utf8")).trim().replace(/^gitdir: /, "");
   return path.resolve(root, pointer);
+}
+
+function leafTitle(context: IterationContext): string | undefined {
+  if (!context.previousTree || !context.selection) return undefined;
+  const selection = selectLeftmostOpenLeaf(context.previousTree);
+  return selection.kind === "leaf" ? selection.leaf.title : undefined;
 }
 
 export function commitSubjectOf(record: IterationRecord): CommitSubject {
@@ -136,7 +143,7 @@ export function createStepActors(deps: StepDeps) {
   const preparePrompt = fromPromise<PromptFacts, { context: IterationContext }>(async ({ input: { context } }) => {
     const log = logFor(context);
     log.ensureDir();
-    progress({ type: "phase", phase: "prompt", iteration: context.iteration, nodeId: context.selection?.leafId });
+    progress({ type: "phase", phase: "prompt", iteration: context.iteration, nodeId: context.selection?.leafId, title: leafTitle(context) });
     const config = context.config!;
     const goal = (await readOptional(file(LAYOUT.goal))) ?? "";
     const contextDir = file(LAYOUT.context);
@@ -203,7 +210,7 @@ export function createStepActors(deps: StepDeps) {
     const log = logFor(context);
     const config = context.config!;
     state.deadlineMs = deps.now() + config.limits.iterationTimeoutSeconds * 1000;
-    progress({ type: "phase", phase: "agent", iteration: context.iteration, nodeId: context.selection?.leafId });
+    progress({ type: "phase", phase: "agent", iteration: context.iteration, nodeId: context.selection?.leafId, title: leafTitle(context) });
     const env = {
       ...deps.env,
       RUNNER_PROMPT_FILE: log.file("prompt.md"),
@@ -251,7 +258,7 @@ export function createStepActors(deps: StepDeps) {
   const runGuard = fromPromise<GuardFacts, { context: IterationContext }>(async ({ input: { context } }) => {
     const log = logFor(context);
     const config = context.config!;
-    progress({ type: "phase", phase: "guard", iteration: context.iteration, nodeId: context.selection?.leafId });
+    progress({ type: "phase", phase: "guard", iteration: context.iteration, nodeId: context.selection?.leafId, title: leafTitle(context) });
     const result = await runProcess({
       argv: config.guard.command,
       cwd: deps.root,

@@ -16,6 +16,8 @@ export interface ExecutorRequest {
   secrets: readonly string[];
   abortSignal?: AbortSignal;
   onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
+  /** Sees every chunk of stdout, also beyond the cap (to find a final result line). */
+  observeStdout?: (chunk: string) => void;
 }
 
 export interface ExecutorResult {

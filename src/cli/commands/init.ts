@@ -11,20 +11,32 @@ import { schemaFile } from "../../package-files.js";
 import type { GlobalArgs } from "../main.js";
 import { printLine } from "../output.js";
 
-type ExecutorChoice = "codex" | "claude" | "command" | "demo";
+export type ExecutorChoice = "codex" | "claude" | "command" | "demo";
 
 export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: number; executor: ExecutorChoice }): Promise<number> {
   const root = path.resolve(argv.C);
+  const files = await scaffoldRunnerDir(root, { goal: argv.goal, maxAttempts: argv.maxAttempts, executor: argv.executor });
+  printLine(`initialized ${RUNNER_DIR}/ in ${root}:`);
+  for (const file of files) printLine(`  ${file}`);
+  printLine("next: describe the goal in .runner/GOAL.md, check .runner/state/config.toml, commit, then `runner start`.");
+  return 0;
+}
+
+/** Writes the files of CONTRACT §2 into `root/.runner/`; refuses if it exists. Returns the files written. */
+export async function scaffoldRunnerDir(
+  root: string,
+  options: { goal?: string; title?: string; maxAttempts: number; executor: ExecutorChoice; guardCommand?: string[] },
+): Promise<string[]> {
   if (!existsSync(root)) throw new UsageError(`The folder ${root} does not exist; create it or pass an existing one with -C.`);
   if (existsSync(path.join(root, RUNNER_DIR))) {
     throw new RefusalError(`${path.join(root, RUNNER_DIR)} already exists; runner init never overwrites it (edit its files, or remove the folder to start over).`);
   }
-  const maxAttempts = argv.maxAttempts;
+  const maxAttempts = options.maxAttempts;
   if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {
     throw new UsageError(`--max-attempts must be a whole number of at least 1, not ${String(maxAttempts)}.`);
   }
-  const goal = (argv.goal ?? "").trim();
-  const title = goal.split("\n")[0]!.slice(0, 120) || "Project goal";
+  const goal = (options.goal ?? "").trim();
+  const title = options.title ?? (goal.split("\n")[0]!.slice(0, 120) || "Project goal");
   const tree: TaskTree = {
     version: 1,
     root: { id: "root", order: 0, title, goal, acceptance: [], passes: false, attempts: 0, max_attempts: maxAttempts, children: [] },
@@ -37,14 +49,11 @@ export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: numbe
   await write(LAYOUT.gitignore, RUNNER_GITIGNORE);
   await write(LAYOUT.goal, goal ? `# Goal\n\n${goal}\n` : "# Goal\n\nDescribe what the project must achieve. Every iteration's agent reads this file.\n");
   await write(LAYOUT.tree, serializeTree(tree));
-  await write(LAYOUT.config, configTemplate(argv.executor));
+  await write(LAYOUT.config, configTemplate(options.executor, options.guardCommand ?? ["just", "ci"]));
   await write(LAYOUT.assumptions, "# Assumptions\n\nAgents append the assumptions they make here.\n");
   await write(LAYOUT.questions, "# Open questions\n\nAgents append questions for humans here; the loop does not wait for answers.\n");
   await copyFile(schemaFile("task_tree"), projectPath(root, LAYOUT.schema));
-  printLine(`initialized ${RUNNER_DIR}/ in ${root}:`);
-  for (const file of [LAYOUT.goal, LAYOUT.tree, LAYOUT.schema, LAYOUT.config, LAYOUT.assumptions, LAYOUT.questions, LAYOUT.gitignore]) printLine(`  ${file}`);
-  printLine("next: describe the goal in .runner/GOAL.md, check .runner/state/config.toml, commit, then `runner start`.");
-  return 0;
+  return [LAYOUT.goal, LAYOUT.tree, LAYOUT.schema, LAYOUT.config, LAYOUT.assumptions, LAYOUT.questions, LAYOUT.gitignore];
 }
 
 const EXECUTOR_TEMPLATES: Record<ExecutorChoice, string> = {
@@ -65,14 +74,14 @@ command = ["bash", "agent.sh"]   # run in the repository root, the prompt on std
   demo: `kind = "demo"                    # the built-in deterministic demo agent (no network)`,
 };
 
-function configTemplate(executor: ExecutorChoice): string {
+function configTemplate(executor: ExecutorChoice, guardCommand: string[]): string {
   return `# runner configuration (see the runner's CONTRACT §5). Unknown keys and wrong types are errors.
 
 [executor]
 ${EXECUTOR_TEMPLATES[executor]}
 
 [guard]
-command = ["just", "ci"]         # the guard entrypoint, run after an EXECUTE iteration whose agent said done
+command = ${JSON.stringify(guardCommand).replace(/","/g, '", "')}         # the guard entrypoint, run after an EXECUTE iteration whose agent said done
 # protected_paths = ["justfile"] # the agent may not change these (.runner/state/config.toml always is)
 
 [limits]

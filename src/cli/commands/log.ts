@@ -1,0 +1,113 @@
+// `runner log [--json]`: the iterations of the current run, from the branch's loop commits and, where
+// present, the local iteration logs (durations): number, node, kind, agent status, guard outcome,
+// attempts, duration, summary.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { GitRepo } from "../../adapters/git.js";
+import { readOptional } from "../../adapters/project-files.js";
+import { iterationDir } from "../../core/layout.js";
+import { parseLoopCommit, type LoopRecord } from "../../core/loop-history.js";
+import { loopSubjectPattern, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
+import { RefusalError, UsageError } from "../../errors.js";
+import type { GlobalArgs } from "../main.js";
+import { printJson, printLine } from "../output.js";
+import { findProjectRoot } from "../repo.js";
+
+export interface LogEntry {
+  iteration: number;
+  commit: string;
+  node_id: string | null;
+  kind: string;
+  agent_status: string | null;
+  guard_outcome: string;
+  attempts: string | null;
+  duration_ms: number | null;
+  summary: string;
+  failure: string | null;
+  runner_error: string | null;
+}
+
+export async function readRunLog(root: string, runIdOption: string | undefined): Promise<{ runId: string; entries: LogEntry[] }> {
+  if (!existsSync(path.join(root, ".git"))) throw new RefusalError(`${root} is not the top folder of a git repository; there is no run to show.`);
+  const git = new GitRepo(root);
+  const status = await git.status();
+  const runId = runIdOption ?? runIdFromBranch(status.branch);
+  if (runId === undefined) {
+    throw new RefusalError(`Branch ${status.branch ?? "(detached)"} is not a runner/<run-id> branch; check out a run branch or pass --run-id.`);
+  }
+  if (status.head === undefined) return { runId, entries: [] };
+  const commits = await git.loopCommits(loopSubjectPattern(runId));
+  const records = commits
+    .map((commit) => parseLoopCommit(commit.sha, commit.subject, commit.body, runId))
+    .filter((record): record is LoopRecord => record !== undefined)
+    .reverse();
+  const entries = await Promise.all(records.map((record) => toEntry(root, runId, record)));
+  return { runId, entries };
+}
+
+async function toEntry(root: string, runId: string, record: LoopRecord): Promise<LogEntry> {
+  const subject = record.subject;
+  const metaText = await readOptional(path.join(root, ...`${iterationDir(runId, subject.iteration)}/meta.json`.split("/")));
+  let durationMs: number | null = null;
+  if (metaText) {
+    try {
+      const meta = JSON.parse(metaText) as { durations?: { total_ms?: number } };
+      durationMs = meta.durations?.total_ms ?? null;
+    } catch {
+      durationMs = null;
+    }
+  }
+  return {
+    iteration: subject.iteration,
+    commit: record.sha,
+    node_id: subject.kind === "repair" ? null : subject.nodeId,
+    kind: subject.kind,
+    agent_status: record.trailers.status ?? null,
+    guard_outcome: subject.kind === "repair" ? "skipped" : subject.guard,
+    attempts: record.trailers.attempts ?? null,
+    duration_ms: durationMs,
+    summary: record.summary,
+    failure: record.trailers.failure ?? null,
+    runner_error: record.trailers.error ?? null,
+  };
+}
+
+export async function run(argv: GlobalArgs & { json?: boolean; runId?: string }): Promise<number> {
+  if (argv.runId !== undefined) {
+    const problem = runIdProblem(argv.runId);
+    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
+  }
+  const root = findProjectRoot(argv.C);
+  const { runId, entries } = await readRunLog(root, argv.runId);
+  if (argv.json) {
+    printJson({ run_id: runId, iterations: entries });
+    return 0;
+  }
+  if (entries.length === 0) {
+    printLine(`run ${runId}: no iterations yet (\`runner step\` makes the first).`);
+    return 0;
+  }
+  printLine(`run ${runId}: ${entries.length} iteration${entries.length === 1 ? "" : "s"}`);
+  const rows = entries.map((e) => [
+    String(e.iteration),
+    e.node_id ?? "(repair)",
+    e.kind,
+    e.runner_error ? "error" : (e.agent_status ?? "-"),
+    e.guard_outcome,
+    e.attempts ?? "-",
+    e.duration_ms === null ? "-" : `${(e.duration_ms / 1000).toFixed(1)}s`,
+    oneLine(e.runner_error ?? e.summary),
+  ]);
+  const header = ["iter", "node", "kind", "status", "guard", "attempts", "time", "summary"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const format = (row: string[]) =>
+    row.map((cell, i) => (i === row.length - 1 ? cell : i === 0 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ");
+  printLine(format(header));
+  for (const row of rows) printLine(format(row));
+  return 0;
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}

@@ -1,0 +1,75 @@
+// `runner run [--max-iterations N] [--halt-on-stuck]`: step until the root passes (exit 0), a stop
+// condition (exit 3), or an error (1, or 2 for a bug). Ctrl-C kills the agent's process group; the
+// interrupted iteration is recorded as a runner error and committed before the run stops.
+import { runLoop, type RunSummary } from "../../run/run-loop.js";
+import { runIdProblem } from "../../core/run-id.js";
+import { UsageError } from "../../errors.js";
+import type { GlobalArgs } from "../main.js";
+import { processEnv } from "../environment.js";
+import { printError } from "../output.js";
+import { jsonView, plainView, terminalView, type ProgressView } from "../progress.js";
+import { findProjectRoot } from "../repo.js";
+
+export interface RunArgs extends GlobalArgs {
+  maxIterations?: number;
+  haltOnStuck: boolean;
+  json: boolean;
+  runId?: string;
+}
+
+export async function run(argv: RunArgs): Promise<number> {
+  const root = findProjectRoot(argv.C);
+  if (argv.maxIterations !== undefined && (!Number.isSafeInteger(argv.maxIterations) || argv.maxIterations < 1)) {
+    throw new UsageError(`--max-iterations must be a whole number of at least 1, not ${String(argv.maxIterations)}.`);
+  }
+  if (argv.runId !== undefined) {
+    const problem = runIdProblem(argv.runId);
+    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
+  }
+  const summary = await runWithView(root, argv);
+  return summary.exitCode;
+}
+
+/** Runs the loop with the progress view that suits stdout, and Ctrl-C handling. */
+export async function runWithView(root: string, argv: Omit<RunArgs, "C" | "debug">, label?: string): Promise<RunSummary> {
+  const write = (line: string) => process.stdout.write(line);
+  const view: ProgressView = argv.json
+    ? jsonView(write, Date.now)
+    : process.stdout.isTTY
+      ? terminalView(process.stdout, Date.now, label ?? argv.runId ?? "(branch)")
+      : plainView(write);
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts += 1;
+    if (interrupts === 1) {
+      printError("Stopping: the agent is being stopped; the iteration will be recorded and committed (Ctrl-C again to quit at once).");
+      controller.abort();
+    } else {
+      process.exit(130);
+    }
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const summary = await runLoop({
+      root,
+      runIdOption: argv.runId,
+      maxIterations: argv.maxIterations,
+      haltOnStuck: argv.haltOnStuck,
+      env: processEnv(),
+      now: Date.now,
+      abortSignal: controller.signal,
+      onProgress: (event) => view.progress(event),
+      onStep: (result) => view.step(result),
+    });
+    if (controller.signal.aborted && summary.exitCode === 0) summary.exitCode = 1;
+    view.summary(summary);
+    if (summary.exitCode !== 0 && !argv.json && !process.stdout.isTTY) printError(summary.reason);
+    return summary;
+  } finally {
+    view.close();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}

@@ -1,0 +1,129 @@
+// Live progress of `runner run`: on a terminal a redrawn block (run, iteration, node, elapsed time,
+// phase, the last lines of output); otherwise one plain line per iteration; with --json one event
+// object per line.
+import type { RunSummary } from "../run/run-loop.js";
+import type { StepResult } from "../step/run-step.js";
+import type { ProgressEvent } from "../step/services.js";
+import { describeStep, stepJson } from "./commands/step.js";
+
+export interface ProgressView {
+  progress(event: ProgressEvent): void;
+  step(result: StepResult): void;
+  summary(summary: RunSummary): void;
+  close(): void;
+}
+
+const TAIL_LINES = 3;
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}
+
+export function summaryLines(summary: RunSummary): string[] {
+  return [
+    `${summary.reason}`,
+    `${summary.iterations} iteration${summary.iterations === 1 ? "" : "s"}, ${summary.passes} passed, ${summary.failures} failed; time: agent ${seconds(summary.agentMs)}, guard ${seconds(summary.guardMs)}, runner ${seconds(summary.runnerMs)} (total ${seconds(summary.totalMs)})`,
+  ];
+}
+
+/** One JSON object per line on stdout. */
+export function jsonView(write: (line: string) => void, now: () => number): ProgressView {
+  const emit = (value: object) => write(`${JSON.stringify({ ...value, time: new Date(now()).toISOString() })}\n`);
+  return {
+    progress(event) {
+      if (event.type === "phase") emit({ type: "phase", phase: event.phase, iteration: event.iteration ?? null, node_id: event.nodeId ?? null });
+    },
+    step(result) {
+      emit({ type: "iteration", ...(stepJson(result) as object) });
+    },
+    summary(summary) {
+      emit({
+        type: "summary",
+        exit_code: summary.exitCode,
+        reason: summary.reason,
+        run_id: summary.runId ?? null,
+        iterations: summary.iterations,
+        passes: summary.passes,
+        failures: summary.failures,
+        agent_ms: summary.agentMs,
+        guard_ms: summary.guardMs,
+        runner_ms: summary.runnerMs,
+        total_ms: summary.totalMs,
+      });
+    },
+    close() {},
+  };
+}
+
+/** One plain line per iteration (stdout is not a terminal). */
+export function plainView(write: (line: string) => void): ProgressView {
+  return {
+    progress() {},
+    step(result) {
+      if (result.outcome !== "nothing-to-do") write(`${describeStep(result)}\n`);
+    },
+    summary(summary) {
+      for (const line of summaryLines(summary)) write(`${line}\n`);
+    },
+    close() {},
+  };
+}
+
+/** A block redrawn in place on a terminal. */
+export function terminalView(stream: NodeJS.WriteStream, now: () => number, runLabel: string): ProgressView {
+  let phase = "starting";
+  let iteration: number | undefined;
+  let node = "";
+  let iterationStart = now();
+  let partial = "";
+  let tail: string[] = [];
+  let drawn = 0;
+  const width = () => Math.max(40, (stream.columns ?? 100) - 1);
+  const clip = (line: string) => (line.length > width() ? `${line.slice(0, width() - 1)}…` : line);
+  const erase = () => {
+    if (drawn > 0) stream.write(`\x1b[${drawn}A\x1b[J`);
+    drawn = 0;
+  };
+  const draw = () => {
+    erase();
+    const head = `▶ run ${runLabel} · iteration ${iteration ?? "…"} · ${node || "…"} · ${phase} · ${seconds(now() - iterationStart)}`;
+    const lines = [clip(head), ...tail.map((line) => clip(`  │ ${line}`))];
+    stream.write(`${lines.join("\n")}\n`);
+    drawn = lines.length;
+  };
+  const timer = setInterval(draw, 250);
+  timer.unref();
+  return {
+    progress(event) {
+      if (event.type === "phase") {
+        if (event.iteration !== iteration) {
+          iteration = event.iteration;
+          iterationStart = now();
+          tail = [];
+          partial = "";
+        }
+        phase = event.phase === "prompt" ? "preparing" : event.phase;
+        node = event.nodeId ? `${event.nodeId}${event.title ? ` “${event.title}”` : ""}` : "repair";
+      } else if (event.text) {
+        const lines = (partial + event.text).split(/\r?\n/);
+        partial = lines.pop() ?? "";
+        tail = [...tail, ...lines.filter((line) => line.trim() !== "")].slice(-TAIL_LINES);
+      }
+      draw();
+    },
+    step(result) {
+      erase();
+      if (result.outcome !== "nothing-to-do") stream.write(`${describeStep(result)}\n`);
+      phase = "starting";
+      tail = [];
+    },
+    summary(summary) {
+      erase();
+      for (const line of summaryLines(summary)) stream.write(`${line}\n`);
+    },
+    close() {
+      clearInterval(timer);
+      erase();
+    },
+  };
+}
