@@ -46,13 +46,9 @@ function validatorsSource(schemas) {
     refs[names[name]] = schema.$id;
   }
   let code = standaloneCode.default(ajv, refs);
-  // ajv's ESM output still uses require() for its runtime helpers; turn them into imports.
-  const imports = [];
-  code = code.replace(/require\("(ajv\/dist\/runtime\/[a-z0-9]+)"\)/g, (_m, mod) => {
-    const id = `__${mod.split("/").pop()}`;
-    if (!imports.some((line) => line.includes(id))) imports.push(`import ${id} from "${mod}.js";`);
-    return id;
-  });
+  // ajv's ESM output still require()s its runtime helpers; give the module a require of its own
+  // (a default import of a CommonJS module differs between Node and bundlers such as vitest).
+  const imports = ['import { createRequire } from "node:module";', "const require = createRequire(import.meta.url);"];
   return `${header}// @ts-nocheck\n/* eslint-disable */\n${imports.join("\n")}\n${code}\n`;
 }
 

@@ -1,6 +1,12 @@
 // Runs one child process the way the runner needs it (executor and guard alike): in its own process
 // group, killed whole at the deadline, stdout and stderr streamed into a log file with each stream
 // capped at `capBytes` (the excess is counted, not kept), memory bounded whatever the child prints.
+//
+// Killing: at the deadline (or on abort) the group gets SIGTERM, then SIGKILL 2 s later. As soon as
+// the direct child has exited, for whatever reason, whatever is left of its group gets SIGKILL at
+// once (stragglers of a SIGTERMed group do not get the rest of the grace period). Processes that
+// left the group (setsid) cannot be killed; if they hold the output pipes, they are closed on our
+// side 2 s after the child's exit so the result still resolves.
 import { execa } from "execa";
 import { closeSync, mkdirSync, openSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
@@ -26,6 +32,8 @@ export interface ProcessRequest {
   abortSignal?: AbortSignal;
   /** Called with each chunk of output that was kept (for live progress). */
   onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
+  /** Sees every stdout chunk, also beyond the cap and unredacted, and keeps nothing (a final result line). */
+  observeStdout?: (chunk: string) => void;
 }
 
 export interface ProcessResult {
@@ -74,7 +82,7 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
       return notStarted({ spawnError }, spawnError);
     }
     if (request.abortSignal?.aborted) return notStarted({ aborted: true }, "not started: aborted");
-    if (Date.now() >= request.deadlineMs) return notStarted({ timedOut: true }, "not started: the deadline had already passed");
+    if (!(request.deadlineMs > Date.now())) return notStarted({ timedOut: true }, "not started: the deadline had already passed");
     if (!isDirectory(request.cwd)) {
       const spawnError = `cannot start ${JSON.stringify(program)}: working directory ${JSON.stringify(request.cwd)} does not exist`;
       return notStarted({ spawnError }, spawnError);
@@ -119,7 +127,7 @@ async function supervise(request: ProcessRequest, program: string, log: OutputLo
   };
   const armDeadline = (): void => {
     const remaining = request.deadlineMs - Date.now();
-    if (remaining <= 0) return terminate("deadline");
+    if (!(remaining > 0)) return terminate("deadline");
     // Long deadlines are reached in steps: setTimeout fires at once beyond MAX_TIMER_MS.
     deadlineTimer = setTimeout(armDeadline, Math.min(remaining, MAX_TIMER_MS));
   };
@@ -142,7 +150,17 @@ async function supervise(request: ProcessRequest, program: string, log: OutputLo
   };
 
   if (pid !== undefined) {
-    subprocess.stdout.on("data", (chunk: Buffer) => log.write(chunk, "stdout"));
+    const stdoutDecoder = new StringDecoder("utf8");
+    subprocess.stdout.on("data", (chunk: Buffer) => {
+      if (request.observeStdout) {
+        try {
+          request.observeStdout(stdoutDecoder.write(chunk));
+        } catch {
+          // an observer's failure must not stop the output from being read
+        }
+      }
+      log.write(chunk, "stdout");
+    });
     subprocess.stderr.on("data", (chunk: Buffer) => log.write(chunk, "stderr"));
     subprocess.once("exit", onChildExit);
     process.once("exit", onRunnerExit);
@@ -339,7 +357,7 @@ class Redactor {
   push(text: string): string {
     if (this.secrets.length === 0) return text;
     this.pending += text;
-    const { done, rest } = this.scan(this.pending, this.pending.length);
+    const { done, rest } = this.scan(this.pending, this.pending.length - this.unfinished(this.pending));
     this.pending = rest;
     return done;
   }

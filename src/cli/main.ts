@@ -83,8 +83,21 @@ const commands: CommandSpec[] = [
     builder: (y) =>
       y
         .option("json", { type: "boolean", default: false, describe: "Print one JSON document" })
-        .option("run-id", { type: "string", describe: "The run (default: from the runner/<id> branch)" }),
+        .option("run-id", { type: "string", describe: "The run (default: from the runner/<id> branch)" })
+        .option("iteration", { type: "number", describe: "Show one iteration" })
+        .option("diagram", { type: "boolean", default: false, describe: "With --iteration: the machine diagram with the path that iteration took highlighted" })
+        .option("format", { choices: ["dot", "svg"], default: "dot", describe: "Diagram format" })
+        .option("output", { type: "string", describe: "Write the diagram to this file instead of stdout" }),
     load: () => import("./commands/log.js"),
+  },
+  {
+    command: "diagram",
+    describe: "The iteration machine as a diagram, generated from the machine itself",
+    builder: (y) =>
+      y
+        .option("format", { choices: ["mermaid", "dot", "json", "svg"], default: "mermaid", describe: "Output format" })
+        .option("output", { type: "string", describe: "Write to this file instead of stdout" }),
+    load: () => import("./commands/diagram.js"),
   },
   {
     command: "demo",

@@ -120,8 +120,11 @@ export function checkDerivedPasses(tree: TaskTree): Problem[] {
  * topmost passed nodes are compared: a passed subtree that is identical is identical all the way down.
  */
 export function checkPassedImmutable(previous: TaskTree, next: TaskTree): Problem[] {
+  // Compare sorted copies (children order on disk is not a change), report positions as stored.
+  const storedPaths = new Map<string, string>();
+  for (const { node, jsonPath } of walkTree(next)) storedPaths.set(node.id, jsonPath);
   const nextIndex = new Map<string, { node: TaskNode; parentId: string | undefined; jsonPath: string }>();
-  for (const { node, parent, jsonPath } of walkTree(sortedCopy(next))) nextIndex.set(node.id, { node, parentId: parent?.id, jsonPath });
+  for (const { node, parent } of walkTree(sortedCopy(next))) nextIndex.set(node.id, { node, parentId: parent?.id, jsonPath: storedPaths.get(node.id)! });
   const problems: Problem[] = [];
   const stack: { node: TaskNode; parentId: string | undefined }[] = [{ node: sortedCopy(previous).root, parentId: undefined }];
   while (stack.length > 0) {

@@ -5,7 +5,7 @@
 /** Why an entry is not a safe repository-relative path, or undefined when it is. */
 export function pathEntryProblem(entry: string): string | undefined {
   if (entry.length === 0) return "an empty path is not allowed";
-  if (entry.startsWith("/") || /^[A-Za-z]:/.test(entry) || entry.startsWith("\\")) {
+  if (entry.startsWith("/") || /^[A-Za-z]:[\\/]/.test(entry) || entry.startsWith("\\")) {
     return `${JSON.stringify(entry)} is absolute; use a path relative to the repository root`;
   }
   if (entry.includes("\\")) return `${JSON.stringify(entry)} uses a backslash; separate folders with /`;

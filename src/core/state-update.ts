@@ -43,7 +43,8 @@ export function resetRunnerOwnedFields(previous: TaskTree, next: TaskTree): Task
   for (const { node } of walkTree(copy)) {
     const before = owned.get(node.id);
     node.passes = before?.passes ?? false;
-    node.attempts = before?.attempts ?? 0;
+    // Never above max_attempts, even if the agent lowered it (checkAgentTree refuses that earlier).
+    node.attempts = Math.min(before?.attempts ?? 0, node.max_attempts);
   }
   return copy;
 }

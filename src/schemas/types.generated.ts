@@ -40,7 +40,7 @@ export interface AgentOutput {
 }
 
 /**
- * The runner's configuration (.runner/state/config.toml). Every key is optional; defaults fill the rest.
+ * The runner's configuration (.runner/state/config.toml). Defaults fill what is left out; kind = "command" (the default kind) needs executor.command.
  */
 export interface RunnerConfig {
   executor?: ExecutorConfig;

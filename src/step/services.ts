@@ -171,7 +171,7 @@ export function createStepActors(deps: StepDeps) {
       }
       allowedWritePaths = policy?.allowedWritePaths;
       const history = renderHistory(context.records, leaf.id);
-      const failure = await lastFailure(deps.root, context.runId!, context.records, leaf.id);
+      const failure = await lastFailure(deps.root, context.runId!, context.records, leaf.id, selection.path.slice(0, -1).map((node) => node.id));
       const nodeContext = await readOptional(file(`${LAYOUT.nodes}/${leaf.id}/context.md`));
       const notes = await Promise.all(
         ([["Assumptions", LAYOUT.assumptions], ["Open questions", LAYOUT.questions], ["Feedback", LAYOUT.feedback], ["Improvements", LAYOUT.improvements]] as const).map(
@@ -343,10 +343,15 @@ async function lastValidTree(git: GitRepo) {
 /**
  * The last guard failure or contract violation on this node: the newest of its iterations (runner
  * errors left out) if it failed, in full from the local log, else the commit trailer's first line.
+ * When the run's previous iteration (runner errors and repairs left out) was on an ancestor and
+ * failed — `done`/`retry` that added children, which are kept — its reason goes to this node, the
+ * next one selected (CONTRACT §7: the reason reaches the next iteration).
  */
-async function lastFailure(root: string, runId: string, records: readonly LoopRecord[], nodeId: string): Promise<string | undefined> {
+async function lastFailure(root: string, runId: string, records: readonly LoopRecord[], nodeId: string, ancestorIds: readonly string[]): Promise<string | undefined> {
   const own = nodeRecords(records, nodeId);
-  const latest = own[own.length - 1];
+  let latest = own[own.length - 1];
+  const previous = records.find((record) => record.subject.kind !== "repair" && record.trailers.error === undefined);
+  if (previous && previous.subject.kind !== "repair" && ancestorIds.includes(previous.subject.nodeId) && previous.trailers.failure) latest = previous;
   if (!latest?.trailers.failure) return undefined;
   const meta = await readOptional(path.join(root, ...`${LAYOUT.iterations}/${runId}/${String(latest.subject.iteration).padStart(4, "0")}/meta.json`.split("/")));
   if (meta) {

@@ -14,6 +14,7 @@ export async function runArgv(argv: string[], request: ExecutorRequest): Promise
     secrets: request.secrets,
     abortSignal: request.abortSignal,
     onOutput: request.onOutput,
+    observeStdout: request.observeStdout,
   });
   return {
     exitCode: result.exitCode,

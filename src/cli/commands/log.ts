@@ -5,7 +5,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { GitRepo } from "../../adapters/git.js";
 import { readOptional } from "../../adapters/project-files.js";
-import { iterationDir } from "../../core/layout.js";
+import { eventsFile, iterationDir } from "../../core/layout.js";
+import type { Highlight } from "../../diagram/render.js";
 import { parseLoopCommit, type LoopRecord } from "../../core/loop-history.js";
 import { loopSubjectPattern, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
@@ -72,13 +73,29 @@ async function toEntry(root: string, runId: string, record: LoopRecord): Promise
   };
 }
 
-export async function run(argv: GlobalArgs & { json?: boolean; runId?: string }): Promise<number> {
+export async function run(
+  argv: GlobalArgs & { json?: boolean; runId?: string; iteration?: number; diagram?: boolean; format?: "dot" | "svg"; output?: string },
+): Promise<number> {
   if (argv.runId !== undefined) {
     const problem = runIdProblem(argv.runId);
     if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
   }
   const root = findProjectRoot(argv.C);
   const { runId, entries } = await readRunLog(root, argv.runId);
+  if (argv.diagram) {
+    if (argv.iteration === undefined) throw new UsageError("--diagram needs --iteration N: the iteration whose path to highlight.");
+    const highlight = await iterationPath(root, runId, argv.iteration);
+    const { renderMachine, emit } = await import("./diagram.js");
+    await emit(await renderMachine(argv.format ?? "dot", highlight), argv.output);
+    return 0;
+  }
+  if (argv.iteration !== undefined) {
+    const entry = entries.find((e) => e.iteration === argv.iteration);
+    if (!entry) throw new UsageError(`Run ${runId} has no iteration ${argv.iteration}; \`runner log\` lists them.`);
+    if (argv.json) printJson(entry);
+    else for (const [key, value] of Object.entries(entry)) printLine(`${key}: ${value === null ? "-" : String(value)}`);
+    return 0;
+  }
   if (argv.json) {
     printJson({ run_id: runId, iterations: entries });
     return 0;
@@ -105,6 +122,22 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string })
   printLine(format(header));
   for (const row of rows) printLine(format(row));
   return 0;
+}
+
+/** The states and transitions one iteration took, from its local meta.json and events.jsonl. */
+async function iterationPath(root: string, runId: string, iteration: number): Promise<Highlight> {
+  const metaText = await readOptional(path.join(root, ...`${iterationDir(runId, iteration)}/meta.json`.split("/")));
+  if (metaText === undefined) {
+    throw new RefusalError(`No local log for iteration ${iteration} of run ${runId} (.runner/iterations/ is local to the machine that ran it); the path cannot be shown here.`);
+  }
+  const meta = JSON.parse(metaText) as { path?: string[] };
+  const eventsText = (await readOptional(path.join(root, ...eventsFile(runId).split("/")))) ?? "";
+  const transitions = eventsText
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as { iteration: number; from: string; event: string; to: string })
+    .filter((event) => event.iteration === iteration);
+  return { states: meta.path ?? [], transitions };
 }
 
 function oneLine(text: string): string {
