@@ -1,5 +1,6 @@
 // Git through simple-git. Reports facts (branch, changed paths, loop commits); core decides policy.
 // Every call here is one git process: the step counts them (docs/performance.md).
+import { execa } from "execa";
 import { simpleGit, type SimpleGit } from "simple-git";
 import { GitError } from "../errors.js";
 
@@ -165,6 +166,50 @@ export class GitRepo {
     const identity = useFallbackIdentity ? ["-c", `user.name=${FALLBACK_IDENTITY.name}`, "-c", `user.email=${FALLBACK_IDENTITY.email}`] : [];
     await this.raw([...identity, "commit", "--allow-empty", "--no-verify", "--no-gpg-sign", "-q", "-m", message]);
     return (await this.raw(["rev-parse", "HEAD"])).trim();
+  }
+
+  /** Commits after `base` on the first-parent line to HEAD, oldest first, with the paths each changed. */
+  async commitsSince(base: string): Promise<{ sha: string; subject: string; body: string; changedPaths: string[] }[]> {
+    const out = await this.raw([
+      "log", "--first-parent", "--reverse", "--no-renames", "--diff-merges=first-parent",
+      "--format=%x1e%H%x1f%s%x1f%b%x1f", "--name-only", `${base}..HEAD`,
+    ]);
+    return out
+      .split("\x1e")
+      .filter((record) => record.length > 0)
+      .map((record) => {
+        const [sha = "", subject = "", body = "", files = ""] = record.split("\x1f");
+        return { sha, subject, body: body.trimEnd(), changedPaths: files.split("\n").filter((line) => line.length > 0).sort() };
+      });
+  }
+
+  /** The text of `path` at each revision (undefined where it does not exist), in one git process. */
+  async fileAtRevisions(revisions: readonly string[], path: string): Promise<(string | undefined)[]> {
+    if (revisions.length === 0) return [];
+    const result = await execa("git", ["cat-file", "--batch"], {
+      cwd: this.root,
+      input: revisions.map((revision) => `${revision}:${path}\n`).join(""),
+      encoding: "buffer",
+      stripFinalNewline: false,
+      maxBuffer: 1024 * 1024 * 1024,
+    });
+    const out = Buffer.from(result.stdout);
+    const texts: (string | undefined)[] = [];
+    let at = 0;
+    for (let i = 0; i < revisions.length; i++) {
+      const newline = out.indexOf(10, at);
+      const header = out.subarray(at, newline).toString("utf8");
+      at = newline + 1;
+      const match = /^[0-9a-f]+ blob ([0-9]+)$/.exec(header);
+      if (!match) {
+        texts.push(undefined); // "<name> missing"
+        continue;
+      }
+      const size = Number(match[1]);
+      texts.push(out.subarray(at, at + size).toString("utf8"));
+      at += size + 1;
+    }
+    return texts;
   }
 
   async createBranch(name: string): Promise<void> {

@@ -100,6 +100,15 @@ const commands: CommandSpec[] = [
     load: () => import("./commands/diagram.js"),
   },
   {
+    command: "audit",
+    describe: "Replay the current run's commits and check every transition against the rules",
+    builder: (y) =>
+      y
+        .option("json", { type: "boolean", default: false, describe: "Print one JSON document" })
+        .option("run-id", { type: "string", describe: "The run (default: from the runner/<id> branch)" }),
+    load: () => import("./commands/audit.js"),
+  },
+  {
     command: "demo",
     describe: "Run the whole loop on a throw-away repository with the built-in demo agent (no network)",
     builder: (y) =>

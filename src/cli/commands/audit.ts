@@ -1,0 +1,69 @@
+// `runner audit`: replays the current run's commits from git history and checks every transition
+// against the rules; names the first commit that breaks one (exit 1), or says the run is clean (0).
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { GitRepo } from "../../adapters/git.js";
+import { checkTreeText } from "../../adapters/tree-store.js";
+import { auditRun } from "../../core/audit.js";
+import { LAYOUT } from "../../core/layout.js";
+import { loopSubjectPattern, parseCommitSubject, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
+import { RefusalError, UsageError } from "../../errors.js";
+import type { GlobalArgs } from "../main.js";
+import { printError, printJson, printLine } from "../output.js";
+import { findProjectRoot } from "../repo.js";
+
+export async function run(argv: GlobalArgs & { json?: boolean; runId?: string }): Promise<number> {
+  if (argv.runId !== undefined) {
+    const problem = runIdProblem(argv.runId);
+    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
+  }
+  const root = findProjectRoot(argv.C);
+  if (!existsSync(path.join(root, ".git"))) throw new RefusalError(`${root} is not the top folder of a git repository; there is no run to audit.`);
+  const git = new GitRepo(root);
+  const status = await git.status();
+  const runId = argv.runId ?? runIdFromBranch(status.branch);
+  if (runId === undefined) throw new RefusalError(`Branch ${status.branch ?? "(detached)"} is not a runner/<run-id> branch; check out a run branch or pass --run-id.`);
+  const loop = status.head === undefined ? [] : (await git.loopCommits(loopSubjectPattern(runId))).filter((c) => parseCommitSubject(c.subject)?.runId === runId);
+  if (loop.length === 0) {
+    if (argv.json) printJson({ run_id: runId, clean: true, loop_commits: 0, other_commits: 0, violations: [] });
+    else printLine(`audit: run ${runId} has no loop commits yet; nothing to check.`);
+    return 0;
+  }
+  const first = loop[loop.length - 1]!.sha;
+  const base = (await git.raw(["rev-parse", `${first}^`]).catch(() => "")).trim();
+  if (base === "") throw new RefusalError(`The run's first loop commit ${first.slice(0, 7)} has no parent to start the audit from.`);
+  const commits = await git.commitsSince(base);
+  const texts = await git.fileAtRevisions([base, ...commits.map((c) => c.sha)], LAYOUT.tree);
+  const treeOf = (text: string | undefined) => {
+    if (text === undefined) return undefined;
+    const load = checkTreeText(text);
+    return load.ok ? load.tree : undefined;
+  };
+  const report = auditRun(
+    runId,
+    treeOf(texts[0]),
+    commits.map((commit, i) => ({ ...commit, tree: treeOf(texts[i + 1]) })),
+  );
+  const clean = report.violations.length === 0;
+  if (argv.json) {
+    printJson({
+      run_id: runId,
+      clean,
+      loop_commits: report.loopCommits,
+      other_commits: report.otherCommits,
+      violations: report.violations.map((v) => ({ commit: v.sha, iteration: v.iteration ?? null, message: v.message })),
+    });
+    return clean ? 0 : 1;
+  }
+  if (clean) {
+    printLine(`audit: run ${runId} is clean: ${report.loopCommits} loop commit${report.loopCommits === 1 ? "" : "s"} and ${report.otherCommits} other commit${report.otherCommits === 1 ? "" : "s"} obey the rules.`);
+    return 0;
+  }
+  const firstViolation = report.violations[0]!;
+  const where = `commit ${firstViolation.sha.slice(0, 7)}${firstViolation.iteration !== undefined ? ` (iteration ${firstViolation.iteration})` : " (not a loop commit)"}`;
+  printError(`audit: run ${runId} breaks the rules first at ${where}: ${firstViolation.message}.`);
+  for (const violation of report.violations.slice(1)) {
+    printError(`  also commit ${violation.sha.slice(0, 7)}${violation.iteration !== undefined ? ` (iteration ${violation.iteration})` : ""}: ${violation.message}`);
+  }
+  return 1;
+}

@@ -1,0 +1,161 @@
+// `runner audit`: replays a run's history and checks that every transition obeys the rules (seed
+// 002, CONTRACT §7): passes set only by a green guard on the selected leaf or derived from children,
+// runner-owned fields moved only by the transition table, passed nodes never changed, the selected
+// leaf the leftmost open one, commit subjects consistent with the change and numbered in order.
+import { classifyChangedPaths } from "./classify.js";
+import { checkDerivedPasses, checkPassedImmutable } from "./invariants.js";
+import { parseLoopCommit, type LoopRecord } from "./loop-history.js";
+import { formatProblem } from "./problems.js";
+import { selectLeftmostOpenLeaf } from "./select.js";
+import { walkTree, type TaskNode, type TaskTree } from "./tree.js";
+
+export interface AuditCommit {
+  sha: string;
+  subject: string;
+  body: string;
+  /** Paths the commit changed (against its first parent). */
+  changedPaths: string[];
+  /** The tree at this commit; undefined when it does not validate. */
+  tree: TaskTree | undefined;
+}
+
+export interface AuditViolation {
+  sha: string;
+  /** The loop iteration, or undefined for a commit that is not one of the run's loop commits. */
+  iteration: number | undefined;
+  message: string;
+}
+
+export interface AuditReport {
+  loopCommits: number;
+  otherCommits: number;
+  violations: AuditViolation[];
+}
+
+function byId(tree: TaskTree): Map<string, TaskNode> {
+  const map = new Map<string, TaskNode>();
+  for (const { node } of walkTree(tree)) map.set(node.id, node);
+  return map;
+}
+
+/**
+ * Runner-owned fields of `after` against `before`: every node keeps its passes/attempts except
+ * those in `allowed` (checked by the caller), parents may become passed when all children pass, new
+ * nodes start at false / 0.
+ */
+function ownedFieldChanges(before: TaskTree, after: TaskTree, allowed: ReadonlySet<string>): string[] {
+  const previous = byId(before);
+  const problems: string[] = [];
+  for (const { node } of walkTree(after)) {
+    if (allowed.has(node.id)) continue;
+    const was = previous.get(node.id);
+    const derived = node.children.length > 0 && node.children.every((child) => child.passes);
+    if (!was) {
+      if (node.attempts !== 0) problems.push(`new node ${JSON.stringify(node.id)} starts with attempts ${node.attempts}, not 0`);
+      if (node.passes && !derived) problems.push(`new node ${JSON.stringify(node.id)} starts passed`);
+      continue;
+    }
+    if (node.attempts !== was.attempts) problems.push(`attempts of ${JSON.stringify(node.id)} moved from ${was.attempts} to ${node.attempts}`);
+    if (node.passes !== was.passes && !(node.passes && derived)) {
+      problems.push(`passes of ${JSON.stringify(node.id)} changed from ${was.passes} to ${node.passes} without a green guard`);
+    }
+  }
+  return problems;
+}
+
+/** What the transition table allows for the selected leaf (seed 002), given the commit's record. */
+function expectedLeaf(record: LoopRecord, before: TaskNode, after: TaskNode): string | undefined {
+  if (record.subject.kind === "repair") return undefined;
+  const guard = record.subject.guard;
+  const status = record.trailers.status;
+  const runnerError = record.trailers.error !== undefined;
+  const increment = !runnerError && (guard === "fail" || (guard === "skipped" && status === "retry"));
+  const attempts = increment ? Math.min(before.attempts + 1, after.max_attempts) : before.attempts;
+  const passes = guard === "pass" ? true : before.passes;
+  if (after.children.length > 0) {
+    // A decomposed leaf became a parent: its passes are derived, attempts unchanged.
+    return after.attempts === before.attempts ? undefined : `attempts of the decomposed leaf ${JSON.stringify(after.id)} moved from ${before.attempts} to ${after.attempts}`;
+  }
+  if (after.attempts !== attempts) {
+    return `attempts of the selected leaf ${JSON.stringify(after.id)} are ${after.attempts}, but guard=${guard}${status ? `, status ${status}` : ""}${runnerError ? ", runner error" : ""} gives ${attempts}`;
+  }
+  if (after.passes !== passes) {
+    return `passes of the selected leaf ${JSON.stringify(after.id)} is ${after.passes}, but guard=${guard} gives ${passes}`;
+  }
+  return undefined;
+}
+
+/**
+ * Audits a run: `base` is the tree the run started from (the parent of its first loop commit),
+ * `commits` every commit after it on the branch, oldest first (first-parent history).
+ */
+export function auditRun(runId: string, base: TaskTree | undefined, commits: readonly AuditCommit[]): AuditReport {
+  const violations: AuditViolation[] = [];
+  let loopCommits = 0;
+  let otherCommits = 0;
+  if (!base) violations.push({ sha: commits[0]?.sha ?? "", iteration: undefined, message: "the tree the run started from is invalid" });
+  else for (const problem of checkDerivedPasses(base)) violations.push({ sha: commits[0]?.sha ?? "", iteration: undefined, message: `the tree the run started from: ${formatProblem(problem)}` });
+
+  let current: TaskTree | undefined = base; // the tree at the previous commit (undefined: invalid)
+  let lastValid: TaskTree | undefined = base;
+  for (const commit of commits) {
+    const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
+    const fail = (message: string) => violations.push({ sha: commit.sha, iteration: record?.subject.iteration, message });
+    const after = commit.tree;
+
+    if (!record) {
+      otherCommits++;
+      if (!commit.changedPaths.includes(".runner/state/tree.json")) continue;
+      if (!after) {
+        fail("a commit that is not a loop commit left the task tree invalid");
+      } else if (lastValid) {
+        for (const problem of checkPassedImmutable(lastValid, after)) fail(`not a loop commit: ${formatProblem(problem)}`);
+        for (const problem of ownedFieldChanges(lastValid, after, new Set())) fail(`not a loop commit, yet ${problem}`);
+      }
+      current = after;
+      if (after) lastValid = after;
+      continue;
+    }
+
+    loopCommits++;
+    const subject = record.subject;
+    if (subject.iteration !== loopCommits) fail(`the subject says iteration ${subject.iteration}, but it is loop commit ${loopCommits} of the run`);
+
+    if (subject.kind === "repair") {
+      if (current) fail("a repair step ran although the task tree was valid");
+      if (after && lastValid) {
+        for (const problem of checkPassedImmutable(lastValid, after)) fail(`the repair: ${formatProblem(problem)}`);
+        for (const problem of ownedFieldChanges(lastValid, after, new Set())) fail(`the repair changed runner-owned fields: ${problem}`);
+      }
+    } else {
+      const kind = classifyChangedPaths(commit.changedPaths);
+      if (kind !== subject.kind) fail(`the subject says ${subject.kind}, but the commit changed ${kind === "execute" ? "paths outside .runner/" : "only .runner/"}`);
+      if (subject.guard === "pass" && subject.kind !== "execute") fail("guard=pass on an iteration that changed nothing outside .runner/");
+      if (subject.guard === "pass" && record.trailers.status !== undefined && record.trailers.status !== "done") fail(`guard=pass although the agent said ${record.trailers.status}`);
+      if (record.trailers.error !== undefined && subject.guard !== "skipped") fail(`a runner error with guard=${subject.guard}; runner errors skip the guard`);
+      if (!current) {
+        fail("a leaf iteration ran on an invalid task tree; the runner must run a repair step first");
+      } else {
+        const selection = selectLeftmostOpenLeaf(current);
+        if (selection.kind !== "leaf") fail(`an iteration on node ${subject.nodeId} after the root had passed`);
+        else if (selection.leaf.id !== subject.nodeId) fail(`the subject names node ${subject.nodeId}, but the leftmost open leaf was ${selection.leaf.id}`);
+        if (after) {
+          for (const problem of checkPassedImmutable(current, after)) fail(formatProblem(problem));
+          const beforeLeaf = byId(current).get(subject.nodeId);
+          const afterLeaf = byId(after).get(subject.nodeId);
+          for (const problem of ownedFieldChanges(current, after, new Set([subject.nodeId]))) fail(problem);
+          if (beforeLeaf && afterLeaf) {
+            const leafProblem = expectedLeaf(record, beforeLeaf, afterLeaf);
+            if (leafProblem) fail(leafProblem);
+          } else if (beforeLeaf && !afterLeaf) {
+            fail(`the selected node ${subject.nodeId} is gone from the tree`);
+          }
+        }
+      }
+    }
+    if (after) for (const problem of checkDerivedPasses(after)) fail(formatProblem(problem));
+    current = after;
+    if (after) lastValid = after;
+  }
+  return { loopCommits, otherCommits, violations };
+}
