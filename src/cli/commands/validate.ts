@@ -7,7 +7,8 @@ import { checkDerivedPasses, checkPassedImmutable } from "../../core/invariants.
 import { LAYOUT } from "../../core/layout.js";
 import { formatProblem, type Problem } from "../../core/problems.js";
 import { countNodes, walkTree } from "../../core/tree.js";
-import { loadAllPolicies, loadConfig, loadTree } from "../../adapters/project-files.js";
+import { loadAllPolicies, loadConfig, loadTree, projectPath, readOptional } from "../../adapters/project-files.js";
+import { LEAF_PLACEHOLDERS, REPAIR_PLACEHOLDERS, unknownPlaceholders } from "../../core/prompt-pack.js";
 import { checkTreeText } from "../../adapters/tree-store.js";
 import type { GlobalArgs } from "../main.js";
 import { printError, printJson, printLine } from "../output.js";
@@ -34,6 +35,15 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
   }
   if (!config.ok) add(LAYOUT.config, config.problems);
   for (const policy of policies) add(policy.file, policy.problems);
+  for (const kind of ["leaf", "repair"] as const) {
+    const file = `${LAYOUT.prompts}/${kind}.md`;
+    const template = await readOptional(projectPath(root, file));
+    if (template === undefined) continue;
+    const unknown = unknownPlaceholders(template, kind);
+    if (unknown.length > 0) {
+      add(file, [{ path: "$", message: `uses unknown placeholder${unknown.length === 1 ? "" : "s"} ${unknown.map((name) => `{{${name}}}`).join(", ")}; a ${kind} template knows ${(kind === "leaf" ? LEAF_PLACEHOLDERS : REPAIR_PLACEHOLDERS).map((name) => `{{${name}}}`).join(", ")}` }]);
+    }
+  }
 
   if (argv.json) {
     printJson({ valid: problems.length === 0, problems });
