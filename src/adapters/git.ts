@@ -29,6 +29,23 @@ export interface LoopCommit {
 
 export const FALLBACK_IDENTITY = { name: "runner", email: "runner@localhost" } as const;
 
+/**
+ * simple-git strips every ambient GIT_* variable from git's environment unless named here. The
+ * user's identity, commit dates and config locations must reach git as they would from a shell:
+ * the commit uses the identity the user set (CONTRACT §7), and fixed dates give the same commits.
+ */
+const INHERITED_GIT_ENV = [
+  "GIT_AUTHOR_NAME",
+  "GIT_AUTHOR_EMAIL",
+  "GIT_AUTHOR_DATE",
+  "GIT_COMMITTER_NAME",
+  "GIT_COMMITTER_EMAIL",
+  "GIT_COMMITTER_DATE",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_SYSTEM",
+  "GIT_CONFIG_NOSYSTEM",
+];
+
 function asGitError(args: readonly string[], error: unknown): GitError {
   const detail = error instanceof Error ? error.message.trim().split("\n")[0] : String(error);
   return new GitError(`git ${args[0] ?? ""} failed: ${detail}`, { cause: error });
@@ -85,7 +102,7 @@ export class GitRepo {
   private readonly git: SimpleGit;
 
   constructor(readonly root: string) {
-    this.git = simpleGit({ baseDir: root, maxConcurrentProcesses: 1, trimmed: false });
+    this.git = simpleGit({ baseDir: root, maxConcurrentProcesses: 1, trimmed: false, allowEnvironment: INHERITED_GIT_ENV });
   }
 
   async raw(args: string[]): Promise<string> {

@@ -4,7 +4,7 @@
 // leaf the leftmost open one, commit subjects consistent with the change and numbered in order.
 import { classifyChangedPaths } from "./classify.js";
 import { checkDerivedPasses, checkPassedImmutable } from "./invariants.js";
-import { parseLoopCommit, type LoopRecord } from "./loop-history.js";
+import { leftTreeInvalid, parseLoopCommit, type LoopRecord } from "./loop-history.js";
 import { formatProblem } from "./problems.js";
 import { selectLeftmostOpenLeaf } from "./select.js";
 import { walkTree, type TaskNode, type TaskTree } from "./tree.js";
@@ -101,7 +101,9 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
   for (const commit of commits) {
     const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
     const fail = (message: string) => violations.push({ sha: commit.sha, iteration: record?.subject.iteration, message });
-    const after = commit.tree;
+    // An iteration that left the tree invalid commits it as the agent wrote it (Runner-Tree: invalid);
+    // the runner did not accept it, so it is not checked here, and the next loop commit must repair it.
+    const after = record && leftTreeInvalid(record) ? undefined : commit.tree;
 
     if (!record) {
       otherCommits++;

@@ -17,6 +17,16 @@ export interface CommitDetails {
   attempts?: { after: number; max: number };
   runnerError?: string;
   failure?: string;
+  /** The runner did not accept the tree the iteration commits (left as the agent wrote it, for a repair). */
+  treeLeftInvalid?: boolean;
+}
+
+/** The trailer value (`Runner-Tree: invalid`) of an iteration that committed a tree the runner did not accept. */
+export const TREE_LEFT_INVALID = "invalid";
+
+/** Whether a loop commit holds a tree the runner did not accept (see CommitDetails.treeLeftInvalid). */
+export function leftTreeInvalid(record: LoopRecord): boolean {
+  return record.trailers.tree === TREE_LEFT_INVALID;
 }
 
 const SUMMARY_LIMIT = 2000;
@@ -34,6 +44,7 @@ export function formatCommitMessage(subject: CommitSubject, details: CommitDetai
   if (details.attempts) trailers.push(`Runner-Attempts: ${details.attempts.after}/${details.attempts.max}`);
   if (details.runnerError) trailers.push(`Runner-Error: ${oneLine(details.runnerError)}`);
   if (details.failure) trailers.push(`Runner-Failure: ${oneLine(details.failure)}`);
+  if (details.treeLeftInvalid) trailers.push(`Runner-Tree: ${TREE_LEFT_INVALID}`);
   const parts = [formatCommitSubject(subject)];
   if (summary) parts.push(summary.length > SUMMARY_LIMIT ? `${summary.slice(0, SUMMARY_LIMIT - 1)}…` : summary);
   if (trailers.length > 0) parts.push(trailers.join("\n"));

@@ -16,14 +16,15 @@ import type {
 } from "../../machines/iteration.js";
 import { serializeTree } from "../core/canonical.js";
 import { LAYOUT } from "../core/layout.js";
-import { formatCommitMessage, nodeRecords, parseLoopCommit, renderHistory, type LoopRecord } from "../core/loop-history.js";
+import { formatCommitMessage, lastLeafNode, leftTreeInvalid, nodeRecords, parseLoopCommit, renderHistory, type LoopRecord } from "../core/loop-history.js";
+import { checkAgentTree } from "../core/iteration.js";
 import { formatProblem } from "../core/problems.js";
 import { buildLeafPrompt, buildRepairPrompt, BUILTIN_TEMPLATES, type PromptKind } from "../core/prompt-pack.js";
 import { loopSubjectPattern, type CommitSubject } from "../core/run-id.js";
 import type { RepositoryFacts } from "../core/safety.js";
 import { selectLeftmostOpenLeaf } from "../core/select.js";
 import { redactSecrets, secretValues } from "../core/text-limits.js";
-import type { TaskNode } from "../core/tree.js";
+import type { TaskNode, TaskTree } from "../core/tree.js";
 import { changedPathList, GitRepo } from "../adapters/git.js";
 import { IterationLog } from "../adapters/iteration-log.js";
 import { loadConfig, loadPolicy, loadTree, projectPath, readOptional } from "../adapters/project-files.js";
@@ -136,7 +137,19 @@ export function createStepActors(deps: StepDeps) {
       tree: tree.ok ? { ok: true, tree: tree.tree } : { ok: false, problems: tree.problems, missing: tree.missing },
       records,
     };
-    if (!tree.ok && !tree.missing) loaded.lastValidTree = await lastValidTree(state.git);
+    // After an iteration that left the tree invalid (committed as the agent wrote it), the tree must
+    // be checked against the last one the runner accepted, as the agent's tree was: a changed passed
+    // node or a removed selected leaf is valid on its own.
+    const accepted = records[0] && leftTreeInvalid(records[0]) ? await acceptedTree(state.git, records) : undefined;
+    if (tree.ok && accepted) {
+      const { problems } = checkAgentTree(accepted, tree.tree, lastLeafNode(records));
+      if (problems.length > 0) {
+        loaded.tree = { ok: false, problems };
+        loaded.lastValidTree = accepted;
+      }
+    } else if (!tree.ok && !tree.missing) {
+      loaded.lastValidTree = accepted ?? (await lastValidTree(state.git));
+    }
     return loaded;
   });
 
@@ -200,8 +213,9 @@ export function createStepActors(deps: StepDeps) {
       await writeContext("history.md", history);
       await writeContext("failure.md", failure ?? "No failure recorded for this node.\n");
     }
-    state.prompt = prompt;
-    log.write("prompt.md", prompt);
+    // The agent's stdin and RUNNER_PROMPT_FILE carry the same text, secrets redacted (CONTRACT §6, §9).
+    state.prompt = redactSecrets(prompt, state.secrets);
+    log.write("prompt.md", state.prompt);
     log.write("tree.before.json", context.previousTree ? serializeTree(context.previousTree) : "");
     return { allowedWritePaths };
   });
@@ -299,6 +313,7 @@ export function createStepActors(deps: StepDeps) {
         attempts: record.attemptsAfter !== undefined && record.maxAttempts !== undefined ? { after: record.attemptsAfter, max: record.maxAttempts } : undefined,
         runnerError: record.runnerError ? `${record.runnerError.kind}: ${record.runnerError.message}` : undefined,
         failure: record.failure?.split("\n")[0],
+        treeLeftInvalid: record.treeToWrite === undefined,
       }),
       state.secrets,
     );
@@ -338,6 +353,19 @@ async function lastValidTree(git: GitRepo) {
     if (load.ok) return load.tree;
   }
   return undefined;
+}
+
+/**
+ * The tree the runner last accepted in this run (records newest first, the newest one left the tree
+ * invalid): at the newest loop commit that did not leave it invalid, else where the run began.
+ */
+async function acceptedTree(git: GitRepo, records: readonly LoopRecord[]): Promise<TaskTree | undefined> {
+  const newestAccepted = records.find((record) => !leftTreeInvalid(record));
+  const revision = newestAccepted ? newestAccepted.sha : `${records[records.length - 1]!.sha}^`;
+  const text = await git.showFile(revision, LAYOUT.tree);
+  if (text === undefined) return undefined;
+  const load = checkTreeText(text);
+  return load.ok ? load.tree : undefined;
 }
 
 /**
