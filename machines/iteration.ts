@@ -2,7 +2,7 @@
 // States are the steps of the seeds; guards and assign actions call src/core; I/O is done by the
 // invoked actors, declared here with placeholder bodies and supplied with `machine.provide()`
 // (the CLI gives real adapters, tests give scripted ones). The machine has no logic of its own.
-import { assign, fromPromise, setup, type DoneActorEvent, type ErrorActorEvent } from "xstate";
+import { assign, enqueueActions, fromPromise, setup, type DoneActorEvent, type ErrorActorEvent } from "xstate";
 import type { IterationKind } from "../src/core/classify.js";
 import type { ResolvedConfig } from "../src/core/config.js";
 import { checkAgentTree, failureFeedback, judgeIteration, type Judgement } from "../src/core/iteration.js";
@@ -16,6 +16,7 @@ import type { TaskTree } from "../src/core/tree.js";
 import type { AgentOutput } from "../src/schemas/types.generated.js";
 import { validateAgentOutputSchema } from "../src/core/schema.js";
 import { formatProblem } from "../src/core/problems.js";
+import { pathsInside } from "../src/core/path-rules.js";
 
 // ---------------------------------------------------------------------------------------------
 // Facts the actors report.
@@ -28,6 +29,14 @@ export interface LoadedState {
   /** When the tree is invalid: the newest valid tree in the branch's history. */
   lastValidTree?: TaskTree;
   /** The selected leaf's allowed_write_paths (filled after selection by the prompt actor). */
+}
+
+/** What recording an interrupted iteration needs: the tree it began from, the config, the history. */
+export interface InterruptedState {
+  config: ResolvedConfig;
+  records: LoopRecord[];
+  /** The valid tree the interrupted iteration began from (HEAD's, or the last accepted one). */
+  previousTree: TaskTree;
 }
 
 export interface AgentRunFacts {
@@ -87,6 +96,8 @@ export interface IterationRecord {
   treeProblems: Problem[];
   changedPaths: string[];
   derivedPasses: string[];
+  /** Changed paths the agent may not touch: restored before the commit. */
+  protectedChanged: string[];
 }
 
 export interface StepInput {
@@ -209,6 +220,7 @@ export function iterationRecord(context: IterationContext): IterationRecord {
     treeProblems: context.treeProblems,
     changedPaths,
     derivedPasses: context.updated?.derivedPasses ?? [],
+    protectedChanged: context.config ? pathsInside(changedPaths, context.config.guard.protectedPaths) : [],
   };
 }
 
@@ -229,6 +241,7 @@ export const iterationMachine = setup({
   actors: {
     inspectRepository: notProvided("inspectRepository") as unknown as ReturnType<typeof fromPromise<RepositoryFacts, { runIdOption: string | undefined }>>,
     loadState: notProvided("loadState") as unknown as ReturnType<typeof fromPromise<LoadedState, { runId: string }>>,
+    loadInterrupted: notProvided("loadInterrupted") as unknown as ReturnType<typeof fromPromise<InterruptedState, { runId: string }>>,
     preparePrompt: notProvided("preparePrompt") as unknown as ReturnType<typeof fromPromise<PromptFacts, { context: IterationContext }>>,
     runAgent: notProvided("runAgent") as unknown as ReturnType<typeof fromPromise<AgentRunFacts, { context: IterationContext }>>,
     collectResult: notProvided("collectResult") as unknown as ReturnType<typeof fromPromise<CollectedFacts, { context: IterationContext }>>,
@@ -237,10 +250,17 @@ export const iterationMachine = setup({
     commitIteration: notProvided("commitIteration") as unknown as ReturnType<typeof fromPromise<{ sha: string }, { record: IterationRecord }>>,
   },
   actions: {
-    record: assign(({ context, event }, params: { state: string }) => ({
-      path: [...context.path, params.state],
-      transitions: [...context.transitions, { from: context.path[context.path.length - 1] ?? "(start)", event: event.type, to: params.state }],
-    })),
+    /** On entry to every state: record it (meta.json `path`, events.jsonl), then the entry hook. */
+    record: enqueueActions(({ context, event, enqueue }, params: { state: string }) => {
+      enqueue.assign({
+        path: [...context.path, params.state],
+        transitions: [...context.transitions, { from: context.path[context.path.length - 1] ?? "(start)", event: event.type, to: params.state }],
+      });
+      // (setup's action map is not visible to its own enqueueActions: name the action untyped)
+      enqueue({ type: "enterState", params } as never);
+    }),
+    /** Provided by the driver: the crash-test hook (kill the runner on entry to a named state). */
+    enterState: (_, _params: { state: string }) => {},
     /** The agent's output and tree are valid: keep them for classification and the update. */
     acceptAgentResult: assign(({ context, event }) => {
       const collected = outputOf<CollectedFacts>(event);
@@ -254,6 +274,7 @@ export const iterationMachine = setup({
   },
   guards: {
     repositoryUnsafe: ({ context, event }) => safetyRefusal(outputOf<RepositoryFacts>(event), context.runIdOption) !== undefined,
+    wasInterrupted: ({ event }) => outputOf<RepositoryFacts>(event).interrupted?.status === "resume",
     configInvalid: ({ event }) => !outputOf<LoadedState>(event).config.ok,
     treeMissing: ({ event }) => {
       const tree = outputOf<LoadedState>(event).tree;
@@ -302,9 +323,47 @@ export const iterationMachine = setup({
             target: "refused",
             actions: assign({ message: ({ context, event }) => safetyRefusal(event.output, context.runIdOption) }),
           },
+          {
+            // The journal says an iteration began here and was never committed (the runner was killed).
+            guard: "wasInterrupted",
+            target: "resumeInterrupted",
+            actions: assign(({ event }) => {
+              const interrupted = event.output.interrupted!;
+              return {
+                runId: interrupted.runId,
+                iteration: interrupted.iteration,
+                stepKind: interrupted.stepKind,
+                selection: interrupted.nodeId === null ? undefined : { leafId: interrupted.nodeId, pathIds: [], stuck: false },
+                requiredNodeId: interrupted.nodeId ?? undefined,
+                runnerError: {
+                  kind: "other" as const,
+                  message: `the runner stopped (killed or crashed) during iteration ${interrupted.iteration} before committing it`,
+                },
+              };
+            }),
+          },
           { target: "loadTree", actions: assign({ runId: ({ context, event }) => effectiveRunId(event.output, context.runIdOption) }) },
         ],
         onError: { target: "refused", actions: assign({ message: ({ event }) => errorMessage(event) }) },
+      },
+    },
+    // An interrupted iteration is recorded as a runner error (seed 002: retry, guard skipped,
+    // attempts unchanged) and committed, from the tree it began from.
+    resumeInterrupted: {
+      entry: { type: "record", params: { state: "resumeInterrupted" } },
+      invoke: {
+        id: "loadInterrupted",
+        src: "loadInterrupted",
+        input: ({ context }) => ({ runId: context.runId! }),
+        onDone: {
+          target: "recover",
+          actions: assign(({ event }) => ({
+            config: event.output.config,
+            records: event.output.records,
+            previousTree: event.output.previousTree,
+          })),
+        },
+        onError: { target: "failed", actions: assign({ message: ({ event }) => `Could not record the interrupted iteration: ${errorMessage(event)}.` }) },
       },
     },
     // 2. Load and validate config and tree; number the iteration from the branch's loop commits.

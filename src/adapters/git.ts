@@ -2,7 +2,9 @@
 // Every call here is one git process: the step counts them (docs/performance.md).
 import { execa } from "execa";
 import { simpleGit, type SimpleGit } from "simple-git";
-import { GitError } from "../errors.js";
+import { readFile, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import { GitError, RefusalError } from "../errors.js";
 
 export interface ChangedPath {
   /** Repository-relative path, as git prints it. */
@@ -229,7 +231,29 @@ export class GitRepo {
     return texts;
   }
 
+  /** Puts paths back as HEAD has them: tracked ones restored, new ones removed. */
+  async restorePaths(paths: readonly string[]): Promise<void> {
+    if (paths.length === 0) return;
+    const tracked = new Set((await this.raw(["ls-tree", "-r", "--name-only", "HEAD", "--", ...paths])).split("\n").filter(Boolean));
+    const restore = paths.filter((p) => tracked.has(p));
+    if (restore.length > 0) await this.raw(["checkout", "HEAD", "--", ...restore]);
+    await Promise.all(paths.filter((p) => !tracked.has(p)).map((p) => rm(path.join(this.root, p), { force: true })));
+  }
+
   async createBranch(name: string): Promise<void> {
     await this.raw(["checkout", "-q", "-b", name]);
   }
 }
+
+/** The repository's git folder (a worktree's `.git` file points elsewhere). */
+export async function gitDir(root: string): Promise<string> {
+  const dotGit = path.join(root, ".git");
+  const info = await stat(dotGit).catch(() => undefined);
+  if (!info) {
+    throw new RefusalError(`${root} is not the top folder of a git repository (no .git here); run \`git init\` there and commit your project, or run the runner where .git and .runner/ sit together.`);
+  }
+  if (info.isDirectory()) return dotGit;
+  const pointer = (await readFile(dotGit, "utf8")).trim().replace(/^gitdir: /, "");
+  return path.resolve(root, pointer);
+}
+

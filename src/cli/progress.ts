@@ -78,7 +78,8 @@ export function terminalView(stream: NodeJS.WriteStream, now: () => number, runL
   let partial = "";
   let tail: string[] = [];
   let drawn = 0;
-  const width = () => Math.max(40, (stream.columns ?? 100) - 1);
+  // A pseudo-terminal without a size reports 0 columns.
+  const width = () => Math.max(40, (stream.columns || 100) - 1);
   const clip = (line: string) => (line.length > width() ? `${line.slice(0, width() - 1)}…` : line);
   const erase = () => {
     if (drawn > 0) stream.write(`\x1b[${drawn}A\x1b[J`);
@@ -86,7 +87,8 @@ export function terminalView(stream: NodeJS.WriteStream, now: () => number, runL
   };
   const draw = () => {
     erase();
-    const head = `▶ run ${runLabel} · iteration ${iteration ?? "…"} · ${node || "…"} · ${phase} · ${seconds(now() - iterationStart)}`;
+    // Phase and elapsed time before the node's title, which is the part clipped on a narrow terminal.
+    const head = `▶ run ${runLabel} · iteration ${iteration ?? "…"} · ${phase} · ${seconds(now() - iterationStart)} · ${node || "…"}`;
     const lines = [clip(head), ...tail.map((line) => clip(`  │ ${line}`))];
     stream.write(`${lines.join("\n")}\n`);
     drawn = lines.length;

@@ -1,7 +1,33 @@
 // Repository safety before an iteration (seed 000 "Workspace + git policy", seed 001 §5 step 1):
 // never on main/master, a branch with commits, a run id, a clean working tree (untracked included),
 // and the local-only folders ignored by git.
-import { runIdFromBranch, runIdProblem } from "./run-id.js";
+import { parseCommitSubject, runIdFromBranch, runIdProblem } from "./run-id.js";
+
+/** An iteration the journal says was begun and not committed (the runner was killed). */
+export interface InterruptedIteration {
+  runId: string;
+  iteration: number;
+  branch: string;
+  head: string;
+  stepKind: "leaf" | "repair";
+  nodeId: string | null;
+}
+
+export type JournalStatus = "resume" | "committed" | "abandoned" | "other-branch";
+
+/**
+ * What a journal left behind means: `resume` — HEAD is where the iteration began, so the working
+ * tree holds the interrupted iteration; `committed` — HEAD is that iteration's loop commit (killed
+ * after committing); `other-branch` — it belongs to another branch; `abandoned` — HEAD moved on by
+ * other hands.
+ */
+export function journalStatus(journal: InterruptedIteration, branch: string | undefined, head: string | undefined, headSubject: string | undefined): JournalStatus {
+  if (journal.branch !== branch) return "other-branch";
+  if (journal.head === head) return "resume";
+  const subject = headSubject === undefined ? undefined : parseCommitSubject(headSubject);
+  if (subject && subject.runId === journal.runId && subject.iteration === journal.iteration) return "committed";
+  return "abandoned";
+}
 
 export interface RepositoryFacts {
   /** undefined when HEAD is detached. */
@@ -14,12 +40,17 @@ export interface RepositoryFacts {
   logsIgnored: boolean;
   /** A merge, rebase, cherry-pick or revert in progress, by name. */
   operationInProgress: string | undefined;
+  /** An interrupted iteration to record (journal status `resume`) or one of another branch. */
+  interrupted?: InterruptedIteration & { status: "resume" | "other-branch" };
 }
 
 export const PROTECTED_BRANCHES = ["main", "master"];
 
 /** The refusal sentence, or undefined when the iteration may start. */
 export function safetyRefusal(facts: RepositoryFacts, runIdOption: string | undefined): string | undefined {
+  if (facts.interrupted?.status === "other-branch") {
+    return `Iteration ${facts.interrupted.iteration} of run ${facts.interrupted.runId} was interrupted on branch ${facts.interrupted.branch}; check out ${facts.interrupted.branch} and run \`runner step\` to record it.`;
+  }
   if (facts.operationInProgress) {
     return `A ${facts.operationInProgress} is in progress; finish or abort it before \`runner step\`.`;
   }
@@ -41,6 +72,8 @@ export function safetyRefusal(facts: RepositoryFacts, runIdOption: string | unde
   if (!facts.logsIgnored) {
     return "Git does not ignore .runner/iterations/ and .runner/context/; add them to .runner/.gitignore (`runner init` writes it) and commit.";
   }
+  // The working tree of an interrupted iteration holds that iteration's changes: recorded next.
+  if (facts.interrupted?.status === "resume") return undefined;
   if (facts.dirtyPaths.length > 0) {
     const shown = facts.dirtyPaths.slice(0, 3).join(", ");
     const more = facts.dirtyPaths.length > 3 ? ` and ${facts.dirtyPaths.length - 3} more` : "";
@@ -49,9 +82,9 @@ export function safetyRefusal(facts: RepositoryFacts, runIdOption: string | unde
   return undefined;
 }
 
-/** The run id of an iteration: the option when given, else the branch's. */
+/** The run id of an iteration: an interrupted iteration's, else the option when given, else the branch's. */
 export function effectiveRunId(facts: RepositoryFacts, runIdOption: string | undefined): string {
-  const runId = runIdOption ?? runIdFromBranch(facts.branch);
+  const runId = facts.interrupted?.runId ?? runIdOption ?? runIdFromBranch(facts.branch);
   if (runId === undefined) throw new Error("effectiveRunId called before safetyRefusal");
   return runId;
 }

@@ -3,6 +3,7 @@
 import { createActor, toPromise } from "xstate";
 import { iterationMachine, type IterationContext, type StepOutput, type Transition } from "../../machines/iteration.js";
 import { IterationLog } from "../adapters/iteration-log.js";
+import { removeJournal } from "../adapters/journal.js";
 import { commitSubjectOf, createStepActors, type StepDeps } from "./services.js";
 import { formatCommitSubject } from "../core/run-id.js";
 
@@ -13,10 +14,21 @@ export interface StepResult extends StepOutput {
   durations: { agentMs: number; guardMs: number; totalMs: number };
 }
 
+/**
+ * The crash-test hook: with RUNNER_TEST_HOOKS=1 and RUNNER_TEST_KILL_AT=<state>, the runner kills
+ * itself with SIGKILL on entry to that state (before the state's actor starts). Off otherwise.
+ */
+function crashTestHook(env: Record<string, string>) {
+  const target = env.RUNNER_TEST_HOOKS === "1" ? env.RUNNER_TEST_KILL_AT : undefined;
+  return (_: unknown, params: { state: string }) => {
+    if (target !== undefined && params.state === target) process.kill(process.pid, "SIGKILL");
+  };
+}
+
 export async function runStep(deps: StepDeps & { runIdOption?: string }): Promise<StepResult> {
   const startedAt = deps.now();
   const { actors, state } = createStepActors(deps);
-  const machine = iterationMachine.provide({ actors });
+  const machine = iterationMachine.provide({ actors, actions: { enterState: crashTestHook(deps.env) } });
   const actor = createActor(machine, { input: { runIdOption: deps.runIdOption } });
 
   // Transitions are appended to events.jsonl once the iteration (and so its folder) is known.
@@ -40,6 +52,8 @@ export async function runStep(deps: StepDeps & { runIdOption?: string }): Promis
   const output = await toPromise(actor);
   const context = latest ?? actor.getSnapshot().context;
   flush(context);
+  // A refusal after the journal was written (an invalid node policy) changed nothing to record.
+  if (output.outcome === "refused" && state.gitDir) await removeJournal(state.gitDir);
 
   const durations = {
     agentMs: Math.round(context.agent?.durationMs ?? 0),

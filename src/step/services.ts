@@ -2,7 +2,7 @@
 // adapter; the machine and src/core decide everything. Created per step by a factory that receives
 // the step's dependencies (repository, environment, clock, abort signal, progress callback).
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fromPromise } from "xstate";
 import type {
@@ -10,6 +10,7 @@ import type {
   CollectedFacts,
   GuardFacts,
   IterationContext,
+  InterruptedState,
   IterationRecord,
   LoadedState,
   PromptFacts,
@@ -21,17 +22,17 @@ import { checkAgentTree } from "../core/iteration.js";
 import { formatProblem } from "../core/problems.js";
 import { buildLeafPrompt, buildRepairPrompt, BUILTIN_TEMPLATES, type PromptKind } from "../core/prompt-pack.js";
 import { loopSubjectPattern, type CommitSubject } from "../core/run-id.js";
-import type { RepositoryFacts } from "../core/safety.js";
+import { journalStatus, type RepositoryFacts } from "../core/safety.js";
 import { selectLeftmostOpenLeaf } from "../core/select.js";
 import { redactSecrets, secretValues } from "../core/text-limits.js";
 import type { TaskNode, TaskTree } from "../core/tree.js";
-import { changedPathList, GitRepo } from "../adapters/git.js";
+import { changedPathList, gitDir, GitRepo } from "../adapters/git.js";
+import { readJournal, removeJournal, writeJournal } from "../adapters/journal.js";
 import { IterationLog } from "../adapters/iteration-log.js";
 import { loadConfig, loadPolicy, loadTree, projectPath, readOptional } from "../adapters/project-files.js";
 import { runProcess } from "../adapters/process-runner.js";
 import { checkTreeText, MAX_TREE_BYTES, writeTreeFile } from "../adapters/tree-store.js";
 import { executorFor } from "../adapters/executors/registry.js";
-import { RefusalError } from "../errors.js";
 
 export type Phase = "prompt" | "agent" | "guard" | "commit";
 
@@ -62,6 +63,8 @@ export interface StepState {
   /** The iteration budget's deadline, set when the agent starts (shared by agent and guard). */
   deadlineMs?: number;
   prompt?: string;
+  gitDir?: string;
+  facts?: RepositoryFacts;
 }
 
 const OPERATION_MARKERS: [string, string][] = [
@@ -71,18 +74,6 @@ const OPERATION_MARKERS: [string, string][] = [
   ["CHERRY_PICK_HEAD", "cherry-pick"],
   ["REVERT_HEAD", "revert"],
 ];
-
-/** The repository's git folder (a worktree's `.git` file points elsewhere). */
-async function gitDir(root: string): Promise<string> {
-  const dotGit = path.join(root, ".git");
-  const info = await stat(dotGit).catch(() => undefined);
-  if (!info) {
-    throw new RefusalError(`${root} is not the top folder of a git repository (no .git here); run \`git init\` there and commit your project, or run the runner where .git and .runner/ sit together.`);
-  }
-  if (info.isDirectory()) return dotGit;
-  const pointer = (await readFile(dotGit, "utf8")).trim().replace(/^gitdir: /, "");
-  return path.resolve(root, pointer);
-}
 
 function leafTitle(context: IterationContext): string | undefined {
   if (!context.previousTree || !context.selection) return undefined;
@@ -109,18 +100,49 @@ export function createStepActors(deps: StepDeps) {
 
   const inspectRepository = fromPromise<RepositoryFacts, { runIdOption: string | undefined }>(async () => {
     const dir = await gitDir(deps.root);
-    const [status, ignored] = await Promise.all([
+    state.gitDir = dir;
+    const [status, ignored, journal] = await Promise.all([
       state.git.status(),
       state.git.ignored([`${LAYOUT.iterations}/x`, `${LAYOUT.context}/x`]),
+      readJournal(dir),
     ]);
     const operation = OPERATION_MARKERS.find(([marker]) => existsSync(path.join(dir, marker)));
-    return {
+    const facts: RepositoryFacts = {
       branch: status.branch,
       head: status.head,
       dirtyPaths: changedPathList(status.changes),
       logsIgnored: ignored.length === 2,
       operationInProgress: operation?.[1],
     };
+    state.facts = facts;
+    if (journal) {
+      const headSubject = status.head === undefined ? undefined : (await state.git.raw(["log", "-1", "--format=%s", "HEAD"])).trim();
+      const verdict = journalStatus(journal, status.branch, status.head, headSubject);
+      // A journal whose iteration was committed, or whose branch moved on by other hands, is spent.
+      if (verdict === "committed" || verdict === "abandoned") await removeJournal(dir);
+      else facts.interrupted = { ...journal, status: verdict };
+    }
+    return facts;
+  });
+
+  /** Config, history and the tree the interrupted iteration began from (HEAD's, if the runner accepted it). */
+  const loadInterrupted = fromPromise<InterruptedState, { runId: string }>(async ({ input }) => {
+    const [config, commits, headText] = await Promise.all([
+      loadConfig(deps.root),
+      state.git.loopCommits(loopSubjectPattern(input.runId)),
+      state.git.showFile("HEAD", LAYOUT.tree),
+    ]);
+    if (!config.ok) throw new Error(`${LAYOUT.config} is invalid: ${formatProblem(config.problems[0]!)}`);
+    const records = commits
+      .map((commit) => parseLoopCommit(commit.sha, commit.subject, commit.body, input.runId))
+      .filter((record): record is LoopRecord => record !== undefined);
+    const head = headText === undefined ? undefined : checkTreeText(headText);
+    const accepted = records[0] && leftTreeInvalid(records[0]) ? undefined : head?.ok ? head.tree : undefined;
+    const previousTree = accepted ?? (await acceptedTree(state.git, records)) ?? (await lastValidTree(state.git));
+    if (!previousTree) throw new Error("no valid task tree exists in this branch's history");
+    // A temp file of an atomic write the kill cut short must not be committed.
+    await removeStaleTempFiles(path.dirname(file(LAYOUT.tree)));
+    return { config: config.config, records, previousTree };
   });
 
   const loadState = fromPromise<LoadedState, { runId: string }>(async ({ input }) => {
@@ -156,6 +178,19 @@ export function createStepActors(deps: StepDeps) {
   const preparePrompt = fromPromise<PromptFacts, { context: IterationContext }>(async ({ input: { context } }) => {
     const log = logFor(context);
     log.ensureDir();
+    // From here on the iteration changes things: journal it, so that a runner killed before the
+    // commit is noticed and recorded by the next step.
+    if (state.gitDir && state.facts?.branch && state.facts.head) {
+      await writeJournal(state.gitDir, {
+        runId: context.runId!,
+        iteration: context.iteration!,
+        branch: state.facts.branch,
+        head: state.facts.head,
+        stepKind: context.stepKind === "repair" ? "repair" : "leaf",
+        nodeId: context.stepKind === "repair" ? null : (context.selection?.leafId ?? null),
+        startedAt: new Date(deps.now()).toISOString(),
+      });
+    }
     progress({ type: "phase", phase: "prompt", iteration: context.iteration, nodeId: context.selection?.leafId, title: leafTitle(context) });
     const config = context.config!;
     const goal = (await readOptional(file(LAYOUT.goal))) ?? "";
@@ -317,17 +352,30 @@ export function createStepActors(deps: StepDeps) {
       }),
       state.secrets,
     );
+    // Changes to protected paths (the guard's own files, the runner's config) never reach the branch:
+    // they are kept in the log and the files restored, so the agent cannot make its own guard pass.
+    if (record.protectedChanged.length > 0) {
+      log.write("protected.patch", await state.git.raw(["diff", "--binary", "--no-color", "HEAD", "--", ...record.protectedChanged]).catch(() => ""));
+      await state.git.restorePaths(record.protectedChanged);
+    }
     await state.git.addAll();
     const [patch, identity] = await Promise.all([state.git.stagedPatch(), state.git.identity()]);
     log.write("diff.patch", patch);
     const sha = await state.git.commit(message, identity.name === undefined || identity.email === undefined);
+    if (state.gitDir) await removeJournal(state.gitDir);
     return { sha };
   });
 
   return {
     state,
-    actors: { inspectRepository, loadState, preparePrompt, runAgent, collectResult, runGuard, persistIteration, commitIteration },
+    actors: { inspectRepository, loadInterrupted, loadState, preparePrompt, runAgent, collectResult, runGuard, persistIteration, commitIteration },
   };
+}
+
+/** Removes temp files of atomic writes (`.<name>.<pid>.tmp`) a killed runner left in a folder. */
+async function removeStaleTempFiles(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(names.filter((name) => /^\..+\.[0-9]+\.tmp$/.test(name)).map((name) => rm(path.join(dir, name), { force: true })));
 }
 
 /** The tree file parsed as JSON (size-limited), or the parse problem; schema checks come later. */

@@ -8,6 +8,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { ExecutorConfig } from "../../schemas/types.generated.js";
 import { schemaFile } from "../../package-files.js";
+import { redactSecrets } from "../../core/text-limits.js";
 import { runArgv } from "./command.js";
 import type { Executor, ExecutorResult } from "./executor.js";
 
@@ -72,13 +73,19 @@ export function outputFromResult(result: Record<string, unknown> | undefined): s
   if (!result) return undefined;
   const structured = result.structured_output;
   if (structured !== null && typeof structured === "object") return `${JSON.stringify(structured)}\n`;
-  // Without structured output, the final message itself may be the JSON answer.
+  // Without structured output, the final message may hold the JSON answer: the whole text, the last
+  // fenced block, or the object the text ends with (models often put a sentence before it).
   if (typeof result.result === "string") {
-    const text = result.result.trim().replace(/^```(?:json)?\s*|\s*```$/g, "");
-    try {
-      return `${JSON.stringify(JSON.parse(text))}\n`;
-    } catch {
-      return undefined;
+    const text = result.result.trim();
+    const fenced = [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)\n?```/g)].map((match) => match[1]!);
+    const braces = text.lastIndexOf("}") > text.indexOf("{") ? [text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)] : [];
+    for (const candidate of [text, ...fenced.reverse(), ...braces]) {
+      try {
+        const value: unknown = JSON.parse(candidate);
+        if (value !== null && typeof value === "object" && !Array.isArray(value)) return `${JSON.stringify(value)}\n`;
+      } catch {
+        // not this one
+      }
     }
   }
   return undefined;
@@ -90,7 +97,8 @@ export const claudeExecutor: Executor = {
     const result = await runArgv(claudeArgv(request.config), { ...request, observeStdout: (chunk) => watcher.push(chunk) });
     watcher.end();
     const output = outputFromResult(watcher.result);
-    if (output !== undefined) writeFileSync(request.outputFile, output);
+    // The runner writes this file (not the agent): secrets are redacted like in every other log (CONTRACT §9).
+    if (output !== undefined) writeFileSync(request.outputFile, redactSecrets(output, request.secrets));
     return result;
   },
 };

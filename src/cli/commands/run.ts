@@ -1,14 +1,16 @@
 // `runner run [--max-iterations N] [--halt-on-stuck]`: step until the root passes (exit 0), a stop
 // condition (exit 3), or an error (1, or 2 for a bug). Ctrl-C kills the agent's process group; the
 // interrupted iteration is recorded as a runner error and committed before the run stops.
+import { GitRepo } from "../../adapters/git.js";
 import { runLoop, type RunSummary } from "../../run/run-loop.js";
-import { runIdProblem } from "../../core/run-id.js";
+import { runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../main.js";
 import { processEnv } from "../environment.js";
 import { printError } from "../output.js";
 import { jsonView, plainView, terminalView, type ProgressView } from "../progress.js";
 import { findProjectRoot } from "../repo.js";
+import { withRepositoryLock } from "../repository-lock.js";
 
 export interface RunArgs extends GlobalArgs {
   maxIterations?: number;
@@ -36,7 +38,7 @@ export async function runWithView(root: string, argv: Omit<RunArgs, "C" | "debug
   const view: ProgressView = argv.json
     ? jsonView(write, Date.now)
     : process.stdout.isTTY
-      ? terminalView(process.stdout, Date.now, label ?? argv.runId ?? "(branch)")
+      ? terminalView(process.stdout, Date.now, label ?? argv.runId ?? (await branchRunId(root)) ?? "(no run branch)")
       : plainView(write);
   const controller = new AbortController();
   let interrupts = 0;
@@ -52,7 +54,7 @@ export async function runWithView(root: string, argv: Omit<RunArgs, "C" | "debug
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   try {
-    const summary = await runLoop({
+    const summary = await withRepositoryLock(root, "runner run", () => runLoop({
       root,
       runIdOption: argv.runId,
       maxIterations: argv.maxIterations,
@@ -62,7 +64,7 @@ export async function runWithView(root: string, argv: Omit<RunArgs, "C" | "debug
       abortSignal: controller.signal,
       onProgress: (event) => view.progress(event),
       onStep: (result) => view.step(result),
-    });
+    }));
     if (controller.signal.aborted && summary.exitCode === 0) summary.exitCode = 1;
     view.summary(summary);
     if (summary.exitCode !== 0 && !argv.json && !process.stdout.isTTY) printError(summary.reason);
@@ -71,5 +73,14 @@ export async function runWithView(root: string, argv: Omit<RunArgs, "C" | "debug
     view.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+  }
+}
+
+/** The run id of the checked-out runner/<id> branch, for the progress header (the step itself decides and refuses). */
+async function branchRunId(root: string): Promise<string | undefined> {
+  try {
+    return runIdFromBranch((await new GitRepo(root).status()).branch);
+  } catch {
+    return undefined;
   }
 }

@@ -6,10 +6,11 @@ import type { GlobalArgs } from "../main.js";
 import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { processEnv } from "../environment.js";
+import { withRepositoryLock } from "../repository-lock.js";
 
 export async function run(argv: GlobalArgs & { runId?: string; json?: boolean }): Promise<number> {
   const root = findProjectRoot(argv.C);
-  const result = await runStep({ root, env: processEnv(), now: Date.now, runIdOption: argv.runId });
+  const result = await withRepositoryLock(root, "runner step", () => runStep({ root, env: processEnv(), now: Date.now, runIdOption: argv.runId }));
   if (argv.json) printJson(stepJson(result));
   return reportStep(result, !argv.json);
 }
