@@ -176,6 +176,13 @@ export function createStepActors(deps: StepDeps) {
   });
 
   const preparePrompt = fromPromise<PromptFacts, { context: IterationContext }>(async ({ input: { context } }) => {
+    // An invalid policy sidecar refuses the iteration: checked before anything is written, so that a
+    // runner killed right after the refusal leaves no journal of an iteration that never began.
+    const selected = context.stepKind === "repair" ? undefined : selectLeftmostOpenLeaf(context.previousTree!);
+    const policy = selected?.kind === "leaf" ? await loadPolicy(deps.root, selected.leaf.id) : undefined;
+    if (policy && policy.problems.length > 0) {
+      return { allowedWritePaths: undefined, policyProblem: `${policy.file} is invalid: ${formatProblem(policy.problems[0]!)}; fix it (\`runner validate\` lists every problem) and run \`runner step\` again.` };
+    }
     const log = logFor(context);
     log.ensureDir();
     // From here on the iteration changes things: journal it, so that a runner killed before the
@@ -213,10 +220,6 @@ export function createStepActors(deps: StepDeps) {
       const selection = selectLeftmostOpenLeaf(context.previousTree!);
       if (selection.kind !== "leaf") throw new Error("buildPrompt without an open leaf");
       const leaf = selection.leaf;
-      const policy = await loadPolicy(deps.root, leaf.id);
-      if (policy && policy.problems.length > 0) {
-        return { allowedWritePaths: undefined, policyProblem: `${policy.file} is invalid: ${formatProblem(policy.problems[0]!)}; fix it (\`runner validate\` lists every problem) and run \`runner step\` again.` };
-      }
       allowedWritePaths = policy?.allowedWritePaths;
       const history = renderHistory(context.records, leaf.id);
       const failure = await lastFailure(deps.root, context.runId!, context.records, leaf.id, selection.path.slice(0, -1).map((node) => node.id));

@@ -1,0 +1,270 @@
+// Fake `codex` and `claude` executables for the adapter tests: node scripts written into a temp
+// `bin/` folder that the test puts first on PATH. Each checks the argv it receives against what the
+// test expects (expect.json in a state folder outside the repository), records it (calls.jsonl),
+// acts like an agent on the task tree (decomposes the root into three leaves, then writes one file
+// per leaf), prints its output in the real tool's format (Codex: `exec --json` JSONL events;
+// Claude: `--output-format stream-json` events) and answers the way the real tool does (Codex: the
+// final message in the --output-last-message file; Claude: `structured_output` in the result event).
+// A fake that finds a wrong argv records the problems, says so on stderr and exits 2 without an
+// answer, so the iteration fails visibly.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { tempDir } from "./sandbox.js";
+
+/** What the fakes expect and how they behave (written to <stateDir>/expect.json). */
+export interface FakeExpectations {
+  codex?: {
+    sandbox: string;
+    model?: string;
+    profile?: string;
+    overrides: string[];
+    extraArgs: string[];
+  };
+  claude?: {
+    permissionMode: string;
+    allowedTools: string[];
+    maxTurns?: number;
+    model?: string;
+    extraArgs: string[];
+    /** Bytes of assistant events printed before the result event (output cap test). */
+    noiseBytes?: number;
+    /** Leaves whose answer comes only as the result text (a ```json fence), without structured_output. */
+    resultTextOnly?: string[];
+  };
+  /** The agent output schema file the fakes compare against. */
+  schemaFile: string;
+  /** The three leaves the root is split into. */
+  leaves: string[];
+}
+
+/** One recorded invocation of a fake. */
+export interface FakeCall {
+  tool: "codex" | "claude";
+  argv: string[];
+  cwd: string;
+  nodeId: string;
+  iteration: string;
+  stdin: string;
+  problems: string[];
+}
+
+// The shared body of both fakes; TOOL is set by the first line.
+const FAKE_BODY = String.raw`
+import { appendFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+const stateDir = process.env.FAKE_AGENT_STATE;
+const expect = JSON.parse(readFileSync(path.join(stateDir, "expect.json"), "utf8"));
+const args = process.argv.slice(2);
+const problems = [];
+const check = (ok, message) => { if (!ok) problems.push(message); };
+const schemaText = readFileSync(expect.schemaFile, "utf8");
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Takes the value after a flag, once; records a problem when the flag is missing or repeated. */
+const rest = [...args];
+function take(flag, { optional = false, variadic = false, repeatable = false } = {}) {
+  const at = rest.indexOf(flag);
+  if (at === -1) { if (!optional) problems.push("missing " + flag); return undefined; }
+  if (!repeatable && rest.indexOf(flag, at + 1) !== -1) problems.push(flag + " given twice");
+  if (variadic) {
+    let end = at + 1;
+    while (end < rest.length && !rest[end].startsWith("-")) end++;
+    const values = rest.slice(at + 1, end);
+    rest.splice(at, end - at);
+    return values;
+  }
+  const value = rest[at + 1];
+  rest.splice(at, 2);
+  return value;
+}
+function takeSwitch(flag) {
+  const at = rest.indexOf(flag);
+  if (at === -1) { problems.push("missing " + flag); return; }
+  rest.splice(at, 1);
+}
+
+let stdin = "";
+try { stdin = readFileSync(0, "utf8"); } catch { stdin = ""; }
+const nodeId = process.env.RUNNER_NODE_ID ?? "";
+let repo = process.cwd();
+let lastMessageFile;
+
+if (TOOL === "codex") {
+  const e = expect.codex;
+  check(args[0] === "exec", "argv[0] is " + args[0] + ", not exec");
+  check(args[args.length - 1] === "-", "the last argument is not - (prompt on stdin)");
+  rest.shift();
+  rest.pop();
+  takeSwitch("--json");
+  takeSwitch("--skip-git-repo-check");
+  const dir = take("-C");
+  check(dir !== undefined && existsSync(dir) && realpathSync(dir) === realpathSync(process.cwd()), "-C " + dir + " is not the repository " + process.cwd());
+  if (dir) repo = dir;
+  const sandbox = take("--sandbox");
+  check(sandbox === e.sandbox, "--sandbox " + sandbox + ", expected " + e.sandbox);
+  check(!args.includes("danger-full-access") || e.sandbox === "danger-full-access", "danger-full-access without the config asking for it");
+  const schema = take("--output-schema");
+  check(schema !== undefined && path.isAbsolute(schema) && existsSync(schema), "--output-schema " + schema + " is not an existing absolute path");
+  if (schema && existsSync(schema)) check(same(JSON.parse(readFileSync(schema, "utf8")), JSON.parse(schemaText)), "--output-schema is not the agent output schema");
+  lastMessageFile = take("--output-last-message");
+  check(lastMessageFile !== undefined && path.isAbsolute(lastMessageFile) && existsSync(path.dirname(lastMessageFile)), "--output-last-message " + lastMessageFile + " is not in an existing folder");
+  check(take("-m", { optional: e.model === undefined }) === e.model, "-m does not match the config");
+  check(take("-p", { optional: e.profile === undefined }) === e.profile, "-p does not match the config");
+  const overrides = [];
+  const c = { optional: true, repeatable: true };
+  for (let value = take("-c", c); value !== undefined; value = take("-c", c)) overrides.push(value);
+  check(same(overrides, e.overrides), "-c overrides " + JSON.stringify(overrides) + ", expected " + JSON.stringify(e.overrides));
+  check(same(rest, e.extraArgs), "left over " + JSON.stringify(rest) + ", expected extra_args " + JSON.stringify(e.extraArgs));
+  if (e.extraArgs.length > 0) check(same(args.slice(args.length - 1 - e.extraArgs.length, -1), e.extraArgs), "extra_args are not right before -");
+} else {
+  const e = expect.claude;
+  check(args[0] === "-p", "argv[0] is " + args[0] + ", not -p");
+  rest.shift();
+  check(take("--output-format") === "stream-json", "--output-format is not stream-json");
+  takeSwitch("--verbose");
+  const schema = take("--json-schema");
+  let parsed;
+  try { parsed = JSON.parse(schema ?? ""); } catch { parsed = undefined; }
+  check(parsed !== undefined && same(parsed, JSON.parse(schemaText)), "--json-schema is not the agent output schema as JSON text");
+  const mode = take("--permission-mode");
+  check(mode === e.permissionMode, "--permission-mode " + mode + ", expected " + e.permissionMode);
+  const tools = take("--allowedTools", { optional: e.allowedTools.length === 0, variadic: true }) ?? [];
+  check(same(tools, e.allowedTools), "--allowedTools " + JSON.stringify(tools) + ", expected " + JSON.stringify(e.allowedTools));
+  const turns = take("--max-turns", { optional: e.maxTurns === undefined });
+  check(turns === (e.maxTurns === undefined ? undefined : String(e.maxTurns)), "--max-turns " + turns + ", expected " + e.maxTurns);
+  check(take("--model", { optional: e.model === undefined }) === e.model, "--model does not match the config");
+  check(same(rest, e.extraArgs), "left over " + JSON.stringify(rest) + ", expected extra_args " + JSON.stringify(e.extraArgs));
+  if (e.extraArgs.length > 0) check(same(args.slice(-e.extraArgs.length), e.extraArgs), "extra_args are not last");
+}
+check(stdin.length > 0 && stdin.includes(nodeId), "the prompt on stdin does not name node " + nodeId);
+check(process.env.RUNNER_OUTPUT_FILE === undefined || lastMessageFile === undefined || lastMessageFile === process.env.RUNNER_OUTPUT_FILE, "--output-last-message is not RUNNER_OUTPUT_FILE");
+
+appendFileSync(path.join(stateDir, "calls.jsonl"), JSON.stringify({
+  tool: TOOL, argv: args, cwd: process.cwd(), nodeId, iteration: process.env.RUNNER_ITERATION ?? "", stdin, problems,
+}) + "\n");
+if (problems.length > 0) {
+  process.stderr.write(TOOL + " (fake): wrong invocation: " + problems.join("; ") + "\n");
+  process.exitCode = 2;
+} else {
+  // Act like an agent: split the root into the leaves, or write the leaf's file.
+  const treeFile = path.join(repo, ".runner", "state", "tree.json");
+  const tree = JSON.parse(readFileSync(treeFile, "utf8"));
+  const find = (n, id) => { if (n.id === id) return n; for (const c of n.children) { const f = find(c, id); if (f) return f; } return undefined; };
+  const node = find(tree.root, nodeId);
+  let answer;
+  if (node && node.id === tree.root.id && node.children.length === 0) {
+    node.children = expect.leaves.map((id, order) => ({ id, order, title: "Leaf " + id, goal: "Write src/" + id + ".txt", acceptance: ["src/" + id + ".txt says ok " + id],
+      passes: false, attempts: 0, max_attempts: 3, children: [] }));
+    writeFileSync(treeFile, JSON.stringify(tree, null, 2) + "\n");
+    answer = { status: "decomposed", summary: "Split " + nodeId + " into " + expect.leaves.join(", ") };
+  } else if (node) {
+    mkdirSync(path.join(repo, "src"), { recursive: true });
+    writeFileSync(path.join(repo, "src", nodeId + ".txt"), "ok " + nodeId + "\n");
+    answer = { status: "done", summary: "Wrote src/" + nodeId + ".txt" };
+  } else {
+    answer = { status: "retry", summary: "no node " + nodeId };
+  }
+  const secret = process.env.OPENAI_API_KEY ?? "";
+  if (TOOL === "codex") {
+    const line = (event) => process.stdout.write(JSON.stringify(event) + "\n");
+    line({ type: "thread.started", thread_id: "0199a213-81c0-7800-8aa1-bbab2a035a53" });
+    line({ type: "turn.started" });
+    line({ type: "item.completed", item: { id: "item_0", type: "reasoning", text: "**Looking at node " + nodeId + "**" } });
+    line({ type: "item.completed", item: { id: "item_1", type: "command_execution", command: "bash -lc 'echo key " + secret + "'", aggregated_output: "key " + secret + "\n", exit_code: 0, status: "completed" } });
+    line({ type: "item.completed", item: { id: "item_2", type: "agent_message", text: JSON.stringify(answer) } });
+    line({ type: "turn.completed", usage: { input_tokens: 2410, cached_input_tokens: 1024, output_tokens: 96 } });
+    writeFileSync(lastMessageFile, JSON.stringify(answer));
+  } else {
+    const e = expect.claude;
+    const line = (event) => process.stdout.write(JSON.stringify(event) + "\n");
+    const session = "8e5c3c2e-4f3b-4a7e-9d43-1f0e6f9d2a10";
+    line({ type: "system", subtype: "init", cwd: process.cwd(), session_id: session, tools: ["Read", "Edit", "Bash"], model: e.model ?? "claude-sonnet", permissionMode: e.permissionMode, apiKeySource: "none" });
+    line({ type: "assistant", message: { id: "msg_01", type: "message", role: "assistant", content: [{ type: "text", text: "Working on " + nodeId + " (key " + secret + ")" }] }, session_id: session });
+    if (e.noiseBytes) {
+      const text = "x".repeat(1000);
+      for (let written = 0; written < e.noiseBytes; written += text.length + 120) {
+        line({ type: "assistant", message: { id: "msg_02", type: "message", role: "assistant", content: [{ type: "text", text }] }, session_id: session });
+      }
+    }
+    const textOnly = (e.resultTextOnly ?? []).includes(nodeId);
+    line({ type: "result", subtype: "success", is_error: false, duration_ms: 1234, num_turns: 2,
+      result: textOnly ? "Here is my answer:\n\n" + "` + "```" + String.raw`json\n" + JSON.stringify(answer) + "\n` + "```" + String.raw`" : answer.summary,
+      session_id: session, total_cost_usd: 0.01, usage: { input_tokens: 10, output_tokens: 20 },
+      ...(textOnly ? {} : { structured_output: { ...answer, summary: answer.summary + (secret ? " (key " + secret + ")" : "") } }) });
+  }
+}
+`;
+
+export interface FakeAgents {
+  /** Put this first on PATH. */
+  binDir: string;
+  /** Outside the repository: expect.json and calls.jsonl. */
+  stateDir: string;
+  /** PATH and FAKE_AGENT_STATE for the runner's environment. */
+  env: Record<string, string>;
+  expect(expectations: FakeExpectations): void;
+  calls(): FakeCall[];
+}
+
+/** Writes fake `codex` and `claude` executables into a fresh temp bin/ folder. */
+export function installFakeAgents(): FakeAgents {
+  const base = tempDir("runner-fakes-");
+  const binDir = path.join(base, "bin");
+  const stateDir = path.join(base, "state");
+  mkdirSync(binDir);
+  mkdirSync(stateDir);
+  for (const tool of ["codex", "claude"] as const) {
+    const file = path.join(binDir, tool);
+    writeFileSync(file, `#!/usr/bin/env node\nconst TOOL = ${JSON.stringify(tool)};\n${FAKE_BODY}`);
+    chmodSync(file, 0o755);
+  }
+  return {
+    binDir,
+    stateDir,
+    env: { PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`, FAKE_AGENT_STATE: stateDir },
+    expect(expectations) {
+      writeFileSync(path.join(stateDir, "expect.json"), JSON.stringify(expectations));
+    },
+    calls() {
+      const file = path.join(stateDir, "calls.jsonl");
+      if (!existsSync(file)) return [];
+      return readFileSync(file, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as FakeCall);
+    },
+  };
+}
+
+/** A guard (node script, committed in the repository) that passes when src/<RUNNER_NODE_ID>.txt says `ok <id>`. */
+export const LEAF_FILE_GUARD = String.raw`import { existsSync, readFileSync } from "node:fs";
+const id = process.env.RUNNER_NODE_ID;
+const file = "src/" + id + ".txt";
+if (!existsSync(file) || readFileSync(file, "utf8") !== "ok " + id + "\n") {
+  console.error(file + " does not say ok " + id);
+  process.exit(1);
+}
+console.log(file + " ok");
+`;
+
+/** Wraps the scenario's agent.mjs: records the agent's own pid (agent-pid-<n>), then runs it in the same process. */
+export const PID_RECORDING_AGENT = String.raw`import { writeFileSync } from "node:fs";
+import path from "node:path";
+writeFileSync(path.join(process.env.SCENARIO_DIR, "agent-pid-" + process.env.RUNNER_ITERATION), String(process.pid));
+await import("./agent.mjs");
+`;
+
+/** The flags named in the comment at the top of an adapter source file (its documented argv), in order. */
+export function documentedFlags(source: string, program: "codex" | "claude"): string[] {
+  const lines = source.split("\n");
+  const start = lines.findIndex((line) => line.startsWith(`//   ${program} `));
+  if (start === -1) throw new Error(`no documented ${program} argv in the adapter's header comment`);
+  const argvLines: string[] = [];
+  for (let i = start; i < lines.length && /^\/\/ {3,}/.test(lines[i]!); i++) argvLines.push(lines[i]!.replace(/^\/\//, ""));
+  return argvLines
+    .join(" ")
+    .split(/\s+/)
+    .map((token) => token.replace(/^\[+/, "").replace(/\]+$/, ""))
+    .filter((token) => token.startsWith("-"));
+}

@@ -1,0 +1,163 @@
+// `runner log [--json]`, `runner log --iteration N --diagram` and `runner diagram` through the built
+// binary, on a run with a decomposition, a failed guard, a retry that passes, a runner error and a pass.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { scenario, type Scenario } from "../helpers/scenario.js";
+import { tempDir } from "../helpers/sandbox.js";
+
+interface Entry {
+  iteration: number;
+  commit: string;
+  node_id: string | null;
+  kind: string;
+  agent_status: string | null;
+  guard_outcome: string;
+  attempts: string | null;
+  duration_ms: number | null;
+  summary: string;
+  failure: string | null;
+  runner_error: string | null;
+}
+
+// iteration → node, kind, status column, guard, attempts, summary
+const EXPECTED: [number, string, string, string, string, string, string][] = [
+  [1, "root", "decompose", "decomposed", "skipped", "0/3", "split root"],
+  [2, "a", "execute", "done", "fail", "1/3", "wrote a, badly"],
+  [3, "a", "execute", "done", "pass", "1/3", "fixed a"],
+  [4, "b", "execute", "error", "skipped", "0/3", "output_parse_error"],
+  [5, "b", "execute", "done", "pass", "0/3", "wrote b"],
+];
+
+let s: Scenario;
+let states: string[];
+
+beforeAll(async () => {
+  s = await scenario({ runId: "log-1" });
+  s.script({
+    1: { decompose: [{ id: "a", order: 0, title: "First" }, { id: "b", order: 1, title: "Second" }], status: "decomposed", summary: "split root into a and b" },
+    2: { write: { "src/a.txt": "bad\n" }, status: "done", summary: "wrote a, badly", guard: { exit: 1, print: "a is wrong" } },
+    3: { write: { "src/a.txt": "a\n" }, status: "done", summary: "fixed a" },
+    4: { write: { "src/b.txt": "draft\n" }, rawOutput: "this is not JSON" },
+    5: { write: { "src/b.txt": "b\n" }, status: "done", summary: "wrote b" },
+  });
+  for (let i = 1; i <= 5; i++) {
+    const step = await s.step();
+    expect(step.exitCode, step.stderr).toBe(i === 4 ? 1 : 0);
+  }
+  const graph = JSON.parse((await s.runner(["diagram", "--format", "json"])).stdout) as { states: { id: string }[] };
+  states = graph.states.map((state) => state.id);
+});
+
+describe("runner log", () => {
+  it("lists every iteration: number, node, kind, status, guard, attempts, duration, summary", async () => {
+    const result = await s.runner(["log"]);
+    expect(result.stderr).toBe("");
+    expect(result.exitCode).toBe(0);
+    const out = result.stdout.split("\n").filter(Boolean);
+    expect(out[0]).toBe("run log-1: 5 iterations");
+    expect(out[1]!.split(/\s+/).filter(Boolean)).toEqual(["iter", "node", "kind", "status", "guard", "attempts", "time", "summary"]);
+    expect(out).toHaveLength(2 + EXPECTED.length);
+    for (const [i, [iteration, nodeId, kind, status, guard, attempts, summary]] of EXPECTED.entries()) {
+      const cells = out[2 + i]!.trim().split(/\s{2,}/);
+      expect(cells.slice(0, 6), out[2 + i]).toEqual([String(iteration), nodeId, kind, status, guard, attempts]);
+      expect(cells[6]).toMatch(/^\d+\.\ds$/);
+      expect(cells.slice(7).join("  ")).toContain(summary);
+    }
+  });
+
+  it("--json has the same iterations with every field", async () => {
+    const result = await s.runner(["log", "--json"]);
+    expect(result.stderr).toBe("");
+    expect(result.exitCode).toBe(0);
+    const log = JSON.parse(result.stdout) as { run_id: string; iterations: Entry[] };
+    expect(log.run_id).toBe("log-1");
+    const shas = (await s.git(["log", "--format=%H", "--reverse", "main..HEAD"])).split("\n").filter(Boolean);
+    expect(log.iterations.map((entry) => entry.commit)).toEqual(shas);
+    for (const [i, [iteration, nodeId, kind, status, guard, attempts, summary]] of EXPECTED.entries()) {
+      const entry = log.iterations[i]!;
+      expect(entry).toMatchObject({ iteration, node_id: nodeId, kind, guard_outcome: guard, attempts });
+      expect(entry.agent_status).toBe(status === "error" ? "retry" : status);
+      expect(entry.duration_ms).toBe(s.meta(iteration).durations.total_ms);
+      expect(entry.duration_ms).toBeGreaterThan(0);
+      if (status === "error") expect(entry.runner_error).toContain(summary);
+      else expect(entry.summary).toContain(summary);
+    }
+    expect(log.iterations[1]!.failure).toContain("guard");
+    expect(log.iterations[2]!.failure).toBeNull();
+  });
+
+  it("--iteration N --diagram prints DOT with that iteration's states and transitions highlighted", async () => {
+    for (const iteration of [2, 4]) {
+      const result = await s.runner(["log", "--iteration", String(iteration), "--diagram"]);
+      expect(result.stderr).toBe("");
+      expect(result.exitCode).toBe(0);
+      const dot = result.stdout;
+      expect(dot.startsWith("digraph")).toBe(true);
+      const path_ = s.meta(iteration).path;
+      const highlighted = [...dot.matchAll(/^ {2}"(\w+)" \[label="[^"]*"[^\n]*fillcolor=/gm)].map((match) => match[1]);
+      expect(new Set(highlighted)).toEqual(new Set(path_));
+      for (const state of states) expect(dot).toMatch(new RegExp(`^ {2}"${state}" \\[`, "m"));
+      // Every transition the iteration took (from events.jsonl) is drawn highlighted, and only those.
+      const taken = s.events().filter((event) => event.iteration === iteration && event.from !== "(start)");
+      const boldEdges = [...dot.matchAll(/^ {2}"(\w+)" -> "(\w+)" \[[^\n]*penwidth=2\.5/gm)].map((match) => `${match[1]}->${match[2]}`);
+      expect(new Set(boldEdges)).toEqual(new Set(taken.map((event) => `${event.from}->${event.to}`)));
+    }
+    expect(s.meta(2).path).toContain("guard");
+    expect(s.meta(4).path).toContain("recover");
+  });
+
+  it("--iteration N --diagram --format svg --output f.svg writes an SVG naming every state", async () => {
+    const file = path.join(tempDir("runner-log-svg-"), "f.svg");
+    const result = await s.runner(["log", "--iteration", "3", "--diagram", "--format", "svg", "--output", file]);
+    expect(result.stderr).toBe("");
+    expect(result.exitCode).toBe(0);
+    const svg = readFileSync(file, "utf8");
+    expect(svg).toContain("<svg");
+    expect(svg.trimEnd().endsWith("</svg>")).toBe(true);
+    for (const state of states) expect(svg, state).toContain(`>${state}</text>`);
+    expect(svg).toContain("#c8e6c9");
+  });
+
+  it("--iteration N alone shows one iteration; an unknown iteration is refused", async () => {
+    const one = await s.runner(["log", "--iteration", "2", "--json"]);
+    expect(one.exitCode).toBe(0);
+    expect(JSON.parse(one.stdout)).toMatchObject({ iteration: 2, node_id: "a", guard_outcome: "fail" });
+    const missing = await s.runner(["log", "--iteration", "9"]);
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toContain("no iteration 9");
+  });
+});
+
+describe("runner diagram", () => {
+  it("prints the machine as mermaid, dot, json and svg, each naming every state", async () => {
+    expect(states).toEqual(expect.arrayContaining(["safetyCheck", "loadTree", "selectLeaf", "buildPrompt", "repairTree", "execute", "reloadTree", "classify", "guard", "updateState", "recover", "persist", "commit", "committed", "nothingToDo", "refused", "failed"]));
+    const mermaid = await s.runner(["diagram", "--format", "mermaid"]);
+    expect(mermaid.exitCode).toBe(0);
+    expect(mermaid.stdout.startsWith("stateDiagram-v2\n")).toBe(true);
+    expect(mermaid.stdout).toContain("[*] --> safetyCheck");
+    for (const state of states) expect(mermaid.stdout).toMatch(new RegExp(`\\b${state}\\b`));
+
+    const dot = await s.runner(["diagram", "--format", "dot"]);
+    expect(dot.exitCode).toBe(0);
+    expect(dot.stdout.startsWith('digraph "iteration" {')).toBe(true);
+    expect(dot.stdout).not.toContain("fillcolor");
+    for (const state of states) expect(dot.stdout).toContain(`"${state}" [`);
+
+    const json = await s.runner(["diagram", "--format", "json"]);
+    const graph = JSON.parse(json.stdout) as { initial: string; transitions: { from: string; to: string }[] };
+    expect(graph.initial).toBe("safetyCheck");
+    for (const t of graph.transitions) {
+      expect(states).toContain(t.from);
+      expect(states).toContain(t.to);
+    }
+
+    const file = path.join(tempDir("runner-diagram-"), "machine.svg");
+    const svg = await s.runner(["diagram", "--format", "svg", "--output", file]);
+    expect(svg.exitCode).toBe(0);
+    expect(svg.stdout).toContain(file);
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain("<svg");
+    for (const state of states) expect(text, state).toContain(`>${state}</text>`);
+  });
+});
