@@ -150,6 +150,8 @@ export interface IterationContext {
   path: string[];
   /** Every transition taken (events.jsonl). */
   transitions: Transition[];
+  /** The type of the event behind the last recorded transition (to tell `always` transitions apart). */
+  lastEventType?: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -252,9 +254,13 @@ export const iterationMachine = setup({
   actions: {
     /** On entry to every state: record it (meta.json `path`, events.jsonl), then the entry hook. */
     record: enqueueActions(({ context, event, enqueue }, params: { state: string }) => {
+      // An eventless (`always`) transition runs in the same macrostep as the event before it and
+      // sees that event again: a repeat of the last event's type is the `always` transition.
+      const eventless = context.lastEventType === event.type;
       enqueue.assign({
         path: [...context.path, params.state],
-        transitions: [...context.transitions, { from: context.path[context.path.length - 1] ?? "(start)", event: event.type, to: params.state }],
+        transitions: [...context.transitions, { from: context.path[context.path.length - 1] ?? "(start)", event: eventless ? "always" : event.type, to: params.state }],
+        lastEventType: event.type,
       });
       // (setup's action map is not visible to its own enqueueActions: name the action untyped)
       enqueue({ type: "enterState", params } as never);

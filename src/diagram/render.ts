@@ -22,7 +22,7 @@ export function toMermaid(graph: DiagramGraph): string {
   return `${lines.join("\n")}\n`;
 }
 
-const quote = (text: string) => `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+const quote = (text: string) => `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`;
 
 export function toDot(graph: DiagramGraph, highlight?: Highlight): string {
   const visited = new Set(highlight?.states ?? []);

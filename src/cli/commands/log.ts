@@ -132,18 +132,11 @@ async function iterationPath(root: string, runId: string, iteration: number): Pr
   }
   const meta = JSON.parse(metaText) as { path?: string[] };
   const eventsText = (await readOptional(path.join(root, ...eventsFile(runId).split("/")))) ?? "";
-  const taken = eventsText
+  const transitions = eventsText
     .split("\n")
     .filter((line) => line.trim() !== "")
     .map((line) => JSON.parse(line) as { iteration: number; from: string; event: string; to: string })
     .filter((event) => event.iteration === iteration);
-  // An eventless (`always`) step is logged with the event that led into its source state; the
-  // diagram draws it as an `always` edge, so match it to that edge.
-  const [{ iterationMachine }, { machineGraph }] = await Promise.all([import("../../../machines/iteration.js"), import("../../diagram/graph.js")]);
-  const edges = new Set(machineGraph(iterationMachine).transitions.map((t) => `${t.from}\u0000${t.event}\u0000${t.to}`));
-  const transitions = taken.map((t) =>
-    !edges.has(`${t.from}\u0000${t.event}\u0000${t.to}`) && edges.has(`${t.from}\u0000always\u0000${t.to}`) ? { ...t, event: "always" } : t,
-  );
   return { states: meta.path ?? [], transitions };
 }
 
