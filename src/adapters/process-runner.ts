@@ -12,6 +12,7 @@ import { closeSync, mkdirSync, openSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
+import { truncateForAgent } from "../core/text-limits.js";
 
 export interface ProcessRequest {
   /** argv[0] is the program, looked up on PATH. */
@@ -50,15 +51,20 @@ export interface ProcessResult {
   stdoutBytes: number;
   stderrBytes: number;
   droppedBytes: number;
-  /** The last few KB of output (both streams), for failure feedback and progress. */
+  /** The last few KB of output (both streams), for progress. */
   tail: string;
+  /**
+   * The output as it may be fed back to the agent (CONTRACT §9): whole up to 4000 characters, else
+   * the first 2500, `\n...\n`, the last 1000 — of the whole output, not just of its tail.
+   */
+  excerpt: string;
 }
 
 type StreamName = "stdout" | "stderr";
 
 /** Time between SIGTERM and SIGKILL of the group; also how long pipes may stay open after the child exits. */
 const GRACE_MS = 2_000;
-/** Characters of output kept in `tail`. */
+/** Characters of output kept in `tail`, and at the start of the output for `excerpt`. */
 const TAIL_CHARS = 4_096;
 /** setTimeout cannot wait longer than this (larger delays fire at once). */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -246,6 +252,7 @@ function emptyResult(): ProcessResult {
     stderrBytes: 0,
     droppedBytes: 0,
     tail: "",
+    excerpt: "",
   };
 }
 
@@ -266,6 +273,9 @@ class OutputLog {
   private fd: number | undefined;
   private readonly streams: Record<StreamName, StreamState>;
   private tail = "";
+  /** The first TAIL_CHARS characters of the output, and how many characters there were in all. */
+  private head = "";
+  private chars = 0;
   private endsWithNewline = true;
 
   constructor(private readonly request: ProcessRequest) {
@@ -292,7 +302,7 @@ class OutputLog {
   }
 
   /** Flushes what the decoders and redactors hold back, writes the byte-count line, returns the counts. */
-  finish(): Pick<ProcessResult, "stdoutBytes" | "stderrBytes" | "droppedBytes" | "tail"> {
+  finish(): Pick<ProcessResult, "stdoutBytes" | "stderrBytes" | "droppedBytes" | "tail" | "excerpt"> {
     for (const stream of ["stdout", "stderr"] as const) {
       const state = this.streams[stream];
       this.emit(state.redactor.push(state.decoder.end()) + state.redactor.end(), stream);
@@ -300,7 +310,10 @@ class OutputLog {
     const { stdout, stderr } = this.streams;
     const droppedBytes = stdout.dropped + stderr.dropped;
     this.note(`stdout ${stdout.produced} bytes, stderr ${stderr.produced} bytes, ${droppedBytes} dropped over the cap of ${this.request.capBytes} per stream`);
-    return { stdoutBytes: stdout.produced, stderrBytes: stderr.produced, droppedBytes, tail: this.tail.slice(-TAIL_CHARS) };
+    const tail = this.tail.slice(-TAIL_CHARS);
+    // Longer than the head: the head's first 2500 and the tail's last 1000 characters are the output's.
+    const excerpt = this.chars <= TAIL_CHARS ? this.head : truncateForAgent(this.head + tail);
+    return { stdoutBytes: stdout.produced, stderrBytes: stderr.produced, droppedBytes, tail, excerpt };
   }
 
   /** Appends one `[runner] …` line to the log. */
@@ -317,6 +330,8 @@ class OutputLog {
   private emit(text: string, stream: StreamName): void {
     if (text === "") return;
     this.writeFile(text);
+    if (this.head.length < TAIL_CHARS) this.head += text.slice(0, TAIL_CHARS - this.head.length);
+    this.chars += text.length;
     this.tail += text;
     if (this.tail.length > 2 * TAIL_CHARS) this.tail = this.tail.slice(-TAIL_CHARS);
     try {

@@ -112,7 +112,7 @@ export function failureFeedback(input: {
   if (judgement.policy.failure) return judgement.policy.failure;
   if (guard && guard.outcome === "fail") {
     const how = guard.exitCode === undefined ? "failed" : `exited with code ${guard.exitCode}`;
-    return `The guard \`${guard.command.join(" ")}\` ${how}.\n\nIts output (the end of it):\n\n${truncateForAgent(guard.output)}`;
+    return `The guard \`${guard.command.join(" ")}\` ${how}.\n\nIts output:\n\n${truncateForAgent(guard.output)}`;
   }
   return judgement.verdict.note;
 }

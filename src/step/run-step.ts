@@ -3,7 +3,6 @@
 import { createActor, toPromise } from "xstate";
 import { iterationMachine, type IterationContext, type StepOutput, type Transition } from "../../machines/iteration.js";
 import { IterationLog } from "../adapters/iteration-log.js";
-import { removeJournal } from "../adapters/journal.js";
 import { commitSubjectOf, createStepActors, type StepDeps } from "./services.js";
 import { formatCommitSubject } from "../core/run-id.js";
 
@@ -52,8 +51,9 @@ export async function runStep(deps: StepDeps & { runIdOption?: string }): Promis
   const output = await toPromise(actor);
   const context = latest ?? actor.getSnapshot().context;
   flush(context);
-  // A refusal after the journal was written (an invalid node policy) changed nothing to record.
-  if (output.outcome === "refused" && state.gitDir) await removeJournal(state.gitDir);
+  // A refusal never touches the journal: it refuses before anything is written (an invalid node
+  // policy included), and a journal it found (another branch's, or one behind a refusal such as a
+  // merge in progress) must survive until the step that can record it.
 
   const durations = {
     agentMs: Math.round(context.agent?.durationMs ?? 0),

@@ -328,7 +328,7 @@ export function createStepActors(deps: StepDeps) {
       aborted: result.aborted,
       spawnError: result.spawnError,
       durationMs: result.durationMs,
-      output: result.tail,
+      output: result.excerpt,
     };
   });
 
