@@ -15,7 +15,8 @@ import { applyStateUpdates, recoveryFor, type AgentStatus, type GuardOutcome, ty
 import type { TaskTree } from "../src/core/tree.js";
 import type { AgentOutput } from "../src/schemas/types.generated.js";
 import { validateAgentOutputSchema } from "../src/core/schema.js";
-import { formatProblem } from "../src/core/problems.js";
+import { formatProblem, jsonSyntaxMessage } from "../src/core/problems.js";
+import { iterationDir } from "../src/core/layout.js";
 import { pathsInside } from "../src/core/path-rules.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -170,16 +171,18 @@ function selectedLeaf(context: IterationContext) {
   return selection.kind === "leaf" && selection.leaf.id === id ? selection.leaf : undefined;
 }
 
-function parseOutput(text: string | undefined): { ok: true; output: AgentOutput } | { ok: false; reason: string } {
-  if (text === undefined) return { ok: false, reason: "the agent wrote no output file" };
+/** `file` (repository-relative) names the output file in the reason. */
+function parseOutput(text: string | undefined, file?: string): { ok: true; output: AgentOutput } | { ok: false; reason: string } {
+  if (text === undefined) return { ok: false, reason: `the agent wrote no output file${file ? ` (${file})` : ""}` };
+  const name = file ? `the output file ${file}` : "the output file";
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
-    return { ok: false, reason: `the output file is not valid JSON (${(error as Error).message})` };
+    return { ok: false, reason: `${name} ${jsonSyntaxMessage(text, error)}` };
   }
   const result = validateAgentOutputSchema(data);
-  if (!result.ok) return { ok: false, reason: `the output file does not match the agent output schema: ${result.problems.map(formatProblem).join("; ")}` };
+  if (!result.ok) return { ok: false, reason: `${name} does not match the agent output schema: ${result.problems.map(formatProblem).join("; ")}` };
   return { ok: true, output: result.value };
 }
 
@@ -539,8 +542,8 @@ export const iterationMachine = setup({
             target: "recover",
             actions: assign({
               collected: ({ event }) => event.output,
-              runnerError: ({ event }) => {
-                const parsed = parseOutput(event.output.outputText);
+              runnerError: ({ context, event }) => {
+                const parsed = parseOutput(event.output.outputText, `${iterationDir(context.runId!, context.iteration!)}/output.json`);
                 return { kind: "output_parse_error" as const, message: parsed.ok ? "" : parsed.reason };
               },
             }),
@@ -674,7 +677,13 @@ export const iterationMachine = setup({
             };
           }),
         },
-        onError: { target: "persist" },
+        onError: {
+          target: "persist",
+          actions: assign(({ context }) => {
+            const recovery = recoveryFor(context.runnerError!.kind);
+            return { outcome: { status: recovery.status, guard: recovery.guard }, failure: undefined, updated: undefined };
+          }),
+        },
       },
     },
     // 10. Persist: the tree atomically in canonical form, and the iteration's logs.

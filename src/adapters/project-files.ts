@@ -4,7 +4,7 @@ import path from "node:path";
 import { parseConfig, type ConfigResult } from "../core/config.js";
 import { LAYOUT } from "../core/layout.js";
 import { pathEntryProblem } from "../core/path-rules.js";
-import type { Problem } from "../core/problems.js";
+import { jsonSyntaxMessage, type Problem } from "../core/problems.js";
 import { validatePolicySchema } from "../core/schema.js";
 import { loadTreeFile, type TreeLoad } from "./tree-store.js";
 
@@ -50,7 +50,7 @@ export async function loadPolicy(root: string, nodeId: string): Promise<PolicyLo
   try {
     data = JSON.parse(text);
   } catch (error) {
-    return { nodeId, file, problems: [{ path: "$", message: `is not valid JSON (${(error as Error).message})` }] };
+    return { nodeId, file, problems: [{ path: "$", message: jsonSyntaxMessage(text, error) }] };
   }
   const schema = validatePolicySchema(data);
   if (!schema.ok) return { nodeId, file, problems: schema.problems };

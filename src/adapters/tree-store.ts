@@ -5,7 +5,7 @@ import { open, readFile, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { serializeTree } from "../core/canonical.js";
 import { checkTreeShape } from "../core/invariants.js";
-import type { Problem } from "../core/problems.js";
+import { jsonSyntaxMessage, type Problem } from "../core/problems.js";
 import type { TaskTree } from "../core/tree.js";
 
 /** Larger tree files are refused before they are read (a 100,000-node plan is about 30 MB). */
@@ -37,7 +37,7 @@ export function checkTreeText(text: string): TreeLoad {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    return { ok: false, text, problems: [{ path: "$", message: `is not valid JSON (${(error as Error).message})` }] };
+    return { ok: false, text, problems: [{ path: "$", message: jsonSyntaxMessage(text, error) }] };
   }
   const { tree, problems } = checkTreeShape(data);
   return tree ? { ok: true, tree, text } : { ok: false, text, problems };

@@ -29,3 +29,19 @@ export function pointerToPath(pointer: string): string {
 export function formatProblem(problem: Problem): string {
   return `${problem.path}: ${problem.message}`;
 }
+
+/**
+ * Why `text` is not JSON, as one line: a leading byte order mark is named as such; otherwise the
+ * parser's message with its snippet of the input flattened (it may hold newlines or control
+ * characters) and bounded.
+ */
+export function jsonSyntaxMessage(text: string, error: unknown): string {
+  if (text.charCodeAt(0) === 0xfeff) return "is not valid JSON: it starts with a byte order mark (BOM); save it as UTF-8 without a BOM";
+  const detail = (error instanceof Error ? error.message : String(error))
+    // (control characters, line separators and BOMs of the input's snippet become spaces)
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return `is not valid JSON (${detail.length > 200 ? `${detail.slice(0, 199)}…` : detail})`;
+}

@@ -13,6 +13,9 @@ export interface StepResult extends StepOutput {
   durations: { agentMs: number; guardMs: number; totalMs: number };
 }
 
+/** States from which an iteration is certain to be committed (or recovered by the next step). */
+const RECORDED_FROM = new Set(["execute", "recover", "resumeInterrupted"]);
+
 /**
  * The crash-test hook: with RUNNER_TEST_HOOKS=1 and RUNNER_TEST_KILL_AT=<state>, the runner kills
  * itself with SIGKILL on entry to that state (before the state's actor starts). Off otherwise.
@@ -40,7 +43,9 @@ export async function runStep(deps: StepDeps & { runIdOption?: string }): Promis
     latest = context;
     while (times.length < context.transitions.length) times.push(new Date(deps.now()).toISOString());
     if (context.runId === undefined || context.iteration === undefined) return;
-    if (context.path.includes("refused") || context.path.includes("nothingToDo")) return;
+    // Transitions are written once the iteration is certain to be recorded (the agent starts, or a
+    // runner error is being recorded): a refusal before that leaves no trace under its number.
+    if (!context.path.some((state) => RECORDED_FROM.has(state))) return;
     log ??= new IterationLog(deps.root, context.runId, context.iteration, state.secrets);
     const fresh: Transition[] = context.transitions.slice(written);
     log.appendEvents(fresh.map((t, i) => ({ iteration: context.iteration, from: t.from, event: t.event, to: t.to, time: times[written + i] })));

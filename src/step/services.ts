@@ -19,7 +19,7 @@ import { serializeTree } from "../core/canonical.js";
 import { LAYOUT } from "../core/layout.js";
 import { formatCommitMessage, lastLeafNode, leftTreeInvalid, nodeRecords, parseLoopCommit, renderHistory, type LoopRecord } from "../core/loop-history.js";
 import { checkAgentTree } from "../core/iteration.js";
-import { formatProblem } from "../core/problems.js";
+import { formatProblem, jsonSyntaxMessage } from "../core/problems.js";
 import { buildLeafPrompt, buildRepairPrompt, BUILTIN_TEMPLATES, type PromptKind } from "../core/prompt-pack.js";
 import { loopSubjectPattern, type CommitSubject } from "../core/run-id.js";
 import { journalStatus, type RepositoryFacts } from "../core/safety.js";
@@ -358,6 +358,9 @@ export function createStepActors(deps: StepDeps) {
     // Changes to protected paths (the guard's own files, the runner's config) never reach the branch:
     // they are kept in the log and the files restored, so the agent cannot make its own guard pass.
     if (record.protectedChanged.length > 0) {
+      // Files the agent created show in the patch once git knows of them (intent to add).
+      const present = record.protectedChanged.filter((relative) => existsSync(file(relative)));
+      if (present.length > 0) await state.git.raw(["add", "--intent-to-add", "--", ...present]).catch(() => "");
       log.write("protected.patch", await state.git.raw(["diff", "--binary", "--no-color", "HEAD", "--", ...record.protectedChanged]).catch(() => ""));
       await state.git.restorePaths(record.protectedChanged);
     }
@@ -390,7 +393,7 @@ async function readTreeData(treeFile: string): Promise<CollectedFacts["treeData"
   try {
     return { ok: true, data: JSON.parse(text) };
   } catch (error) {
-    return { ok: false, problems: [{ path: "$", message: `is not valid JSON (${(error as Error).message})` }] };
+    return { ok: false, problems: [{ path: "$", message: jsonSyntaxMessage(text, error) }] };
   }
 }
 

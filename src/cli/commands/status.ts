@@ -21,7 +21,7 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string })
   const root = findProjectRoot(argv.C);
   if (argv.runId !== undefined) {
     const problem = runIdProblem(argv.runId);
-    if (problem) throw new UsageError(`${problem}.`);
+    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
   }
   const [tree, runInfo] = await Promise.all([loadValidTree(root), readRunInfo(root, argv.runId)]);
   const selection = selectLeftmostOpenLeaf(tree);

@@ -1,0 +1,714 @@
+// Model-based tests, machine layer: every path of the model (test/model/paths.ts) drives the REAL
+// iteration machine (`iterationMachine.provide({ actors })`) with scripted actors that settle as the
+// path says, one transition at a time, and checks at every state what must hold there (seed 001 §5,
+// seed 002): the transition the machine took and the state it is in, `context.path`, the tree a
+// commit writes (valid, canonical, derived passes), seed 002's transition table in `updateState`,
+// its recovery table after `recover` (retry, guard skipped, no attempt counted), what each final
+// state outputs and which actors ran. Then every state and every transition of the machine must be
+// covered by some path: a new state or transition without one fails here.
+//
+// Each transition needs facts that make exactly its guard the first that holds: FACTS below builds
+// them (RepositoryFacts, LoadedState, PromptFacts, AgentRunFacts, CollectedFacts, GuardFacts, ...)
+// from real trees. Where a transition can be reached with several kinds of facts (a dirty working
+// tree or a protected branch; a timeout or an abort), the path is driven once per variant.
+import { setImmediate as tick } from "node:timers/promises";
+import { createActor, fromPromise, type Actor, type AnyMachineSnapshot, type AnyTransitionDefinition } from "xstate";
+import { describe, expect, it } from "vitest";
+import {
+  iterationMachine,
+  iterationRecord,
+  type AgentRunFacts,
+  type CollectedFacts,
+  type GuardFacts,
+  type InterruptedState,
+  type IterationContext,
+  type IterationRecord,
+  type LoadedState,
+  type PromptFacts,
+  type StepInput,
+  type StepOutput,
+} from "../../machines/iteration.js";
+import { serializeTree } from "../../src/core/canonical.js";
+import { resolveConfig, type ResolvedConfig } from "../../src/core/config.js";
+import { checkDerivedPasses, checkTreeShape } from "../../src/core/invariants.js";
+import type { LoopRecord } from "../../src/core/loop-history.js";
+import type { Problem } from "../../src/core/problems.js";
+import type { CommitSubject } from "../../src/core/run-id.js";
+import type { RepositoryFacts } from "../../src/core/safety.js";
+import { selectLeftmostOpenLeaf } from "../../src/core/select.js";
+import { walkTree, type TaskNode, type TaskTree } from "../../src/core/tree.js";
+import { node, tree } from "../helpers/sandbox.js";
+import {
+  EDGES,
+  FACT_DECIDED_CONTEXT_GUARDS,
+  FINAL_STATES,
+  INVOKES,
+  MODEL_CONTEXT_GUARDS,
+  STATES,
+  coverage,
+  describeEdge,
+  formatCoverage,
+  machinePaths,
+  type ModelContext,
+  type ModelEdge,
+  type ModelPath,
+} from "./paths.js";
+
+// ---------------------------------------------------------------------------------------------
+// Fact builders.
+
+const RUN = "t1";
+const HEAD = "0123456789abcdef0123456789abcdef01234567";
+const SHA = "89abcdef0123456789abcdef0123456789abcdef";
+const TREE_FILE = ".runner/state/tree.json";
+
+function configOf(raw: unknown): ResolvedConfig {
+  const result = resolveConfig(raw);
+  if (!result.ok) throw new Error(`test config invalid: ${JSON.stringify(result.problems)}`);
+  return result.config;
+}
+
+const CONFIG = configOf({
+  executor: { kind: "command", command: ["node", "agent.mjs"] },
+  guard: { command: ["node", "guard.mjs"] },
+  limits: { iteration_timeout_seconds: 60, max_repair_attempts: 2 },
+});
+
+/** root → p (passed), a (attempts 1, selected first), b (attempts 2 of 2). */
+const LEAF_TREE = tree(
+  node("root", {
+    children: [node("p", { order: 0, passes: true }), node("a", { order: 1, attempts: 1 }), node("b", { order: 2, attempts: 2, max_attempts: 2 })],
+  }),
+);
+/** The same with a stuck: attempts saturate. */
+const STUCK_TREE = tree(
+  node("root", {
+    children: [node("p", { order: 0, passes: true }), node("a", { order: 1, attempts: 3, max_attempts: 3 }), node("b", { order: 2 })],
+  }),
+);
+const ALL_PASSED = tree(node("root", { passes: true, children: [node("p", { passes: true }), node("a", { order: 1, passes: true, attempts: 2 })] }));
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+function find(t: TaskTree, id: string): TaskNode | undefined {
+  for (const { node: n } of walkTree(t)) if (n.id === id) return n;
+  return undefined;
+}
+
+/** A tree as an agent might write it: runner-owned fields tampered with, which the runner must reset. */
+function tampered(t: TaskTree, selectedId: string | undefined): TaskTree {
+  const copy = clone(t);
+  for (const { node: n } of walkTree(copy)) {
+    if (n.passes) continue; // passed nodes are immutable: changing them leaves the tree invalid
+    n.attempts = 0;
+    if (n.id !== selectedId && n.children.length === 0) n.passes = true;
+  }
+  copy.root.passes = false;
+  return copy;
+}
+
+const problem = (message: string): Problem => ({ path: "$", message });
+
+function repositoryFacts(overrides: Partial<RepositoryFacts> = {}): RepositoryFacts {
+  return { branch: `runner/${RUN}`, head: HEAD, dirtyPaths: [], logsIgnored: true, operationInProgress: undefined, ...overrides };
+}
+
+function loaded(fields: Partial<LoadedState> & Pick<LoadedState, "tree">): LoadedState {
+  return { config: { ok: true, config: CONFIG }, records: [], ...fields };
+}
+
+function loopRecord(subject: CommitSubject, trailers: Record<string, string> = {}): LoopRecord {
+  return { sha: `${subject.iteration}`.padStart(40, "0"), subject, summary: `iteration ${subject.iteration}`, trailers };
+}
+
+/** Records newest first, as the branch's history gives them. */
+const repairRecords = (count: number, from = 1): LoopRecord[] =>
+  Array.from({ length: count }, (_, i) => loopRecord({ kind: "repair", runId: RUN, iteration: from + count - 1 - i }, { tree: "invalid" }));
+const leafRecord = (nodeId: string, trailers: Record<string, string> = {}): LoopRecord =>
+  loopRecord({ kind: "execute", runId: RUN, iteration: 1, nodeId, guard: "fail" }, { status: "done", ...trailers });
+
+function agentRun(fields: Partial<AgentRunFacts> = {}): AgentRunFacts {
+  return { exitCode: 0, timedOut: false, aborted: false, spawnError: undefined, durationMs: 1200, argv: ["node", "agent.mjs"], ...fields };
+}
+
+function guardRun(fields: Partial<GuardFacts> = {}): GuardFacts {
+  return { exitCode: 0, timedOut: false, aborted: false, spawnError: undefined, durationMs: 300, output: "guard output", ...fields };
+}
+
+type Status = "done" | "retry" | "decomposed";
+
+function collected(fields: { output?: Status | string | null; tree: unknown; changed: string[] }): CollectedFacts {
+  const output = fields.output;
+  const outputText = output === null || output === undefined ? undefined : ["done", "retry", "decomposed"].includes(output) ? JSON.stringify({ status: output, summary: `the agent said ${output}` }) : output;
+  return {
+    outputText,
+    treeData: fields.tree instanceof Error ? { ok: false, problems: [problem(`is not valid JSON (${fields.tree.message})`)] } : { ok: true, data: clone(fields.tree) },
+    changedPaths: [...fields.changed].sort(),
+  };
+}
+
+/** The agent's tree with children added under `id`. */
+function withChildren(t: TaskTree, id: string, ids: string[]): TaskTree {
+  const copy = clone(t);
+  find(copy, id)!.children.push(...ids.map((child, order) => node(child, { order })));
+  return copy;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The plan: how each actor of a path settles.
+
+type Settle = { kind: "done"; output: unknown } | { kind: "error"; error: Error };
+
+/** What the facts of a path set up, for the checks. */
+interface World {
+  input: StepInput;
+  stepKind?: "leaf" | "repair";
+  /** The tree the iteration starts from. */
+  previousTree?: TaskTree;
+  /** The selected leaf (or the journal's node). */
+  selectedId?: string;
+  /** The node that must survive the agent (the selected leaf, or the node a repair follows). */
+  requiredNodeId?: string;
+  allowedWritePaths?: string[];
+  /** The iteration leaves the agent's tree as it is, for a repair step: nothing to write. */
+  leftInvalid: boolean;
+  /** The iteration number the facts imply. */
+  iteration?: number;
+}
+
+interface FactArgs {
+  world: World;
+  /** One of several kinds of facts that all take this transition, by the run's variant. */
+  pick: <T>(options: readonly T[]) => T;
+  /** The transition the path takes out of `state`, if it gets there. */
+  next: (state: string) => ModelEdge | undefined;
+}
+
+/**
+ * Facts for every `done` transition (keyed `<state>:done[:<guard>]`), built so that exactly that
+ * transition's guard is the first that holds. `error` transitions need no facts (the actor rejects);
+ * `always` transitions are decided by facts of earlier actors, which look ahead with `next`.
+ */
+const FACTS: Record<string, (args: FactArgs) => unknown> = {
+  "safetyCheck:done:repositoryUnsafe": ({ pick }) =>
+    repositoryFacts(
+      pick<Partial<RepositoryFacts>>([
+        { branch: "main" },
+        { branch: undefined },
+        { dirtyPaths: ["src/wip.ts"] },
+        { operationInProgress: "rebase" },
+        { logsIgnored: false },
+        { branch: "feature" },
+        { head: undefined },
+        { interrupted: { runId: RUN, iteration: 4, branch: "runner/other", head: HEAD, stepKind: "leaf", nodeId: "a", status: "other-branch" } },
+      ]),
+    ),
+  "safetyCheck:done:wasInterrupted": ({ world, pick }) => {
+    const journal = pick([
+      { stepKind: "leaf" as const, nodeId: "a" },
+      { stepKind: "repair" as const, nodeId: null },
+    ]);
+    world.stepKind = journal.stepKind;
+    world.selectedId = journal.nodeId ?? undefined;
+    world.requiredNodeId = journal.nodeId ?? undefined;
+    world.iteration = 3;
+    return repositoryFacts({ dirtyPaths: ["src/a.ts"], interrupted: { runId: RUN, iteration: 3, branch: `runner/${RUN}`, head: HEAD, ...journal, status: "resume" } });
+  },
+  "safetyCheck:done": ({ world, pick }) => {
+    const variant = pick([
+      { facts: repositoryFacts(), input: {} },
+      { facts: repositoryFacts({ branch: "feature" }), input: { runIdOption: RUN } },
+    ]);
+    world.input = variant.input;
+    return variant.facts;
+  },
+  "resumeInterrupted:done": ({ world }): InterruptedState => {
+    world.previousTree = LEAF_TREE;
+    return { config: CONFIG, records: [leafRecord("a")], previousTree: LEAF_TREE };
+  },
+  "loadTree:done:configInvalid": ({ pick }) =>
+    loaded({
+      config: { ok: false, problems: [{ path: "$.limits.iteration_timeout_seconds", message: "must be >= 1" }] },
+      tree: pick<LoadedState["tree"]>([{ ok: true, tree: LEAF_TREE }, { ok: false, problems: [problem("the file does not exist")], missing: true }]),
+    }),
+  "loadTree:done:treeMissing": ({ pick }) =>
+    loaded({ tree: { ok: false, problems: [problem("the file does not exist")], missing: true }, records: pick([[], repairRecords(CONFIG.limits.maxRepairAttempts)]) }),
+  "loadTree:done:treeValid": ({ world, pick, next }) => {
+    const rootPasses = next("selectLeaf")?.guard === "rootPasses";
+    const start = rootPasses ? ALL_PASSED : pick([LEAF_TREE, STUCK_TREE]);
+    const records = pick([[], [leafRecord("a")]]);
+    world.previousTree = start;
+    world.stepKind = "leaf";
+    const selection = selectLeftmostOpenLeaf(start);
+    world.selectedId = selection.kind === "leaf" ? selection.leaf.id : undefined;
+    world.requiredNodeId = world.selectedId;
+    world.iteration = records.length + 1;
+    return loaded({ tree: { ok: true, tree: start }, records });
+  },
+  "loadTree:done:repairsExhausted": ({ pick }) =>
+    loaded({
+      tree: { ok: false, problems: [problem("is not valid JSON (Unexpected token)")] },
+      records: [...repairRecords(CONFIG.limits.maxRepairAttempts, 2), leafRecord("a", { tree: "invalid" })],
+      lastValidTree: pick([LEAF_TREE, undefined]),
+    }),
+  "loadTree:done:noValidTreeInHistory": ({ pick }) =>
+    loaded({ tree: { ok: false, problems: [problem("is not valid JSON (Unexpected token)")] }, records: pick([[], repairRecords(CONFIG.limits.maxRepairAttempts - 1)]) }),
+  "loadTree:done": ({ world, pick }) => {
+    const records = pick([[], [leafRecord("a", { tree: "invalid" })]]);
+    world.previousTree = LEAF_TREE;
+    world.stepKind = "repair";
+    world.requiredNodeId = records.length > 0 ? "a" : undefined;
+    world.iteration = records.length + 1;
+    return loaded({ tree: { ok: false, problems: [problem("is not valid JSON (Unexpected token)")] }, records, lastValidTree: LEAF_TREE });
+  },
+  "buildPrompt:done:policyInvalid": (): PromptFacts => ({
+    allowedWritePaths: undefined,
+    policyProblem: ".runner/nodes/a/policy.json is invalid: $: is not valid JSON; fix it and run `runner step` again.",
+  }),
+  "buildPrompt:done": ({ world, pick }): PromptFacts => {
+    world.allowedWritePaths = pick([undefined, ["src/"]]);
+    return { allowedWritePaths: world.allowedWritePaths };
+  },
+  "repairTree:done": (): PromptFacts => ({ allowedWritePaths: undefined }),
+  "execute:done:agentTimedOut": ({ pick }) => agentRun(pick([{ exitCode: undefined, timedOut: true }, { exitCode: undefined, aborted: true }])),
+  "execute:done:agentNotStarted": () => agentRun({ exitCode: undefined, spawnError: 'cannot start "nope": no such program (ENOENT)' }),
+  "execute:done": ({ pick }) => agentRun(pick([{ exitCode: 0 }, { exitCode: 3 }])),
+  "reloadTree:done:outputInvalid": ({ world, pick }) =>
+    collected({ output: pick([null, "this is not JSON", JSON.stringify({ status: "finished", summary: "x" })]), tree: world.previousTree, changed: ["src/a.ts"] }),
+  "reloadTree:done:agentTreeInvalid": ({ world, pick }) => {
+    world.leftInvalid = true;
+    const previous = world.previousTree!;
+    const variants: unknown[] = [new Error("Unexpected end of JSON input"), { version: 1, root: { id: "root" } }];
+    const passed = [...walkTree(previous)].find(({ node: n }) => n.passes);
+    if (passed) {
+      const changed = clone(previous);
+      find(changed, passed.node.id)!.title = "rewritten by the agent";
+      variants.push(changed);
+    }
+    if (world.requiredNodeId !== undefined) {
+      const removed = clone(previous);
+      for (const { node: n } of walkTree(removed)) n.children = n.children.filter((child) => child.id !== world.requiredNodeId);
+      variants.push(removed);
+    }
+    const below = [...walkTree(previous)].find(({ node: n }) => n.attempts >= 2 && !n.passes);
+    if (below) {
+      const lowered = clone(previous);
+      find(lowered, below.node.id)!.max_attempts = 1;
+      variants.push(lowered);
+    }
+    return collected({ output: "done", tree: pick(variants), changed: [TREE_FILE] });
+  },
+  "reloadTree:done:isRepair": ({ world }) => collected({ output: "done", tree: tampered(world.previousTree!, undefined), changed: [TREE_FILE] }),
+  "reloadTree:done": ({ world, pick, next }) => {
+    const previous = world.previousTree!;
+    const id = world.selectedId!;
+    if (next("classify")?.guard === "guardRequired" || next("classify") === undefined) {
+      // EXECUTE + done, no contract or policy violation: the guard runs.
+      return collected({ output: "done", tree: tampered(previous, id), changed: ["src/a.ts"] });
+    }
+    const variants = [
+      collected({ output: "decomposed", tree: withChildren(previous, id, [`${id}1`, `${id}2`]), changed: [TREE_FILE] }),
+      // done on a DECOMPOSE iteration: the guard does not run, nothing passes.
+      collected({ output: "done", tree: previous, changed: [".runner/state/assumptions.md"] }),
+      collected({ output: "retry", tree: tampered(previous, id), changed: ["src/a.ts"] }),
+      // a protected path changed: the guard stage fails without running.
+      collected({ output: "done", tree: previous, changed: [".runner/state/config.toml", "src/a.ts"] }),
+      // contract violations: decomposed without children, done with children.
+      collected({ output: "decomposed", tree: previous, changed: [TREE_FILE] }),
+      collected({ output: "done", tree: withChildren(previous, id, [`${id}1`]), changed: [TREE_FILE, "src/a.ts"] }),
+    ];
+    if (world.allowedWritePaths) variants.push(collected({ output: "done", tree: previous, changed: ["docs/outside.md"] }));
+    return pick(variants);
+  },
+  "guard:done:guardTimedOut": ({ pick }) => guardRun(pick([{ exitCode: undefined, timedOut: true }, { exitCode: undefined, aborted: true }])),
+  "guard:done:guardNotStarted": () => guardRun({ exitCode: undefined, spawnError: 'cannot start "just": no such program (ENOENT)' }),
+  "guard:done": ({ pick }) => guardRun(pick([{ exitCode: 0 }, { exitCode: 1, output: "2 tests failed" }, { exitCode: undefined, output: "killed by SIGSEGV" }])),
+  "recover:done": ({ world, pick }) => {
+    const variant = pick(["valid", "invalid", "no-output"] as const);
+    if (variant === "invalid") world.leftInvalid = true;
+    const previous = world.previousTree!;
+    if (variant === "valid") return collected({ output: "done", tree: tampered(previous, world.selectedId), changed: ["src/a.ts"] });
+    if (variant === "invalid") return collected({ output: "done", tree: new Error("Unexpected token }"), changed: [TREE_FILE] });
+    return collected({ output: null, tree: previous, changed: [] });
+  },
+  "persist:done": () => undefined,
+  "commit:done:hadRunnerError": () => ({ sha: SHA }),
+  "commit:done": () => ({ sha: SHA }),
+};
+
+interface Plan {
+  variant: number;
+  settles: Map<string, Settle>;
+  world: World;
+  /** How many variants the richest transition of the path has. */
+  variants: number;
+}
+
+function planFor(path: ModelPath, variant: number): Plan {
+  let variants = 1;
+  const world: World = { input: {}, leftInvalid: false };
+  const pick = <T>(options: readonly T[]): T => {
+    variants = Math.max(variants, options.length);
+    return options[variant % options.length]!;
+  };
+  const next = (state: string) => path.edges.find((edge) => edge.from === state);
+  const settles = new Map<string, Settle>();
+  for (const edge of path.edges) {
+    if (edge.outcome === "always") continue;
+    const actor = edge.actor!;
+    if (edge.outcome === "error") {
+      if (edge.from === "recover") world.leftInvalid = true;
+      settles.set(actor, { kind: "error", error: new Error(`${actor} failed (scripted)`) });
+      continue;
+    }
+    const build = FACTS[edge.key];
+    if (!build) throw new Error(`no facts for ${describeEdge(edge)}: add a builder for "${edge.key}" to FACTS in test/model/machine.test.ts`);
+    settles.set(actor, { kind: "done", output: build({ world, pick, next }) });
+  }
+  return { variant, settles, world, variants };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The driver: the real machine, its actors settled one transition at a time.
+
+interface Microstep {
+  transitions: AnyTransitionDefinition[];
+  snapshot: AnyMachineSnapshot;
+}
+
+class Driver {
+  readonly microsteps: Microstep[] = [];
+  /** Every actor the machine invoked, in order, with its input. */
+  readonly invoked: { id: string; input: unknown }[] = [];
+  private readonly pending = new Map<string, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+  readonly actor: Actor<typeof iterationMachine>;
+
+  constructor(readonly plan: Plan) {
+    const scripted = <T, I>() =>
+      fromPromise<T, I>(({ input, self }) => {
+        this.invoked.push({ id: self.id, input });
+        return new Promise<T>((resolve, reject) => this.pending.set(self.id, { resolve: resolve as (value: unknown) => void, reject }));
+      });
+    const machine = iterationMachine.provide({
+      actors: {
+        inspectRepository: scripted<RepositoryFacts, { runIdOption: string | undefined }>(),
+        loadInterrupted: scripted<InterruptedState, { runId: string }>(),
+        loadState: scripted<LoadedState, { runId: string }>(),
+        preparePrompt: scripted<PromptFacts, { context: IterationContext }>(),
+        runAgent: scripted<AgentRunFacts, { context: IterationContext }>(),
+        collectResult: scripted<CollectedFacts, { context: IterationContext }>(),
+        runGuard: scripted<GuardFacts, { context: IterationContext }>(),
+        persistIteration: scripted<void, { record: IterationRecord }>(),
+        commitIteration: scripted<{ sha: string }, { record: IterationRecord }>(),
+      },
+    });
+    // (the inspector sees events of the spawned actors too: keep the root's microsteps only)
+    const root: { ref?: unknown } = {};
+    this.actor = createActor(machine, {
+      input: plan.world.input,
+      inspect: (event) => {
+        if (event.type === "@xstate.microstep" && event.actorRef === root.ref) {
+          this.microsteps.push({ transitions: event._transitions, snapshot: event.snapshot as AnyMachineSnapshot });
+        }
+      },
+    });
+    root.ref = this.actor;
+  }
+
+  /** Settles the actor invoked by `state` as planned. */
+  settle(state: string): void {
+    const id = INVOKES.get(state)!;
+    const pending = this.pending.get(id);
+    if (!pending) throw new Error(`the machine is in ${String(this.actor.getSnapshot().value)}; no ${id} actor is running to settle`);
+    this.pending.delete(id);
+    const settle = this.plan.settles.get(id);
+    if (!settle) throw new Error(`the plan has no outcome for ${id}`);
+    if (settle.kind === "done") pending.resolve(settle.output);
+    else pending.reject(settle.error);
+  }
+
+  /** Lets the settled promise reach the machine (and its eventless transitions run). */
+  async until(count: number): Promise<void> {
+    for (let i = 0; i < 20 && this.microsteps.length < count; i++) await tick();
+  }
+
+  inputOf(id: string): unknown {
+    return [...this.invoked].reverse().find((entry) => entry.id === id)?.input;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What must hold in each state.
+
+const guardOf = (transition: AnyTransitionDefinition): string | undefined => {
+  const guard = transition.guard as unknown;
+  if (guard === undefined) return undefined;
+  return typeof guard === "string" ? guard : String((guard as { type?: unknown }).type ?? "inline");
+};
+
+/** Seed 002's transition table, written out again: what happens to the selected node. */
+function expectedSelected(previous: TaskNode, after: TaskNode, outcome: { status: Status; guard: string }) {
+  const increment = outcome.status === "retry" || (outcome.status === "done" && outcome.guard === "fail");
+  const attempts = increment && previous.attempts < after.max_attempts ? previous.attempts + 1 : previous.attempts;
+  const setTrue = outcome.status === "done" && outcome.guard === "pass";
+  const passes = after.children.length > 0 ? after.children.every((child) => child.passes) : setTrue || previous.passes;
+  return { attempts, passes };
+}
+
+/** Runner-owned fields of every node except `except` come from the previous tree (new nodes: false / 0). */
+function expectRunnerOwnedKept(previous: TaskTree, next: TaskTree, except: string | undefined): void {
+  for (const { node: after } of walkTree(next)) {
+    if (after.id === except) continue;
+    const before = find(previous, after.id);
+    expect(after.attempts, `attempts of ${after.id}`).toBe(before?.attempts ?? 0);
+    if (after.children.length === 0) expect(after.passes, `passes of leaf ${after.id}`).toBe(before?.passes ?? false);
+  }
+  expect(checkDerivedPasses(next), "parents' passes derived from their children").toEqual([]);
+}
+
+/** The runner error kind of seed 002's recovery table for the transition into `recover`. */
+function runnerErrorKind(edge: ModelEdge): string {
+  if (edge.guard === "agentTimedOut" || edge.guard === "guardTimedOut") return "executor_timeout";
+  if (edge.guard === "outputInvalid") return "output_parse_error";
+  if (edge.from === "guard") return "guard_error";
+  return "other";
+}
+
+const OUTCOME_OF_FINAL: Record<string, StepOutput["outcome"]> = { committed: "committed", nothingToDo: "nothing-to-do", refused: "refused", failed: "failed" };
+
+function checkState(driver: Driver, path: ModelPath, k: number): void {
+  const state = path.states[k]!;
+  const edge = path.edges[k - 1];
+  const plan = driver.plan;
+  const where = `${path.name} (facts variant ${plan.variant}), step ${k} (${state})`;
+  const snapshot = k === 0 ? driver.actor.getSnapshot() : driver.microsteps[k - 1]?.snapshot;
+  if (!snapshot) {
+    throw new Error(`${where}: the machine did not take ${describeEdge(edge!)}; it rests in ${String(driver.actor.getSnapshot().value)} with path ${JSON.stringify(driver.actor.getSnapshot().context.path)}`);
+  }
+  const context = snapshot.context as IterationContext;
+
+  // The transition the machine took is the model's, and it is where the model is.
+  if (edge) {
+    const taken = driver.microsteps[k - 1]!.transitions;
+    expect(taken.length, where).toBe(1);
+    const t = taken[0]!;
+    expect({ from: t.source.key, event: t.eventType || "always", guard: guardOf(t), to: t.target?.map((n) => n.key) }, where).toEqual({
+      from: edge.from,
+      event: edge.event,
+      guard: edge.guard,
+      to: [edge.to],
+    });
+  }
+  expect(snapshot.value, where).toBe(state);
+  expect(context.path, `${where}: context.path`).toEqual(path.states.slice(0, k + 1));
+  // The transitions recorded for events.jsonl: `always` told apart from the actor event before it.
+  expect(context.transitions.slice(1).map((t) => `${t.from} ${t.event} ${t.to}`), `${where}: context.transitions`).toEqual(
+    path.edges.slice(0, k).map((e) => `${e.from} ${e.event} ${e.to}`),
+  );
+
+  // The context agrees with the model's abstraction of it.
+  const model: ModelContext = path.contexts[k]!;
+  const stepKinds: Record<ModelContext["stepKind"], (string | undefined)[]> = { none: [undefined], leaf: ["leaf"], repair: ["repair"], journal: ["leaf", "repair"] };
+  expect(stepKinds[model.stepKind], `${where}: stepKind`).toContain(context.stepKind);
+  expect(context.runnerError !== undefined, `${where}: runner error`).toBe(model.runnerError);
+
+  // A state that invokes an actor runs exactly it, once.
+  const rests = k === path.states.length - 1 || path.edges[k]!.outcome !== "always";
+  if (rests && INVOKES.has(state)) {
+    expect(driver.actor.getSnapshot().value, where).toBe(state);
+    expect(driver.invoked.map((entry) => entry.id).filter((id) => id === INVOKES.get(state)), where).toHaveLength(1);
+  }
+
+  switch (state) {
+    case "loadTree":
+      expect(context.runId, where).toBe(RUN);
+      break;
+    case "resumeInterrupted":
+      expect([context.runId, context.iteration], where).toEqual([RUN, plan.world.iteration]);
+      expect(context.runnerError?.message, where).toMatch(/stopped .* before committing/);
+      break;
+    case "selectLeaf": {
+      const selection = selectLeftmostOpenLeaf(context.previousTree!);
+      expect(context.selection?.leafId, where).toBe(selection.kind === "leaf" ? selection.leaf.id : undefined);
+      expect(context.iteration, where).toBe(plan.world.iteration);
+      break;
+    }
+    case "repairTree":
+      expect(context.previousTree, where).toEqual(plan.world.previousTree);
+      expect(context.treeProblems.length, where).toBeGreaterThan(0);
+      expect(context.selection, where).toBeUndefined();
+      expect(context.requiredNodeId, where).toBe(plan.world.requiredNodeId);
+      break;
+    case "classify": {
+      // seed 001 §5 step 7: EXECUTE iff a path outside .runner/ changed.
+      const execute = context.collected!.changedPaths.some((p) => !p.startsWith(".runner/"));
+      expect(context.judgement?.kind, where).toBe(execute ? "execute" : "decompose");
+      break;
+    }
+    case "guard":
+      expect(context.judgement?.runGuard, where).toBe(true);
+      expect(context.judgement?.kind, where).toBe("execute");
+      expect(context.output?.status, where).toBe("done");
+      break;
+    case "updateState": {
+      const updated = context.updated!;
+      expect(checkTreeShape(updated.tree).problems, where).toEqual([]);
+      if (context.stepKind === "repair") {
+        expect(updated.selected, where).toBeUndefined();
+        expectRunnerOwnedKept(context.previousTree!, updated.tree, undefined);
+      } else {
+        const id = context.selection!.leafId;
+        const previous = find(context.previousTree!, id)!;
+        const outcome = context.outcome!;
+        const after = updated.selected!;
+        expect({ attempts: after.attempts, passes: after.passes }, `${where}: seed 002 table for ${outcome.status}/${outcome.guard}`).toEqual(
+          expectedSelected(previous, after, outcome as { status: Status; guard: string }),
+        );
+        expectRunnerOwnedKept(context.previousTree!, updated.tree, id);
+      }
+      break;
+    }
+    case "recover": {
+      expect(context.runnerError, where).toBeDefined();
+      if (edge!.from !== "resumeInterrupted") expect(context.runnerError!.kind, where).toBe(runnerErrorKind(edge!));
+      break;
+    }
+    case "persist": {
+      const record = driver.inputOf("persistIteration") as { record: IterationRecord };
+      expect(record.record, where).toEqual(iterationRecord(context));
+      expect([record.record.runId, record.record.iteration], where).toEqual([RUN, plan.world.iteration]);
+      if (edge!.from === "recover") {
+        // Seed 002 "Runner Error Recovery": retry, guard skipped, attempts unchanged, error recorded.
+        if (edge!.outcome === "done") expect(context.outcome, where).toEqual({ status: "retry", guard: "skipped" });
+        expect([record.record.status, record.record.guard], where).toEqual(["retry", "skipped"]);
+        expect(record.record.attemptsAfter, `${where}: no attempt counted`).toBe(record.record.attemptsBefore);
+        expect(record.record.runnerError, where).toBeDefined();
+        expect(record.record.failure, `${where}: runner errors are not fed back as a failure`).toBeUndefined();
+        if (context.updated) expectRunnerOwnedKept(context.previousTree!, context.updated.tree, undefined);
+      } else {
+        expect(record.record.runnerError, where).toBeUndefined();
+      }
+      if (path.states.includes("guard") && !path.states.includes("recover")) expect(["pass", "fail"], where).toContain(record.record.guard);
+      if (!path.states.includes("guard")) expect(["skipped", "fail"], where).toContain(record.record.guard);
+      break;
+    }
+    case "commit": {
+      const record = iterationRecord(context);
+      expect((driver.inputOf("commitIteration") as { record: IterationRecord }).record, `${where}: commit gets what persist wrote`).toEqual(
+        (driver.inputOf("persistIteration") as { record: IterationRecord }).record,
+      );
+      const written = record.treeToWrite;
+      expect(written === undefined, `${where}: the tree is left invalid for a repair step`).toBe(plan.world.leftInvalid);
+      if (written) {
+        expect(checkTreeShape(written).problems, `${where}: the tree written is valid`).toEqual([]);
+        expect(`${JSON.stringify(written, null, 2)}\n`, `${where}: the tree written is canonical`).toBe(serializeTree(written));
+        expect(checkTreeShape(JSON.parse(serializeTree(written))).tree, where).toEqual(written);
+        expect(checkDerivedPasses(written), where).toEqual([]);
+        if (record.nodeId !== undefined) expect(find(written, record.nodeId)?.attempts, where).toBe(record.attemptsAfter);
+      } else if (!path.edges.some((e) => e.key === "recover:error")) {
+        expect(record.treeProblems.length, where).toBeGreaterThan(0);
+      }
+      break;
+    }
+  }
+
+  if (FINAL_STATES.includes(state)) {
+    const done = driver.actor.getSnapshot();
+    expect(done.status, where).toBe("done");
+    const output = done.output as StepOutput;
+    expect(output.outcome, where).toBe(OUTCOME_OF_FINAL[state]);
+    // The CLI prints this sentence (a committed iteration's is written from its record).
+    if (state !== "committed") expect(output.message.length, `${where}: the sentence the CLI prints`).toBeGreaterThan(0);
+    // Exactly the actors of the path's states ran, each once: nothing else touched the repository.
+    const expectedActors = path.states.filter((s) => INVOKES.has(s)).map((s) => INVOKES.get(s)!);
+    expect(driver.invoked.map((entry) => entry.id), where).toEqual(expectedActors);
+    if (state === "committed" || (state === "failed" && edge!.key === "commit:done:hadRunnerError")) {
+      expect(output.commit, where).toBe(SHA);
+      expect(output.record, where).toEqual(iterationRecord(context));
+    }
+    if (state === "failed" && edge!.key === "commit:done:hadRunnerError") expect(output.message, where).toMatch(/runner error.*without using an attempt/);
+    if (state === "refused" || state === "nothingToDo") expect(output.record, where).toBeUndefined();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tests.
+
+async function drive(path: ModelPath, variant: number): Promise<Plan> {
+  const plan = planFor(path, variant);
+  const driver = new Driver(plan);
+  const events: Record<string, () => Promise<void>> = {
+    "xstate.init": async () => {
+      driver.actor.start();
+    },
+  };
+  path.edges.forEach((edge) => {
+    events[edge.key] = async () => {
+      if (edge.outcome !== "always") driver.settle(edge.from);
+    };
+  });
+  let k = 0;
+  try {
+    await path.test.test({
+      events,
+      states: {
+        "*": async () => {
+          await driver.until(k);
+          checkState(driver, path, k);
+          k++;
+        },
+      },
+    });
+  } finally {
+    driver.actor.stop();
+  }
+  expect(k, `every state of ${path.name} was checked`).toBe(path.states.length);
+  return plan;
+}
+
+const generated = machinePaths();
+const PATHS = generated.paths;
+const driven: ModelPath[] = [];
+
+describe("model-based tests, machine layer: the real iteration machine on every model path", () => {
+  it("the model has one state per machine state and one event per machine transition", () => {
+    expect(STATES).toEqual(Object.keys(iterationMachine.root.states));
+    expect(new Set(EDGES.map((edge) => edge.key)).size, "transition keys are unique").toBe(EDGES.length);
+    let count = 0;
+    for (const state of Object.values(iterationMachine.root.states)) {
+      for (const list of state.transitions.values()) count += list.length;
+      count += state.always?.length ?? 0;
+    }
+    expect(EDGES.length).toBe(count);
+    // Every guard is either decided by an actor's facts, decided by earlier facts, or tracked by the model.
+    for (const guard of Object.keys(iterationMachine.implementations.guards)) {
+      const decided = EDGES.some((edge) => edge.guard === guard && edge.outcome === "done" && FACTS[edge.key]);
+      expect(decided || guard in MODEL_CONTEXT_GUARDS || FACT_DECIDED_CONTEXT_GUARDS.includes(guard), `guard ${guard} has facts or a model`).toBe(true);
+    }
+  });
+
+  it("every done transition has a fact builder", () => {
+    const missing = EDGES.filter((edge) => edge.outcome === "done" && !FACTS[edge.key]).map((edge) => edge.key);
+    expect(missing, "add builders to FACTS").toEqual([]);
+    expect(Object.keys(FACTS).filter((key) => !EDGES.some((edge) => edge.key === key)), "builders for transitions the machine no longer has").toEqual([]);
+  });
+
+  describe.each(PATHS.map((path, i) => [`${String(i + 1).padStart(3, "0")} ${path.name}`, path] as const))("%s", (_name, path) => {
+    it("the machine takes the path and every state holds", async () => {
+      const first = await drive(path, 0);
+      for (let variant = 1; variant < first.variants; variant++) await drive(path, variant);
+      driven.push(path);
+    });
+  });
+
+  it("covers every state and every transition of the machine (coverage printed)", () => {
+    // Runs after the paths (tests in a file run in order); counts only paths that passed.
+    const cover = coverage(driven);
+    console.log(
+      `${formatCoverage("machine layer", cover, driven.length)} — generated ${generated.shortest} shortest + ${generated.simple} simple-to-final paths, ${PATHS.length} after de-duplication`,
+    );
+    expect(cover.states.missing, "states no path reaches").toEqual([]);
+    expect(cover.transitions.missing, "transitions no path takes").toEqual([]);
+    expect(driven.length).toBe(PATHS.length);
+  });
+});
