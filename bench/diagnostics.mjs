@@ -1,0 +1,95 @@
+// Diagnostics for the figures above: child processes per step (strace), module import cost on the
+// start-up path, and, with --profile, CPU profiles of the step, of `runner next` and of the core.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { log, median, PROJECT_ROOT, run, RUNNER_BIN, tempDir } from "./lib/common.mjs";
+import { resetRepo } from "./lib/fixtures.mjs";
+import { summarizeProfile } from "./lib/cpuprofile.mjs";
+
+export function hasStrace() {
+  if (!existsSync("/usr/bin/strace")) return false;
+  return run(["/usr/bin/strace", "-f", "-qq", "-e", "trace=execve", "-o", "/dev/null", "true"], { allowFail: true }).status === 0;
+}
+
+/** Programs started (successful execve) by `argv`, grouped: git by subcommand, others by name. */
+function countExecs(argv, options) {
+  const out = path.join(tempDir("runner-bench-strace-"), "execve.txt");
+  run(["/usr/bin/strace", "-f", "-qq", "-e", "trace=execve", "-e", "status=successful", "-o", out, ...argv], options);
+  const counts = {};
+  let total = 0;
+  for (const line of readFileSync(out, "utf8").split("\n")) {
+    const match = /execve\("([^"]+)", \[((?:"(?:[^"\\]|\\.)*"(?:, )?)*)/.exec(line);
+    if (!match) continue;
+    const args = [...match[2].matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]);
+    const program = path.basename(match[1]);
+    // git's own subcommands (git add, git maintenance): skip global -c options.
+    let name = program;
+    if (program === "git") {
+      let i = 1;
+      while (args[i] === "-c" || args[i] === "-C") i += 2;
+      name = `git ${args[i] ?? ""}`.trim();
+    }
+    counts[name] = (counts[name] ?? 0) + 1;
+    total++;
+  }
+  const git = Object.entries(counts).filter(([name]) => name.startsWith("git")).reduce((sum, [, n]) => sum + n, 0);
+  return { total, git, byProgram: Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1])) };
+}
+
+export function processesPerStep(repo, base, floorScriptPath) {
+  log("  diagnostics: processes per step (strace -f -e trace=execve)");
+  resetRepo(repo, base);
+  const step = countExecs(["node", RUNNER_BIN, "step"], { cwd: repo.dir, env: repo.env });
+  resetRepo(repo, base);
+  run(["mkdir", "-p", path.join(repo.dir, ".runner", "iterations")]);
+  const floor = countExecs(["sh", floorScriptPath], {
+    cwd: repo.dir,
+    env: { ...repo.env, BENCH_FLOOR_OUTPUT: path.join(repo.dir, ".runner", "iterations", "floor-output.json") },
+  });
+  return { step, floor };
+}
+
+// The modules `runner next` and `runner step` load, in the order they load them; the heavy npm
+// dependencies are imported on their own first so that their cost shows apart from the runner's code.
+const STARTUP_SETS = {
+  next: ["dist/src/cli/main.js", "smol-toml", "dist/src/cli/commands/next.js"],
+  step: ["dist/src/cli/main.js", "execa", "simple-git", "xstate", "dist/src/cli/commands/step.js"],
+};
+
+/** Median import time of each module on the start-up path of `next` and `step`, in fresh processes. */
+export function importTimes(reps) {
+  log(`  diagnostics: import times, ${reps} fresh processes per command`);
+  const result = {};
+  for (const [command, specs] of Object.entries(STARTUP_SETS)) {
+    const samples = [];
+    for (let i = 0; i < reps; i++) {
+      const out = run(["node", path.join(PROJECT_ROOT, "bench", "lib", "import-times.mjs"), ...specs], { cwd: PROJECT_ROOT });
+      samples.push(JSON.parse(out.stdout));
+    }
+    result[command] = Object.fromEntries(Object.keys(samples[0]).map((key) => [key, Number(median(samples.map((s) => s[key])).toFixed(1))]));
+  }
+  return result;
+}
+
+function profileOf(dir) {
+  const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
+  return summarizeProfile(path.join(dir, file), 20);
+}
+
+/** CPU profiles (node --cpu-prof) of one step, one `next --json` and the core at the largest size. */
+export function profiles(stepRepo, stepBase, nextRepo, nextBase, coreNodes) {
+  log("  diagnostics: CPU profiles (node --cpu-prof)");
+  const out = {};
+  resetRepo(stepRepo, stepBase);
+  let dir = tempDir("runner-bench-prof-");
+  run(["node", "--cpu-prof", `--cpu-prof-dir=${dir}`, RUNNER_BIN, "step"], { cwd: stepRepo.dir, env: stepRepo.env });
+  out.step = profileOf(dir);
+  resetRepo(nextRepo, nextBase);
+  dir = tempDir("runner-bench-prof-");
+  run(["node", "--cpu-prof", `--cpu-prof-dir=${dir}`, RUNNER_BIN, "next", "--json"], { cwd: nextRepo.dir, env: nextRepo.env });
+  out.next = profileOf(dir);
+  dir = tempDir("runner-bench-prof-");
+  run(["node", "--cpu-prof", `--cpu-prof-dir=${dir}`, path.join(PROJECT_ROOT, "bench", "lib", "core-once.mjs"), String(coreNodes)], { cwd: PROJECT_ROOT });
+  out.core = profileOf(dir);
+  return out;
+}

@@ -1,0 +1,221 @@
+// `npm run bench`: the runner's own cost against the floor it cannot beat (docs/performance.md).
+// Prints a table with each figure's target and writes bench/results/latest.json.
+//
+//   node bench/run.mjs [--quick] [--only=step,cli,core,memory,diag] [--profile]
+//
+// --quick: fewer runs per figure (a smoke test, not for the record). --profile: also CPU-profile
+// one step, one `runner next` and the core (summaries go into the JSON). Needs `npm run build` first.
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { benchEnv, log, PROJECT_ROOT, removeTempDirs, run } from "./lib/common.mjs";
+import { makeRepo, makeTree, treeText } from "./lib/fixtures.mjs";
+import { floorScript, stepOverhead } from "./step-overhead.mjs";
+import { cliStart } from "./cli-start.mjs";
+import { coreScaling } from "./core-scaling.mjs";
+import { memory } from "./memory.mjs";
+import { hasStrace, importTimes, processesPerStep, profiles } from "./diagnostics.mjs";
+
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const withProfile = args.includes("--profile");
+const onlyArg = args.find((arg) => arg.startsWith("--only="));
+const only = new Set(onlyArg ? onlyArg.slice("--only=".length).split(",") : ["step", "cli", "core", "memory", "diag"]);
+
+const FILES = [100, 10_000];
+const STEP_TREES = [10, 1_000, 10_000];
+const CORE_TREES = [1_000, 10_000, 100_000];
+const MEMORY_TREE = 100_000;
+const CLI_TREE = 1_000;
+
+// Runs per figure (medians). Fewer for the expensive cells keep the whole bench near 5 minutes.
+const REPS = quick
+  ? { step: () => 3, cli: 5, core: () => 3, memory: 1, imports: 3 }
+  : { step: (files, nodes) => (files >= 10_000 && nodes >= 10_000 ? 7 : nodes >= 10_000 ? 5 : 7), cli: 11, core: (nodes) => (nodes >= 100_000 ? 5 : nodes >= 10_000 ? 11 : 31), memory: 3, imports: 5 };
+
+const TARGETS = {
+  stepRatio: 1.5,
+  cliRatio: 2,
+  coreGrowth: 2,
+  coreTotalMs: 1000,
+  memoryMb: 300,
+};
+
+function gitVersion() {
+  return run(["git", "--version"]).stdout.trim();
+}
+
+function runnerCommit() {
+  const result = run(["git", "rev-parse", "--short", "HEAD"], { cwd: PROJECT_ROOT, allowFail: true, env: benchEnv() });
+  const dirty = run(["git", "status", "--porcelain", "--", "src", "machines"], { cwd: PROJECT_ROOT, allowFail: true, env: benchEnv() });
+  return `${result.stdout.trim()}${dirty.stdout.trim() ? " + uncommitted changes in src/ or machines/" : ""}`;
+}
+
+const verdict = (pass) => (pass ? "ok" : "MISSED");
+
+function printTable(rows, headers) {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join("  ");
+  console.log(line(headers));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const row of rows) console.log(line(row));
+  console.log();
+}
+
+async function main() {
+  const started = Date.now();
+  const results = {
+    meta: {
+      date: new Date().toISOString(),
+      node: process.version,
+      git: gitVersion(),
+      platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+      cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "?"}`,
+      memoryGb: Number((os.totalmem() / 1024 ** 3).toFixed(1)),
+      loadAverageAtStart: os.loadavg().map((x) => Number(x.toFixed(2))),
+      runner: runnerCommit(),
+      quick,
+      statistic: "median over the stated number of runs (n); q1/q3/min/max given for spread",
+    },
+    targets: [],
+  };
+
+  log("building fixtures (trees and repositories in the temp folder)…");
+  const treeSizes = [...new Set([...STEP_TREES, CLI_TREE, MEMORY_TREE])];
+  const trees = new Map(treeSizes.map((nodes) => [nodes, { text: treeText(makeTree(nodes)) }]));
+  const repos = new Map();
+  const needRepos = only.has("step") || only.has("cli") || only.has("memory") || only.has("diag");
+  if (needRepos) {
+    for (const files of FILES) {
+      const sizes = files === FILES[0] ? treeSizes : STEP_TREES;
+      log(`  repository of ${files} files with trees of ${sizes.join(", ")} nodes`);
+      repos.set(files, makeRepo(files, sizes, trees));
+    }
+  }
+  const small = repos.get(FILES[0]);
+  const big = repos.get(FILES[FILES.length - 1]);
+
+  const section = (name, started) => (results.meta.sectionSeconds[name] = Math.round((Date.now() - started) / 1000));
+  results.meta.sectionSeconds = {};
+  let t0 = Date.now();
+  if (only.has("step")) {
+    log("1. step overhead");
+    results.step = stepOverhead(repos, STEP_TREES, REPS.step);
+    const cell = results.step.find((c) => c.files === 10_000 && c.nodes === 10_000);
+    results.targets.push({ figure: "step / floor at 10,000 files × 10,000 nodes", value: cell.ratio, unit: "×", target: `≤ ${TARGETS.stepRatio}×`, pass: cell.ratio <= TARGETS.stepRatio });
+    section("step", t0);
+  }
+  t0 = Date.now();
+  if (only.has("cli")) {
+    log("2. CLI start");
+    results.cli = cliStart(small, small.bases[CLI_TREE], REPS.cli);
+    results.targets.push({ figure: "runner next --json / node -e 0 at 1,000 nodes", value: results.cli.ratio, unit: "×", target: `≤ ${TARGETS.cliRatio}×`, pass: results.cli.ratio <= TARGETS.cliRatio });
+    section("cli", t0);
+  }
+  t0 = Date.now();
+  if (only.has("core")) {
+    log("3. core scaling");
+    results.core = await coreScaling(CORE_TREES, REPS.core);
+    const worst = Math.max(...Object.entries(results.core.growth).map(([, g]) => g));
+    const last = results.core.rows[results.core.rows.length - 1];
+    results.targets.push({ figure: `core µs/node growth ${results.core.from} → ${results.core.to} nodes (worst operation)`, value: worst, unit: "×", target: `≤ ${TARGETS.coreGrowth}×`, pass: worst <= TARGETS.coreGrowth });
+    results.targets.push({ figure: `core select+validate+update+serialize at ${last.nodes} nodes`, value: Math.round(last.totalMs), unit: " ms", target: `< ${TARGETS.coreTotalMs} ms`, pass: last.totalMs < TARGETS.coreTotalMs });
+    section("core", t0);
+  }
+  t0 = Date.now();
+  if (only.has("memory")) {
+    log("4. memory");
+    results.memory = await memory(small, { nodes: MEMORY_TREE, sha: small.bases[MEMORY_TREE], bytes: trees.get(MEMORY_TREE).text.length }, REPS.memory);
+    const mb = Math.round(results.memory.peakRssMb.median);
+    results.targets.push({ figure: `peak RSS of runner step at ${MEMORY_TREE} nodes`, value: mb, unit: " MB", target: `< ${TARGETS.memoryMb} MB`, pass: mb < TARGETS.memoryMb });
+    section("memory", t0);
+  }
+  t0 = Date.now();
+  if (only.has("diag")) {
+    log("diagnostics");
+    results.diagnostics = {};
+    results.diagnostics.processes = hasStrace() ? processesPerStep(big ?? small, (big ?? small).bases[10_000], floorScript()) : "strace is not available: not measured";
+    results.diagnostics.importMs = importTimes(REPS.imports);
+    if (withProfile) results.diagnostics.profiles = profiles(big ?? small, (big ?? small).bases[10_000], small, small.bases[CLI_TREE], 100_000);
+    section("diagnostics", t0);
+  }
+  results.meta.loadAverageAtEnd = os.loadavg().map((x) => Number(x.toFixed(2)));
+  results.meta.durationSeconds = Math.round((Date.now() - started) / 1000);
+
+  report(results);
+  const outDir = path.join(PROJECT_ROOT, "bench", "results");
+  mkdirSync(outDir, { recursive: true });
+  const file = path.join(outDir, "latest.json");
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`results: ${path.relative(process.cwd(), file)} (${results.meta.durationSeconds} s: ${Object.entries(results.meta.sectionSeconds).map(([k, v]) => `${k} ${v} s`).join(", ")}; load average ${results.meta.loadAverageAtStart[0]} → ${results.meta.loadAverageAtEnd[0]} on ${os.cpus().length} CPUs)`);
+}
+
+function report(results) {
+  console.log();
+  if (results.step) {
+    console.log("1. Step overhead: `runner step` (no-op agent, guard `true`) vs floor (node -e 0 + git status, agent, git status, git add -A, git commit)");
+    printTable(
+      results.step.map((c) => [
+        c.files,
+        c.nodes,
+        c.reps,
+        `${c.step.median} ms`,
+        `${c.floor.median} ms`,
+        `${c.ratio}×`,
+        c.cpu ? `${c.cpu.step.median} / ${c.cpu.floor.median} ms = ${c.cpu.ratio}×` : "–",
+        c.files === 10_000 && c.nodes === 10_000 ? `≤ ${TARGETS.stepRatio}× ${verdict(c.ratio <= TARGETS.stepRatio)}` : "(info)",
+      ]),
+      ["files", "nodes", "runs", "step", "floor", "step/floor", "CPU step / floor (info)", "target"],
+    );
+    const cell = results.step.find((c) => c.files === 10_000 && c.nodes === 10_000);
+    if (cell) console.log(`   10,000 × 10,000, one step by machine state (ms, from events.jsonl; a state's figure includes the transition work done on leaving it): ${Object.entries(cell.phases).map(([k, v]) => `${k} ${v}`).join(", ")}\n`);
+  }
+  if (results.cli) {
+    const c = results.cli;
+    console.log("2. CLI start");
+    printTable(
+      [[`${c.next.median} ms`, `${c.nodeE0.median} ms`, c.next.n, `${c.ratio}×`, `≤ ${TARGETS.cliRatio}× ${verdict(c.ratio <= TARGETS.cliRatio)}`]],
+      ["next --json (1,000 nodes)", "node -e 0", "runs", "ratio", "target"],
+    );
+  }
+  if (results.core) {
+    console.log("3. Core scaling (in process, µs per node; total = select+validate+update+serialize; parse shown apart)");
+    printTable(
+      results.core.rows.map((r) => [r.nodes, r.reps, r.usPerNode.parse, r.usPerNode.select, r.usPerNode.validate, r.usPerNode.update, r.usPerNode.serialize, r.totalUsPerNode, `${Math.round(r.totalMs)} ms`]),
+      ["nodes", "runs", "parse", "select", "validate", "update", "serialize", "total µs/node", "total"],
+    );
+    const g = results.core.growth;
+    console.log(`   per-node growth ${results.core.from} → ${results.core.to}: ${Object.entries(g).map(([k, v]) => `${k} ${v}×`).join(", ")} (target ≤ ${TARGETS.coreGrowth}×; select stops at the first open leaf, so it does not grow)\n`);
+  }
+  if (results.memory) {
+    const m = results.memory;
+    console.log(`4. Memory: runner step on ${m.nodes} nodes (${(m.treeBytes / 1e6).toFixed(1)} MB tree file), ${m.peakRssMb.n} runs, ${m.method}`);
+    printTable([[`${Math.round(m.peakRssMb.median)} MB`, `${m.stepMs.median} ms`, `< ${TARGETS.memoryMb} MB ${verdict(m.peakRssMb.median < TARGETS.memoryMb)}`]], ["peak RSS", "step time", "target"]);
+  }
+  if (results.diagnostics) {
+    const d = results.diagnostics;
+    if (typeof d.processes === "object") {
+      const line = (p) => `${p.total} processes, ${p.git} git (${Object.entries(p.byProgram).map(([k, v]) => `${k} ×${v}`).join(", ")})`;
+      console.log("Diagnostics: processes started per iteration (10,000 files × 10,000 nodes)");
+      console.log(`   step:  ${line(d.processes.step)}`);
+      console.log(`   floor: ${line(d.processes.floor)}\n`);
+    }
+    console.log("Diagnostics: import time of the start-up path (ms, median, each the increment over the ones before)");
+    for (const [command, times] of Object.entries(d.importMs)) console.log(`   ${command}: ${Object.entries(times).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+    console.log();
+    if (d.profiles) {
+      for (const [name, p] of Object.entries(d.profiles)) {
+        console.log(`Profile ${name} (${p.totalMs} ms): ${p.bySelfModule.slice(0, 8).map((r) => `${r.name} ${r.ms}`).join(", ")}`);
+      }
+      console.log();
+    }
+  }
+  console.log("Targets");
+  printTable(results.targets.map((t) => [t.figure, `${t.value}${t.unit}`, t.target, verdict(t.pass)]), ["figure", "value", "target", ""]);
+}
+
+try {
+  await main();
+} finally {
+  removeTempDirs();
+}
