@@ -53,7 +53,7 @@ export function processesPerStep(repo, base, floorScriptPath) {
 // dependencies are imported on their own first so that their cost shows apart from the runner's code.
 const STARTUP_SETS = {
   next: ["dist/src/cli/main.js", "smol-toml", "dist/src/cli/commands/next.js"],
-  step: ["dist/src/cli/main.js", "execa", "simple-git", "xstate", "dist/src/cli/commands/step.js"],
+  step: ["dist/src/cli/main.js", "xstate", "dist/src/cli/commands/step.js"],
 };
 
 /** Median import time of each module on the start-up path of `next` and `step`, in fresh processes. */

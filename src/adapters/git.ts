@@ -1,7 +1,8 @@
-// Git through simple-git. Reports facts (branch, changed paths, loop commits); core decides policy.
-// Every call here is one git process: the step counts them (docs/performance.md).
-import { execa } from "execa";
-import { simpleGit, type SimpleGit } from "simple-git";
+// Git: one git process per call, run with node:child_process (see docs/decisions.md: simple-git
+// waited 50 ms after every silent command and ran one process at a time). Reports facts (branch,
+// changed paths, loop commits); core decides policy. The step counts its git processes
+// (docs/performance.md).
+import { spawn } from "node:child_process";
 import { readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { GitError, RefusalError } from "../errors.js";
@@ -31,22 +32,6 @@ export interface LoopCommit {
 
 export const FALLBACK_IDENTITY = { name: "runner", email: "runner@localhost" } as const;
 
-/**
- * simple-git strips every ambient GIT_* variable from git's environment unless named here. The
- * user's identity, commit dates and config locations must reach git as they would from a shell:
- * the commit uses the identity the user set (CONTRACT §7), and fixed dates give the same commits.
- */
-const INHERITED_GIT_ENV = [
-  "GIT_AUTHOR_NAME",
-  "GIT_AUTHOR_EMAIL",
-  "GIT_AUTHOR_DATE",
-  "GIT_COMMITTER_NAME",
-  "GIT_COMMITTER_EMAIL",
-  "GIT_COMMITTER_DATE",
-  "GIT_CONFIG_GLOBAL",
-  "GIT_CONFIG_SYSTEM",
-  "GIT_CONFIG_NOSYSTEM",
-];
 
 function asGitError(args: readonly string[], error: unknown): GitError {
   const detail = error instanceof Error ? error.message.trim().split("\n")[0] : String(error);
@@ -100,19 +85,48 @@ export function changedPathList(changes: readonly ChangedPath[]): string[] {
   return [...paths].sort();
 }
 
+interface GitOutput {
+  code: number | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/** Runs git in `cwd` with the runner's environment; resolves with whatever it printed. */
+function runGit(cwd: string, args: readonly string[], input?: string): Promise<GitOutput> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", args, { cwd, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") }));
+    if (input !== undefined && child.stdin) {
+      child.stdin.on("error", () => undefined);
+      child.stdin.end(input);
+    }
+  });
+}
+
 export class GitRepo {
-  private readonly git: SimpleGit;
+  constructor(readonly root: string) {}
 
-  constructor(readonly root: string) {
-    this.git = simpleGit({ baseDir: root, maxConcurrentProcesses: 1, trimmed: false, allowEnvironment: INHERITED_GIT_ENV });
-  }
-
+  /** git's stdout; a non-zero exit is a GitError carrying git's first line of complaint. */
   async raw(args: string[]): Promise<string> {
+    let result: GitOutput;
     try {
-      return await this.git.raw(args);
+      result = await runGit(this.root, args);
     } catch (error) {
       throw asGitError(args, error);
     }
+    if (result.code !== 0) throw asGitError(args, new Error(result.stderr.trim() || `exit code ${String(result.code)}`));
+    return result.stdout.toString("utf8");
+  }
+
+  /** git's stdout when it exits 0, else undefined (for commands whose failure is an answer). */
+  private async attempt(args: string[]): Promise<string | undefined> {
+    const result = await runGit(this.root, args).catch(() => undefined);
+    return result?.code === 0 ? result.stdout.toString("utf8") : undefined;
   }
 
   /** Branch, HEAD and every change (tracked and untracked, not ignored) in one git process. */
@@ -135,31 +149,18 @@ export class GitRepo {
 
   /** A file's text at a revision, or undefined if it does not exist there. */
   async showFile(revision: string, path: string): Promise<string | undefined> {
-    try {
-      return await this.git.raw(["show", `${revision}:${path}`]);
-    } catch {
-      return undefined;
-    }
+    return this.attempt(["show", `${revision}:${path}`]);
   }
 
   /** The subset of `paths` that git ignores. */
   async ignored(paths: string[]): Promise<string[]> {
-    try {
-      const out = await this.git.raw(["check-ignore", "--no-index", ...paths]);
-      return out.split("\n").filter((line) => line.length > 0);
-    } catch {
-      return []; // check-ignore exits 1 when nothing is ignored
-    }
+    const out = await this.attempt(["check-ignore", "--no-index", ...paths]); // exit 1: nothing ignored
+    return (out ?? "").split("\n").filter((line) => line.length > 0);
   }
 
   /** user.name and user.email as configured, to decide on the fallback identity. */
   async identity(): Promise<{ name?: string; email?: string }> {
-    let out = "";
-    try {
-      out = await this.git.raw(["config", "--get-regexp", "^user\\.(name|email)$"]);
-    } catch {
-      return {}; // exit 1: neither is set
-    }
+    const out = (await this.attempt(["config", "--get-regexp", "^user\\.(name|email)$"])) ?? ""; // exit 1: neither is set
     const found: { name?: string; email?: string } = {};
     for (const line of out.split("\n")) {
       const space = line.indexOf(" ");
@@ -175,16 +176,21 @@ export class GitRepo {
     await this.raw(["add", "-A"]);
   }
 
-  /** The staged change against HEAD as a patch (binary files included). */
-  async stagedPatch(): Promise<string> {
-    return this.raw(["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "HEAD"]);
-  }
-
-  /** Commits whatever is staged (also nothing) with the repository's identity or runner's fallback. */
-  async commit(message: string, useFallbackIdentity: boolean): Promise<string> {
+  /**
+   * Commits whatever is staged (also nothing) with the repository's identity or runner's fallback,
+   * then reads back the new commit's sha and its change as a patch (binary files included) in one
+   * more process. Paths in `patchExcludes` are left out of the patch (the tree file: its before and
+   * after are logged whole).
+   */
+  async commit(message: string, useFallbackIdentity: boolean, patchExcludes: readonly string[] = []): Promise<{ sha: string; patch: string }> {
     const identity = useFallbackIdentity ? ["-c", `user.name=${FALLBACK_IDENTITY.name}`, "-c", `user.email=${FALLBACK_IDENTITY.email}`] : [];
     await this.raw([...identity, "commit", "--allow-empty", "--no-verify", "--no-gpg-sign", "-q", "-m", message]);
-    return (await this.raw(["rev-parse", "HEAD"])).trim();
+    const shown = await this.raw([
+      "show", "--sparse", "--format=%H", "--binary", "--no-color", "--no-ext-diff", "HEAD", "--", ".", ...patchExcludes.map((p) => `:(exclude)${p}`),
+    ]);
+    const newline = shown.indexOf("\n");
+    const sha = (newline < 0 ? shown : shown.slice(0, newline)).trim();
+    return { sha, patch: newline < 0 ? "" : shown.slice(newline + 1).replace(/^\n/, "") };
   }
 
   /** Commits after `base` on the first-parent line to HEAD, oldest first, with the paths each changed. */
@@ -205,14 +211,9 @@ export class GitRepo {
   /** The text of `path` at each revision (undefined where it does not exist), in one git process. */
   async fileAtRevisions(revisions: readonly string[], path: string): Promise<(string | undefined)[]> {
     if (revisions.length === 0) return [];
-    const result = await execa("git", ["cat-file", "--batch"], {
-      cwd: this.root,
-      input: revisions.map((revision) => `${revision}:${path}\n`).join(""),
-      encoding: "buffer",
-      stripFinalNewline: false,
-      maxBuffer: 1024 * 1024 * 1024,
-    });
-    const out = Buffer.from(result.stdout);
+    const result = await runGit(this.root, ["cat-file", "--batch"], revisions.map((revision) => `${revision}:${path}\n`).join(""));
+    if (result.code !== 0) throw asGitError(["cat-file"], new Error(result.stderr.trim()));
+    const out = result.stdout;
     const texts: (string | undefined)[] = [];
     let at = 0;
     for (let i = 0; i < revisions.length; i++) {

@@ -364,10 +364,10 @@ export function createStepActors(deps: StepDeps) {
       log.write("protected.patch", await state.git.raw(["diff", "--binary", "--no-color", "HEAD", "--", ...record.protectedChanged]).catch(() => ""));
       await state.git.restorePaths(record.protectedChanged);
     }
-    await state.git.addAll();
-    const [patch, identity] = await Promise.all([state.git.stagedPatch(), state.git.identity()]);
+    const [, identity] = await Promise.all([state.git.addAll(), state.git.identity()]);
+    // diff.patch leaves out the tree file: tree.before.json and tree.after.json hold it whole.
+    const { sha, patch } = await state.git.commit(message, identity.name === undefined || identity.email === undefined, [LAYOUT.tree]);
     log.write("diff.patch", patch);
-    const sha = await state.git.commit(message, identity.name === undefined || identity.email === undefined);
     if (state.gitDir) await removeJournal(state.gitDir);
     return { sha };
   });
