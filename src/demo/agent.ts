@@ -6,20 +6,9 @@
 // the retry shows. Its choices depend only on the tree and the node, never on time or chance.
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
+import type { TaskNode, TaskTree } from "../schemas/types.generated.js";
 
-interface DemoNode {
-  id: string;
-  order: number;
-  title: string;
-  goal: string;
-  acceptance: string[];
-  passes: boolean;
-  attempts: number;
-  max_attempts: number;
-  children: DemoNode[];
-}
-
-const LEAVES: Omit<DemoNode, "passes" | "attempts" | "children">[] = [
+const LEAVES: Omit<TaskNode, "passes" | "attempts" | "children">[] = [
   { id: "add", order: 1, title: "Add two numbers", goal: "src/add.js exports add(a, b)", acceptance: ["add(2, 3) === 5", "test/add.test.js passes"], max_attempts: 3 },
   { id: "multiply", order: 2, title: "Multiply two numbers", goal: "src/multiply.js exports multiply(a, b)", acceptance: ["multiply(4, 5) === 20", "test/multiply.test.js passes"], max_attempts: 3 },
   { id: "calc", order: 3, title: "Evaluate sums of products", goal: "src/calc.js exports calc(expr) for expressions like \"2 + 3 * 4\"", acceptance: ["calc(\"2 + 3 * 4\") === 14", "test/calc.test.js passes"], max_attempts: 3 },
@@ -44,7 +33,7 @@ const FILES: Record<string, Record<string, string>> = {
 /** The deliberate mistake of the first attempt on `multiply`. */
 const WRONG_MULTIPLY = "export function multiply(a, b) {\n  return a + b; // wrong on purpose: the demo shows a failing guard and a retry\n}\n";
 
-function findNode(node: DemoNode, id: string): DemoNode | undefined {
+function findNode(node: TaskNode, id: string): TaskNode | undefined {
   if (node.id === id) return node;
   for (const child of node.children) {
     const found = findNode(child, id);
@@ -68,7 +57,7 @@ function answer(status: "done" | "retry" | "decomposed", summary: string): void 
 function main(): void {
   const root = process.cwd();
   const treeFile = path.join(root, ".runner", "state", "tree.json");
-  const tree = JSON.parse(readFileSync(treeFile, "utf8")) as { version: 1; root: DemoNode };
+  const tree = JSON.parse(readFileSync(treeFile, "utf8")) as TaskTree;
   const nodeId = process.env.RUNNER_NODE_ID ?? "";
   const failOnce = process.env.RUNNER_DEMO_FAIL_ONCE !== "0";
   readFileSync(0); // the prompt, on stdin; the demo agent needs only the node id
