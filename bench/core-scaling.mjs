@@ -17,7 +17,10 @@ function timeMs(fn) {
 export async function coreScaling(sizes, repsFor, { warmups = 30 } = {}) {
   const { selectLeftmostOpenLeaf } = await load("src/core/select.js");
   const { checkTreeShape, checkPassedImmutable } = await load("src/core/invariants.js");
-  const { applyStateUpdates } = await load("src/core/state-update.js");
+  // The step updates its own fresh parse of the agent's tree in place (applyStateUpdatesInPlace);
+  // builds without that variant have only the copying applyStateUpdates.
+  const { applyStateUpdates, applyStateUpdatesInPlace } = await load("src/core/state-update.js");
+  const update = applyStateUpdatesInPlace ?? applyStateUpdates;
   const { serializeTree } = await load("src/core/canonical.js");
 
   // Each operation on fresh inputs as a step sees them: `previous` is the tree the step loaded,
@@ -32,7 +35,7 @@ export async function coreScaling(sizes, repsFor, { warmups = 30 } = {}) {
       if (problems.length > 0) throw new Error(`immutability: ${JSON.stringify(problems[0])}`);
       return shape.tree;
     },
-    update: ({ previous, next, selectedId }) => applyStateUpdates(previous, next, selectedId, { status: "done", guard: "pass" }),
+    update: ({ previous, next, selectedId }) => update(previous, next, selectedId, { status: "done", guard: "pass" }),
     serialize: ({ updated }) => serializeTree(updated),
   };
   const names = Object.keys(operations);

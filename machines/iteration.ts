@@ -11,7 +11,7 @@ import type { Problem } from "../src/core/problems.js";
 import { effectiveRunId, safetyRefusal, type RepositoryFacts } from "../src/core/safety.js";
 import { selectLeftmostOpenLeaf } from "../src/core/select.js";
 import { classifyChangedPaths } from "../src/core/classify.js";
-import { applyStateUpdates, recoveryFor, type AgentStatus, type GuardOutcome, type RunnerErrorKind, type StateUpdateResult } from "../src/core/state-update.js";
+import { applyStateUpdates, applyStateUpdatesInPlace, recoveryFor, type AgentStatus, type GuardOutcome, type RunnerErrorKind, type StateUpdateResult } from "../src/core/state-update.js";
 import type { TaskTree } from "../src/core/tree.js";
 import type { AgentOutput } from "../src/schemas/types.generated.js";
 import { validateAgentOutputSchema } from "../src/core/schema.js";
@@ -56,6 +56,11 @@ export interface CollectedFacts {
   treeData: { ok: true; data: unknown } | { ok: false; problems: Problem[] };
   /** Changed paths (tracked and untracked, not ignored), sorted. */
   changedPaths: string[];
+  /**
+   * The parsed tree belongs to this step alone (a fresh parse nothing else holds): the state update
+   * may work on it in place instead of on a copy. Same result either way.
+   */
+  treeOwned?: boolean;
 }
 
 export interface GuardFacts {
@@ -198,6 +203,21 @@ function agentTreeCheck(context: IterationContext, collected: CollectedFacts): {
     : { problems: collected.treeData.problems };
   treeChecks.set(collected, check);
   return check;
+}
+
+/**
+ * applyStateUpdates on the agent's tree: in place when the tree is the step's own fresh parse
+ * (`treeOwned`), else on a copy (the tree may be the previous one, or shared). Same result.
+ */
+function updateAgentTree(
+  context: IterationContext,
+  collected: CollectedFacts,
+  tree: TaskTree,
+  selectedId: string | undefined,
+  outcome: { status: AgentStatus; guard: GuardOutcome } | undefined,
+): StateUpdateResult {
+  const own = collected.treeOwned === true && collected.treeData.ok && collected.treeData.data === tree && tree !== context.previousTree;
+  return (own ? applyStateUpdatesInPlace : applyStateUpdates)(context.previousTree!, tree, selectedId, outcome);
 }
 
 /** The record persist and commit work from. */
@@ -640,8 +660,9 @@ export const iterationMachine = setup({
         { type: "record", params: { state: "updateState" } },
         assign({
           updated: ({ context }) =>
-            applyStateUpdates(
-              context.previousTree!,
+            updateAgentTree(
+              context,
+              context.collected!,
               context.agentTree!,
               context.stepKind === "repair" ? undefined : context.selection!.leafId,
               context.stepKind === "repair" ? undefined : context.outcome,
@@ -672,7 +693,7 @@ export const iterationMachine = setup({
               treeProblems: check.problems,
               failure: undefined,
               updated: check.tree
-                ? applyStateUpdates(context.previousTree!, check.tree, context.stepKind === "repair" ? undefined : context.selection?.leafId, undefined)
+                ? updateAgentTree(context, event.output, check.tree, context.stepKind === "repair" ? undefined : context.selection?.leafId, undefined)
                 : undefined,
             };
           }),

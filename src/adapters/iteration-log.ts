@@ -1,6 +1,6 @@
 // The iteration logger (CONTRACT §2, §8): `.runner/iterations/<run-id>/<NNNN>/` and the run's
 // append-only `events.jsonl`. Local-only (gitignored). Everything written is redacted.
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { eventsFile, iterationDir } from "../core/layout.js";
 import { redactSecrets } from "../core/text-limits.js";
@@ -31,6 +31,18 @@ export class IterationLog {
   write(name: string, text: string): void {
     this.ensureDir();
     writeFileSync(this.file(name), redactSecrets(text, this.secrets));
+  }
+
+  /** Whether `write` would change `text` (+ a newline when `trailingNewline`): it holds a secret value. */
+  redacts(text: string, trailingNewline = false): boolean {
+    // A secret ending in a newline might reach into the newline: counted as held.
+    return this.secrets.some((secret) => text.includes(secret) || (trailingNewline && secret.endsWith("\n")));
+  }
+
+  /** Writes `name` as a byte-for-byte copy of `source`: only for a file known to hold no secret. */
+  copyFile(name: string, source: string): void {
+    this.ensureDir();
+    copyFileSync(source, this.file(name));
   }
 
   writeJson(name: string, value: unknown): void {

@@ -1,4 +1,6 @@
-// Reads the runner's files in a project (CONTRACT §2): config, tree, node policies, notes.
+// Reads the runner's files in a project (CONTRACT §2): config, tree, node policies, notes. Commands
+// that need only the tree (`next`, `status`) load it from tree-store.ts, without the config's
+// TOML parser.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseConfig, type ConfigResult } from "../core/config.js";
@@ -6,7 +8,7 @@ import { LAYOUT } from "../core/layout.js";
 import { pathEntryProblem } from "../core/path-rules.js";
 import { jsonSyntaxMessage, type Problem } from "../core/problems.js";
 import { validatePolicySchema } from "../core/schema.js";
-import { loadTreeFile, type TreeLoad } from "./tree-store.js";
+export { loadTree } from "./tree-store.js";
 
 export function projectPath(root: string, relative: string): string {
   return path.join(root, ...relative.split("/"));
@@ -28,10 +30,6 @@ export async function loadConfig(root: string): Promise<ConfigResult> {
     return { ok: false, problems: [{ path: "$", message: "the file does not exist; `runner init` writes one, or create it as CONTRACT §5 shows" }] };
   }
   return parseConfig(text);
-}
-
-export async function loadTree(root: string): Promise<TreeLoad> {
-  return loadTreeFile(projectPath(root, LAYOUT.tree));
 }
 
 export interface PolicyLoad {

@@ -1,10 +1,12 @@
 // Tree store: loads .runner/state/tree.json with every problem located, and writes canonical JSON
 // atomically (temp file in the same folder, fsync, rename, fsync the folder), so a crash never
 // leaves half a tree.
+// It imports nothing of the config (and so not its TOML parser): `runner next` loads only this.
 import { open, readFile, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { serializeTree } from "../core/canonical.js";
+import { serializeTreeBody } from "../core/serialize.js";
 import { checkTreeShape } from "../core/invariants.js";
+import { LAYOUT } from "../core/layout.js";
 import { jsonSyntaxMessage, type Problem } from "../core/problems.js";
 import type { TaskTree } from "../core/tree.js";
 
@@ -31,6 +33,11 @@ export async function loadTreeFile(file: string): Promise<TreeLoad> {
   return checkTreeText(text);
 }
 
+/** The project's tree file (.runner/state/tree.json), read and checked. */
+export async function loadTree(root: string): Promise<TreeLoad> {
+  return loadTreeFile(path.join(root, ...LAYOUT.tree.split("/")));
+}
+
 /** Parses and checks tree text (also used on trees read from git history). */
 export function checkTreeText(text: string): TreeLoad {
   let data: unknown;
@@ -44,7 +51,7 @@ export function checkTreeText(text: string): TreeLoad {
 }
 
 /** Writes `text` to `file` atomically: a reader sees the old bytes or the new ones, never a mix. */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
+export async function writeFileAtomic(file: string, text: string | Uint8Array): Promise<void> {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
   const handle = await open(temp, "w");
@@ -70,5 +77,17 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
 
 /** Writes the tree in canonical form, atomically. */
 export async function writeTreeFile(file: string, tree: TaskTree): Promise<void> {
-  await writeFileAtomic(file, serializeTree(tree));
+  await writeTreeBody(file, serializeTreeBody(tree));
+}
+
+/**
+ * Writes a tree's canonical text given without its trailing newline (`serializeTreeBody`),
+ * atomically, from one Buffer: the text is encoded once and never copied into a second string.
+ */
+export async function writeTreeBody(file: string, body: string): Promise<void> {
+  const length = Buffer.byteLength(body, "utf8");
+  const bytes = Buffer.allocUnsafe(length + 1);
+  bytes.write(body, 0, "utf8");
+  bytes[length] = 0x0a;
+  await writeFileAtomic(file, bytes);
 }

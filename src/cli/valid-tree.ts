@@ -1,6 +1,7 @@
 // Loading the tree for commands that need it valid: one sentence naming the file and the first
 // problem when it is not.
-import { loadTree } from "../adapters/project-files.js";
+// (from tree-store, not project-files: reading the tree needs nothing of the config or its TOML parser)
+import { loadTree } from "../adapters/tree-store.js";
 import { checkDerivedPasses } from "../core/invariants.js";
 import { LAYOUT } from "../core/layout.js";
 import { formatProblem, type Problem } from "../core/problems.js";

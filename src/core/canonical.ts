@@ -1,15 +1,9 @@
-// Canonical tree serialization (CONTRACT §3) and RFC 8785 fingerprints.
+// Canonical tree serialization (CONTRACT §3, in serialize.ts) and RFC 8785 fingerprints.
 import canonicalize from "canonicalize";
 import { createHash } from "node:crypto";
 import { sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
 
-/**
- * The on-disk form of a tree: keys in schema order, every children array sorted by (order, id),
- * two-space indent, `\n` line ends and one trailing newline. The same tree always gives the same bytes.
- */
-export function serializeTree(tree: TaskTree): string {
-  return `${JSON.stringify(sortedCopy(tree), null, 2)}\n`;
-}
+export { serializeTree, serializeTreeBody } from "./serialize.js";
 
 /** RFC 8785 (JCS) form of any JSON value; nodes are compared in this form for immutability. */
 export function canonicalJson(value: unknown): string {

@@ -7,7 +7,7 @@ import { pathsInside, pathsOutside } from "./path-rules.js";
 import { childPath, type Problem } from "./problems.js";
 import { judgeAgentStatus, type AgentStatus, type AgentVerdict, type GuardOutcome } from "./state-update.js";
 import { truncateForAgent } from "./text-limits.js";
-import { walkTree, type TaskNode, type TaskTree } from "./tree.js";
+import { findNode, forEachNode, jsonPathsOf, type TaskNode, type TaskTree } from "./tree.js";
 
 /**
  * The agent's tree is acceptable when it is valid on its own, every passed node of `previous` is
@@ -15,24 +15,40 @@ import { walkTree, type TaskNode, type TaskTree } from "./tree.js";
  * max_attempts falls below the attempts the runner has recorded for it.
  */
 export function checkAgentTree(previous: TaskTree, data: unknown, requiredNodeId: string | undefined): { tree?: TaskTree; problems: Problem[] } {
+  // The tree the step loaded and checked, handed back because the agent did not touch the file:
+  // valid on its own, its passed nodes its own, its max_attempts its own. Only the selected node
+  // is looked for, as below.
+  if (data === previous) {
+    if (requiredNodeId === undefined || findNode(previous, requiredNodeId)) return { tree: previous, problems: [] };
+    return { problems: [removedSelected(requiredNodeId)] };
+  }
   const shape = checkTreeShape(data);
   if (!shape.tree) return { problems: shape.problems };
   const tree = shape.tree;
   const problems = checkPassedImmutable(previous, tree);
+  // Only nodes with attempts recorded can have max_attempts below them (a valid max_attempts is ≥ 1).
   const recorded = new Map<string, number>();
-  for (const { node } of walkTree(previous)) recorded.set(node.id, node.attempts);
+  forEachNode(previous, (node) => {
+    if (node.attempts > 0) recorded.set(node.id, node.attempts);
+  });
   let required = requiredNodeId === undefined;
-  for (const { node, jsonPath } of walkTree(tree)) {
+  const lowered = new Set<TaskNode>();
+  forEachNode(tree, (node) => {
     if (node.id === requiredNodeId) required = true;
-    const attempts = recorded.get(node.id) ?? 0;
-    if (node.max_attempts < attempts) {
+    if (node.max_attempts < (recorded.get(node.id) ?? 0)) lowered.add(node);
+  });
+  if (lowered.size > 0) {
+    for (const { node, jsonPath } of jsonPathsOf(tree, (node) => lowered.has(node))) {
+      const attempts = recorded.get(node.id) ?? 0;
       problems.push({ path: childPath(jsonPath, "max_attempts"), message: `max_attempts ${node.max_attempts} is below the ${attempts} attempts the runner has recorded for ${JSON.stringify(node.id)}` });
     }
   }
-  if (!required) {
-    problems.push({ path: "$", message: `the selected node ${JSON.stringify(requiredNodeId)} was removed; keep it (give it children to split it) so the runner can record this iteration's outcome` });
-  }
+  if (!required) problems.push(removedSelected(requiredNodeId!));
   return problems.length > 0 ? { problems } : { tree, problems };
+}
+
+function removedSelected(requiredNodeId: string): Problem {
+  return { path: "$", message: `the selected node ${JSON.stringify(requiredNodeId)} was removed; keep it (give it children to split it) so the runner can record this iteration's outcome` };
 }
 
 export interface PolicyInput {
@@ -83,8 +99,7 @@ export function judgeIteration(input: {
   allowedWritePaths: readonly string[] | undefined;
 }): Judgement {
   const kind = classifyChangedPaths(input.changedPaths);
-  let selectedAfter: TaskNode | undefined;
-  for (const { node } of walkTree(input.agentTree)) if (node.id === input.previousLeaf.id) selectedAfter = node;
+  const selectedAfter = lastNodeWithId(input.agentTree, input.previousLeaf.id);
   if (!selectedAfter) throw new Error("judgeIteration needs a tree that still holds the selected node (checkAgentTree ensures it)");
   const verdict = judgeAgentStatus({
     selectedId: input.previousLeaf.id,
@@ -120,4 +135,13 @@ export function failureFeedback(input: {
 /** The first line of a failure, for the commit trailer. */
 export function failureHeadline(failure: string | undefined): string | undefined {
   return failure?.split("\n")[0];
+}
+
+/** The last node in pre-order with this id (the only one in a tree with unique ids). */
+function lastNodeWithId(tree: TaskTree, id: string): TaskNode | undefined {
+  let found: TaskNode | undefined;
+  forEachNode(tree, (node) => {
+    if (node.id === id) found = node;
+  });
+  return found;
 }

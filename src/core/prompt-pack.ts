@@ -160,13 +160,21 @@ export function summarizeTree(tree: TaskTree, selectedId?: string): string {
   let total = 0;
   const stack: { node: TaskNode; depth: number }[] = [{ node: tree.root, depth: 0 }];
   while (stack.length > 0) {
+    if (lines.length >= SUMMARY_LINES) {
+      // The summary is full: the rest is only counted, in any order, without sorting or copying.
+      const rest = stack.map((entry) => entry.node);
+      while (rest.length > 0) {
+        const node = rest.pop()!;
+        total++;
+        for (const child of node.children) rest.push(child);
+      }
+      break;
+    }
     const { node, depth } = stack.pop()!;
     total++;
-    if (lines.length < SUMMARY_LINES) {
-      const mark = node.passes ? "✓" : "○";
-      const you = node.id === selectedId ? "   ← your task" : "";
-      lines.push(`${"  ".repeat(depth)}${mark} ${node.id} — ${node.title} (${node.attempts}/${node.max_attempts})${you}`);
-    }
+    const mark = node.passes ? "✓" : "○";
+    const you = node.id === selectedId ? "   ← your task" : "";
+    lines.push(`${"  ".repeat(depth)}${mark} ${node.id} — ${node.title} (${node.attempts}/${node.max_attempts})${you}`);
     const children = orderedChildren(node);
     for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]!, depth: depth + 1 });
   }

@@ -1,8 +1,9 @@
 // Runner-owned state transitions (seed 002): reset runner-owned fields from the previous tree,
 // apply the transition table to the selected node, saturate attempts at max_attempts, derive
-// internal passes bottom-up, sort children. Inputs are never mutated.
+// internal passes bottom-up, sort children. Inputs are never mutated, except by the in-place variant
+// the step uses on its own fresh parse of the agent's tree.
 import type { IterationKind } from "./classify.js";
-import { sortedCopy, walkTree, type TaskNode, type TaskTree } from "./tree.js";
+import { compareSiblings, forEachNode, hasCanonicalKeys, hasCanonicalTreeKeys, inSiblingOrder, orderedChildren, sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
 
 export type AgentStatus = "done" | "retry" | "decomposed";
 export type GuardOutcome = "pass" | "fail" | "skipped";
@@ -37,16 +38,72 @@ export function recoveryFor(_kind: RunnerErrorKind): { status: "retry"; guard: "
 
 /** Overwrites `passes` and `attempts` of every node of `next` from `previous`; new nodes get false / 0. */
 export function resetRunnerOwnedFields(previous: TaskTree, next: TaskTree): TaskTree {
-  const owned = new Map<string, { passes: boolean; attempts: number }>();
-  for (const { node } of walkTree(previous)) owned.set(node.id, { passes: node.passes, attempts: node.attempts });
-  const copy = sortedCopy(next);
-  for (const { node } of walkTree(copy)) {
-    const before = owned.get(node.id);
+  return resetInPlace(previous, sortedCopy(next)).tree;
+}
+
+/**
+ * The reset, done on `next` itself: one walk over `next` beside `previous`, children sorted in
+ * place where they are out of order and any node whose keys are not in canonical order replaced by
+ * one that has them (so the result is in the form `sortedCopy` gives). A node takes its runner-owned
+ * fields from the node of `previous` at the same place when the ids match, else from the node of
+ * `previous` with its id, looked up in an index built only if some node is not where it was.
+ * Returns the tree (a new top object only if its keys were out of order) and every node in pre-order.
+ */
+function resetInPlace(previous: TaskTree, next: TaskTree): { tree: TaskTree; order: TaskNode[] } {
+  let index: Map<string, TaskNode> | undefined;
+  const byId = (id: string): TaskNode | undefined => {
+    if (!index) {
+      const built = new Map<string, TaskNode>();
+      forEachNode(previous, (node) => {
+        built.set(node.id, node);
+      });
+      index = built;
+    }
+    return index.get(id);
+  };
+  const tree: TaskTree = hasCanonicalTreeKeys(next) ? next : { version: next.version, root: next.root };
+  if (!hasCanonicalKeys(tree.root)) tree.root = canonicalKeysOf(tree.root);
+  const order: TaskNode[] = [];
+  const nodes: TaskNode[] = [tree.root];
+  const candidates: (TaskNode | undefined)[] = [previous.root];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const candidate = candidates.pop();
+    order.push(node);
+    const before = candidate !== undefined && candidate.id === node.id ? candidate : byId(node.id);
     node.passes = before?.passes ?? false;
     // Never above max_attempts, even if the agent lowered it (checkAgentTree refuses that earlier).
     node.attempts = Math.min(before?.attempts ?? 0, node.max_attempts);
+    const children = node.children;
+    if (children.length === 0) continue;
+    if (!inSiblingOrder(children)) children.sort(compareSiblings);
+    const beforeChildren = before ? orderedChildren(before) : undefined;
+    for (let i = children.length - 1; i >= 0; i--) {
+      let child = children[i]!;
+      if (!hasCanonicalKeys(child)) {
+        child = canonicalKeysOf(child);
+        children[i] = child;
+      }
+      nodes.push(child);
+      candidates.push(beforeChildren?.[i]);
+    }
   }
-  return copy;
+  return { tree, order };
+}
+
+/** The same node (same arrays) with its keys in canonical order. */
+function canonicalKeysOf(node: TaskNode): TaskNode {
+  return {
+    id: node.id,
+    order: node.order,
+    title: node.title,
+    goal: node.goal,
+    acceptance: node.acceptance,
+    passes: node.passes,
+    attempts: node.attempts,
+    max_attempts: node.max_attempts,
+    children: node.children,
+  };
 }
 
 /** Applies one transition to a node in place; attempts saturate at max_attempts. */
@@ -61,12 +118,26 @@ function applyTransition(node: TaskNode, transition: Transition): void {
  */
 export function deriveInternalPasses(tree: TaskTree): string[] {
   const order: TaskNode[] = [];
-  for (const { node } of walkTree(tree)) order.push(node);
+  forEachNode(tree, (node) => {
+    order.push(node);
+  });
+  return derivePasses(order);
+}
+
+/** deriveInternalPasses over the nodes of a tree in pre-order. */
+function derivePasses(order: readonly TaskNode[]): string[] {
   const newlyPassed: string[] = [];
   for (let i = order.length - 1; i >= 0; i--) {
     const node = order[i]!;
-    if (node.children.length === 0) continue;
-    const passes = node.children.every((child) => child.passes);
+    const children = node.children;
+    if (children.length === 0) continue;
+    let passes = true;
+    for (let c = 0; c < children.length; c++) {
+      if (!children[c]!.passes) {
+        passes = false;
+        break;
+      }
+    }
     if (passes && !node.passes) newlyPassed.push(node.id);
     node.passes = passes;
   }
@@ -81,25 +152,33 @@ export interface StateUpdateResult {
   derivedPasses: string[];
 }
 
-/** `apply_state_updates()` of seed 002. `status`/`guard` undefined = recovery (no transition). */
+/** `apply_state_updates()` of seed 002. `status`/`guard` undefined = recovery (no transition). Inputs are not touched. */
 export function applyStateUpdates(
   previous: TaskTree,
   next: TaskTree,
   selectedId: string | undefined,
   outcome: { status: AgentStatus; guard: GuardOutcome } | undefined,
 ): StateUpdateResult {
-  const tree = resetRunnerOwnedFields(previous, next);
-  let selected: TaskNode | undefined;
-  if (selectedId !== undefined) {
-    for (const { node } of walkTree(tree)) {
-      if (node.id === selectedId) {
-        selected = node;
-        break;
-      }
-    }
-  }
+  // A sorted copy (keys in canonical order), then the update in place on the copy.
+  return applyStateUpdatesInPlace(previous, sortedCopy(next), selectedId, outcome);
+}
+
+/**
+ * `applyStateUpdates` done on `next` itself, for a tree that belongs to the caller alone (the
+ * step's own fresh parse of the agent's file): no copy, and one walk beside `previous`. `next` is
+ * changed (and must not be used afterwards); the result's `tree` is the same tree, in the form
+ * `sortedCopy` would give, and serializes to the same bytes as `applyStateUpdates`' result.
+ */
+export function applyStateUpdatesInPlace(
+  previous: TaskTree,
+  next: TaskTree,
+  selectedId: string | undefined,
+  outcome: { status: AgentStatus; guard: GuardOutcome } | undefined,
+): StateUpdateResult {
+  const { tree, order } = resetInPlace(previous, next);
+  const selected = selectedId === undefined ? undefined : order.find((node) => node.id === selectedId);
   if (selected && outcome) applyTransition(selected, transitionFor(outcome.status, outcome.guard));
-  const derivedPasses = deriveInternalPasses(tree);
+  const derivedPasses = derivePasses(order);
   return { tree, selected, derivedPasses };
 }
 

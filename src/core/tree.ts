@@ -11,13 +11,18 @@ export function compareSiblings(a: TaskNode, b: TaskNode): number {
   return a.id < b.id ? -1 : 1;
 }
 
-/** The children of a node in sibling order (a new array; the node is not touched). */
+/** The children of a node in sibling order (a new array if they are stored out of order; the node is not touched). */
 export function orderedChildren(node: TaskNode): TaskNode[] {
   const children = node.children;
+  return inSiblingOrder(children) ? children : [...children].sort(compareSiblings);
+}
+
+/** Whether siblings are stored in sibling order already. */
+export function inSiblingOrder(children: readonly TaskNode[]): boolean {
   for (let i = 1; i < children.length; i++) {
-    if (compareSiblings(children[i - 1]!, children[i]!) > 0) return [...children].sort(compareSiblings);
+    if (compareSiblings(children[i - 1]!, children[i]!) > 0) return false;
   }
-  return children;
+  return true;
 }
 
 export function isLeaf(node: TaskNode): boolean {
@@ -58,46 +63,174 @@ export function indexById(tree: TaskTree): Map<string, Located> {
 /** Every node's id with its parent's id (undefined for the root). */
 export function parentIds(tree: TaskTree): Map<string, string | undefined> {
   const parents = new Map<string, string | undefined>();
-  for (const { node, parent } of walkTree(tree)) parents.set(node.id, parent?.id);
+  forEachNode(tree, (node, parent) => {
+    parents.set(node.id, parent?.id);
+  });
   return parents;
 }
 
 /** The number of nodes. */
 export function countNodes(tree: TaskTree): number {
   let count = 0;
-  for (const _ of walkTree(tree)) count++;
+  forEachNode(tree, () => {
+    count++;
+  });
   return count;
+}
+
+/**
+ * Visits every node in pre-order, children in the order they are stored, with its parent
+ * (undefined for the root); stops as soon as `visit` returns false. No JSON paths and no objects
+ * per node: the cheap walk for everything that does not report a location.
+ */
+export function forEachNode(tree: TaskTree, visit: (node: TaskNode, parent: TaskNode | undefined) => boolean | void): void {
+  const nodes: TaskNode[] = [tree.root];
+  const parents: (TaskNode | undefined)[] = [undefined];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    if (visit(node, parents.pop()) === false) return;
+    const children = node.children;
+    for (let i = children.length - 1; i >= 0; i--) {
+      nodes.push(children[i]!);
+      parents.push(node);
+    }
+  }
+}
+
+/** The first node in pre-order (stored child order) with this id, or undefined. */
+export function findNode(tree: TaskTree, id: string): TaskNode | undefined {
+  let found: TaskNode | undefined;
+  forEachNode(tree, (node) => {
+    if (node.id !== id) return true;
+    found = node;
+    return false;
+  });
+  return found;
+}
+
+/**
+ * The JSON paths (stored positions) of the nodes `wanted` picks, in pre-order, in one walk that
+ * builds a path string only for those nodes. For problem messages: a tree with no problem never
+ * pays for paths.
+ */
+export function jsonPathsOf(tree: TaskTree, wanted: (node: TaskNode) => boolean): { node: TaskNode; jsonPath: string }[] {
+  const found: { node: TaskNode; jsonPath: string }[] = [];
+  // Every visited node gets an index; its parent's index and its slot among the parent's children
+  // give its path when it is wanted.
+  const parentOf: number[] = [];
+  const slotOf: number[] = [];
+  const nodes: TaskNode[] = [tree.root];
+  const indices: number[] = [];
+  parentOf.push(-1);
+  slotOf.push(0);
+  indices.push(0);
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const index = indices.pop()!;
+    if (wanted(node)) found.push({ node, jsonPath: pathOfIndex(index, parentOf, slotOf) });
+    const children = node.children;
+    for (let i = children.length - 1; i >= 0; i--) {
+      nodes.push(children[i]!);
+      indices.push(parentOf.length);
+      parentOf.push(index);
+      slotOf.push(i);
+    }
+  }
+  return found;
+}
+
+function pathOfIndex(index: number, parentOf: readonly number[], slotOf: readonly number[]): string {
+  const slots: number[] = [];
+  for (let at = index; parentOf[at]! >= 0; at = parentOf[at]!) slots.push(slotOf[at]!);
+  let path = "$.root";
+  for (let i = slots.length - 1; i >= 0; i--) path += `.children[${slots[i]}]`;
+  return path;
 }
 
 /** A deep copy of the tree, every children array sorted by (order, id), keys in canonical order. */
 export function sortedCopy(tree: TaskTree): TaskTree {
-  return { version: tree.version, root: copyNode(tree.root) };
+  return { version: tree.version, root: sortedNodeCopy(tree.root) };
 }
 
-function copyNode(root: TaskNode): TaskNode {
-  // Post-order without recursion: copy each node once its children are copied.
-  const copies = new Map<TaskNode, TaskNode>();
-  const stack: { node: TaskNode; expanded: boolean }[] = [{ node: root, expanded: false }];
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1]!;
-    if (!top.expanded) {
-      top.expanded = true;
-      for (const child of top.node.children) stack.push({ node: child, expanded: false });
-      continue;
+function copyFields(node: TaskNode): TaskNode {
+  return {
+    id: node.id,
+    order: node.order,
+    title: node.title,
+    goal: node.goal,
+    acceptance: [...node.acceptance],
+    passes: node.passes,
+    attempts: node.attempts,
+    max_attempts: node.max_attempts,
+    children: [],
+  };
+}
+
+/** A deep copy of one node and its subtree, sorted and with keys in canonical order, as `sortedCopy`. */
+export function sortedNodeCopy(root: TaskNode): TaskNode {
+  // Pre-order with an array stack: each copy's children are filled in sorted order as it is reached.
+  const top = copyFields(root);
+  const originals: TaskNode[] = [root];
+  const copies: TaskNode[] = [top];
+  while (originals.length > 0) {
+    const original = originals.pop()!;
+    const copy = copies.pop()!;
+    const children = orderedChildren(original);
+    const out = copy.children;
+    for (let i = 0; i < children.length; i++) {
+      const child = copyFields(children[i]!);
+      out.push(child);
+      originals.push(children[i]!);
+      copies.push(child);
     }
-    stack.pop();
-    const node = top.node;
-    copies.set(node, {
-      id: node.id,
-      order: node.order,
-      title: node.title,
-      goal: node.goal,
-      acceptance: [...node.acceptance],
-      passes: node.passes,
-      attempts: node.attempts,
-      max_attempts: node.max_attempts,
-      children: node.children.map((child) => copies.get(child)!).sort(compareSiblings),
-    });
   }
-  return copies.get(root)!;
+  return top;
+}
+
+const TREE_KEYS = ["version", "root"] as const;
+
+/** The keys of a node in canonical (schema) order. */
+export const NODE_KEYS = ["id", "order", "title", "goal", "acceptance", "passes", "attempts", "max_attempts", "children"] as const;
+
+/** Whether a tree's keys are exactly `version` then `root`. */
+export function hasCanonicalTreeKeys(tree: object): boolean {
+  let i = 0;
+  for (const key in tree) {
+    if (key !== TREE_KEYS[i]) return false;
+    i++;
+  }
+  return i === TREE_KEYS.length;
+}
+
+/** Whether a node's own keys are exactly NODE_KEYS, in that order. */
+export function hasCanonicalKeys(node: object): boolean {
+  let i = 0;
+  for (const key in node) {
+    if (key !== NODE_KEYS[i]) return false;
+    i++;
+  }
+  return i === NODE_KEYS.length;
+}
+
+/**
+ * Whether the tree is already in the form `sortedCopy` gives: `version` then `root`, every node's
+ * keys exactly in canonical order, `acceptance` and `children` arrays, every children array sorted.
+ * A tree in this form serializes to the same bytes as its sorted copy.
+ */
+export function isInCanonicalForm(tree: TaskTree): boolean {
+  if (!hasCanonicalTreeKeys(tree) || tree.root === null || typeof tree.root !== "object") return false;
+  const stack: TaskNode[] = [tree.root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (!hasCanonicalKeys(node) || !Array.isArray(node.acceptance)) return false;
+    const children = node.children;
+    if (!Array.isArray(children)) return false;
+    for (let c = 0; c < children.length; c++) {
+      const child = children[c];
+      if (child === null || typeof child !== "object" || Array.isArray(child)) return false;
+      stack.push(child);
+    }
+    if (!inSiblingOrder(children)) return false;
+  }
+  return true;
 }

@@ -15,23 +15,24 @@ import type {
   LoadedState,
   PromptFacts,
 } from "../../machines/iteration.js";
-import { serializeTree } from "../core/canonical.js";
+import { serializeTree, serializeTreeBody } from "../core/serialize.js";
+import type { ConfigResult } from "../core/config.js";
 import { LAYOUT } from "../core/layout.js";
 import { formatCommitMessage, lastLeafNode, leftTreeInvalid, nodeRecords, parseLoopCommit, renderHistory, type LoopRecord } from "../core/loop-history.js";
 import { checkAgentTree } from "../core/iteration.js";
 import { formatProblem, jsonSyntaxMessage } from "../core/problems.js";
 import { buildLeafPrompt, buildRepairPrompt, BUILTIN_TEMPLATES, type PromptKind } from "../core/prompt-pack.js";
-import { loopSubjectPattern, type CommitSubject } from "../core/run-id.js";
+import { loopSubjectPattern, runIdFromBranch, runIdProblem, type CommitSubject } from "../core/run-id.js";
 import { journalStatus, type RepositoryFacts } from "../core/safety.js";
 import { selectLeftmostOpenLeaf } from "../core/select.js";
 import { redactSecrets, secretValues } from "../core/text-limits.js";
 import type { TaskNode, TaskTree } from "../core/tree.js";
-import { changedPathList, gitDir, GitRepo } from "../adapters/git.js";
+import { changedPathList, gitDir, GitRepo, type LoopCommit } from "../adapters/git.js";
 import { readJournal, removeJournal, writeJournal } from "../adapters/journal.js";
 import { IterationLog } from "../adapters/iteration-log.js";
 import { loadConfig, loadPolicy, loadTree, projectPath, readOptional } from "../adapters/project-files.js";
 import { runProcess } from "../adapters/process-runner.js";
-import { checkTreeText, MAX_TREE_BYTES, writeTreeFile } from "../adapters/tree-store.js";
+import { checkTreeText, MAX_TREE_BYTES, writeTreeBody, type TreeLoad } from "../adapters/tree-store.js";
 import { executorFor } from "../adapters/executors/registry.js";
 
 export type Phase = "prompt" | "agent" | "guard" | "commit";
@@ -65,6 +66,14 @@ export interface StepState {
   prompt?: string;
   gitDir?: string;
   facts?: RepositoryFacts;
+  /**
+   * The tree file as this step loaded and checked it, when the iteration starts from it (a leaf
+   * step): the working tree was clean, so it is also HEAD's. The agent's tree is this same object
+   * when the agent left the file alone.
+   */
+  loadedTree?: TaskTree;
+  /** Whether that file's text holds a secret value (tree.before.json must then be redacted, not copied). */
+  loadedTreeHasSecret?: boolean;
 }
 
 const OPERATION_MARKERS: [string, string][] = [
@@ -86,10 +95,38 @@ export function commitSubjectOf(record: IterationRecord): CommitSubject {
   return { kind: record.kind, runId: record.runId, iteration: record.iteration, nodeId: record.nodeId!, guard: record.guard };
 }
 
-export function createStepActors(deps: StepDeps) {
+/** loadState's reads, begun with the step so that they overlap the safety check's git processes. */
+interface Prefetched {
+  config: Promise<ConfigResult>;
+  tree: Promise<TreeLoad>;
+  /** The loop commits of the run id that --run-id or the checked-out branch names, if any. */
+  commits: Promise<{ runId: string; commits: LoopCommit[] } | undefined>;
+}
+
+export function createStepActors(deps: StepDeps & { runIdOption?: string }) {
   const state: StepState = { git: new GitRepo(deps.root), secrets: secretValues(deps.env) };
   const file = (relative: string) => projectPath(deps.root, relative);
   const progress = (event: ProgressEvent) => deps.onProgress?.(event);
+
+  // Reading the config and the tree and listing the run's commits do not depend on what the safety
+  // check finds: begin them now, while its git processes run. Nothing is written; a step that is
+  // refused or records an interrupted iteration leaves them unused. Failures surface in loadState,
+  // exactly where they did when it began the reads itself.
+  const quiet = <T>(promise: Promise<T>): Promise<T> => {
+    promise.catch(() => undefined);
+    return promise;
+  };
+  let prefetched: Prefetched | undefined = {
+    config: quiet(loadConfig(deps.root)),
+    tree: quiet(loadTree(deps.root)),
+    commits: quiet(
+      (async () => {
+        const runId = deps.runIdOption ?? runIdFromBranch(await checkedOutBranch(deps.root));
+        if (runId === undefined || runIdProblem(runId) !== undefined) return undefined;
+        return { runId, commits: await state.git.loopCommits(loopSubjectPattern(runId)) };
+      })(),
+    ),
+  };
 
   const logFor = (context: IterationContext): IterationLog => {
     if (!state.log || state.log.iteration !== context.iteration) {
@@ -146,10 +183,15 @@ export function createStepActors(deps: StepDeps) {
   });
 
   const loadState = fromPromise<LoadedState, { runId: string }>(async ({ input }) => {
+    const early = prefetched;
+    prefetched = undefined;
     const [config, tree, commits] = await Promise.all([
-      loadConfig(deps.root),
-      loadTree(deps.root),
-      state.git.loopCommits(loopSubjectPattern(input.runId)),
+      early?.config ?? loadConfig(deps.root),
+      early?.tree ?? loadTree(deps.root),
+      (async () => {
+        const listed = await early?.commits.catch(() => undefined);
+        return listed?.runId === input.runId ? listed.commits : state.git.loopCommits(loopSubjectPattern(input.runId));
+      })(),
     ]);
     const records = commits
       .map((commit) => parseLoopCommit(commit.sha, commit.subject, commit.body, input.runId))
@@ -171,6 +213,11 @@ export function createStepActors(deps: StepDeps) {
       }
     } else if (!tree.ok && !tree.missing) {
       loaded.lastValidTree = accepted ?? (await lastValidTree(state.git));
+    }
+    if (tree.ok && loaded.tree.ok) {
+      state.loadedTree = tree.tree;
+      // Only this is kept of the text (on a large tree, tens of MB the step no longer holds).
+      state.loadedTreeHasSecret = state.secrets.some((secret) => tree.text.includes(secret));
     }
     return loaded;
   });
@@ -200,40 +247,50 @@ export function createStepActors(deps: StepDeps) {
     }
     progress({ type: "phase", phase: "prompt", iteration: context.iteration, nodeId: context.selection?.leafId, title: leafTitle(context) });
     const config = context.config!;
-    const goal = (await readOptional(file(LAYOUT.goal))) ?? "";
     const contextDir = file(LAYOUT.context);
-    await rm(contextDir, { recursive: true, force: true });
-    await mkdir(contextDir, { recursive: true });
     const writeContext = (name: string, text: string) => writeFile(path.join(contextDir, name), redactSecrets(text, state.secrets));
     const kind: PromptKind = context.stepKind === "repair" ? "repair" : "leaf";
-    const template = (await readOptional(file(`${LAYOUT.prompts}/${kind}.md`))) ?? BUILTIN_TEMPLATES[kind];
+    if (selected && selected.kind !== "leaf") throw new Error("buildPrompt without an open leaf");
+    const leaf = selected?.kind === "leaf" ? selected : undefined;
+    // The reads are independent of each other and of clearing the context folder: all at once.
+    const [goalText, templateText, , leafFacts] = await Promise.all([
+      readOptional(file(LAYOUT.goal)),
+      readOptional(file(`${LAYOUT.prompts}/${kind}.md`)),
+      rm(contextDir, { recursive: true, force: true }).then(() => mkdir(contextDir, { recursive: true })),
+      leaf
+        ? Promise.all([
+            lastFailure(deps.root, context.runId!, context.records, leaf.leaf.id, leaf.path.slice(0, -1).map((node) => node.id)),
+            readOptional(file(`${LAYOUT.nodes}/${leaf.leaf.id}/context.md`)),
+            Promise.all(
+              ([["Assumptions", LAYOUT.assumptions], ["Open questions", LAYOUT.questions], ["Feedback", LAYOUT.feedback], ["Improvements", LAYOUT.improvements]] as const).map(
+                async ([name, relative]) => ({ name: `${name} (${relative})`, text: await readOptional(file(relative)) }),
+              ),
+            ),
+          ])
+        : undefined,
+    ]);
+    const goal = goalText ?? "";
+    const template = templateText ?? BUILTIN_TEMPLATES[kind];
     let prompt: string;
     let allowedWritePaths: string[] | undefined;
-    if (kind === "repair") {
+    if (!leaf || !leafFacts) {
       const problems = context.treeProblems.map((p) => `- ${formatProblem(p)}`).join("\n");
       prompt = buildRepairPrompt({ goal, problems: context.treeProblems, lastValidTree: context.previousTree, outputFile: log.file("output.json") }, template);
-      await writeContext("goal.md", goal);
-      await writeContext("node.md", "# REPAIR TREE\n\nNo leaf is selected: restore .runner/state/tree.json to a valid tree.\n");
-      await writeContext("history.md", "A repair step has no node history.\n");
-      await writeContext("failure.md", `# Problems of .runner/state/tree.json\n\n${problems}\n`);
+      await Promise.all([
+        writeContext("goal.md", goal),
+        writeContext("node.md", "# REPAIR TREE\n\nNo leaf is selected: restore .runner/state/tree.json to a valid tree.\n"),
+        writeContext("history.md", "A repair step has no node history.\n"),
+        writeContext("failure.md", `# Problems of .runner/state/tree.json\n\n${problems}\n`),
+      ]);
     } else {
-      const selection = selectLeftmostOpenLeaf(context.previousTree!);
-      if (selection.kind !== "leaf") throw new Error("buildPrompt without an open leaf");
-      const leaf = selection.leaf;
+      const [failure, nodeContext, notes] = leafFacts;
       allowedWritePaths = policy?.allowedWritePaths;
-      const history = renderHistory(context.records, leaf.id);
-      const failure = await lastFailure(deps.root, context.runId!, context.records, leaf.id, selection.path.slice(0, -1).map((node) => node.id));
-      const nodeContext = await readOptional(file(`${LAYOUT.nodes}/${leaf.id}/context.md`));
-      const notes = await Promise.all(
-        ([["Assumptions", LAYOUT.assumptions], ["Open questions", LAYOUT.questions], ["Feedback", LAYOUT.feedback], ["Improvements", LAYOUT.improvements]] as const).map(
-          async ([name, relative]) => ({ name: `${name} (${relative})`, text: await readOptional(file(relative)) }),
-        ),
-      );
+      const history = renderHistory(context.records, leaf.leaf.id);
       prompt = buildLeafPrompt(
         {
           tree: context.previousTree!,
-          path: selection.path,
-          stuck: selection.stuck,
+          path: leaf.path,
+          stuck: leaf.stuck,
           goal,
           history,
           failure: failure ?? "",
@@ -246,15 +303,25 @@ export function createStepActors(deps: StepDeps) {
         },
         template,
       );
-      await writeContext("goal.md", goal);
-      await writeContext("node.md", renderNode(leaf, selection.path, selection.stuck));
-      await writeContext("history.md", history);
-      await writeContext("failure.md", failure ?? "No failure recorded for this node.\n");
+      await Promise.all([
+        writeContext("goal.md", goal),
+        writeContext("node.md", renderNode(leaf.leaf, leaf.path, leaf.stuck)),
+        writeContext("history.md", history),
+        writeContext("failure.md", failure ?? "No failure recorded for this node.\n"),
+      ]);
     }
     // The agent's stdin and RUNNER_PROMPT_FILE carry the same text, secrets redacted (CONTRACT §6, §9).
     state.prompt = redactSecrets(prompt, state.secrets);
     log.write("prompt.md", state.prompt);
-    log.write("tree.before.json", context.previousTree ? serializeTree(context.previousTree) : "");
+    // A leaf step starts from the file as loaded (the working tree was clean, the agent has not run
+    // yet): tree.before.json is that file, byte for byte, copied, or redacted if it holds a secret.
+    // A repair starts from the last valid tree in history, written in canonical form.
+    if (context.previousTree !== undefined && context.previousTree === state.loadedTree) {
+      if (state.loadedTreeHasSecret) log.write("tree.before.json", (await readOptional(file(LAYOUT.tree))) ?? "");
+      else log.copyFile("tree.before.json", file(LAYOUT.tree));
+    } else {
+      log.write("tree.before.json", context.previousTree ? serializeTree(context.previousTree) : "");
+    }
     return { allowedWritePaths };
   });
 
@@ -299,12 +366,18 @@ export function createStepActors(deps: StepDeps) {
 
   const collectResult = fromPromise<CollectedFacts, { context: IterationContext }>(async ({ input: { context } }) => {
     const log = logFor(context);
-    const [outputText, treeData, status] = await Promise.all([
-      readOptional(log.file("output.json")),
-      readTreeData(file(LAYOUT.tree)),
-      state.git.status(),
-    ]);
-    return { outputText, treeData, changedPaths: changedPathList(status.changes) };
+    const [outputText, status] = await Promise.all([readOptional(log.file("output.json")), state.git.status()]);
+    const changedPaths = changedPathList(status.changes);
+    // A tree file git does not list as changed, with HEAD where it was, is still the one this step
+    // loaded and checked (the working tree was clean then): hand that tree over instead of reading
+    // and checking it again. If HEAD moved (the agent committed, or switched branches), read it.
+    const headKept = state.facts !== undefined && status.head === state.facts.head && status.branch === state.facts.branch;
+    if (state.loadedTree !== undefined && context.previousTree === state.loadedTree && headKept && !changedPaths.includes(LAYOUT.tree)) {
+      return { outputText, treeData: { ok: true, data: state.loadedTree }, changedPaths };
+    }
+    const treeData = await readTreeData(file(LAYOUT.tree));
+    // A fresh parse belongs to this step alone: the state update may work on it in place.
+    return treeData.ok ? { outputText, treeData, changedPaths, treeOwned: true } : { outputText, treeData, changedPaths };
   });
 
   const runGuard = fromPromise<GuardFacts, { context: IterationContext }>(async ({ input: { context } }) => {
@@ -335,9 +408,17 @@ export function createStepActors(deps: StepDeps) {
   const persistIteration = fromPromise<void, { record: IterationRecord }>(async ({ input: { record } }) => {
     const log = state.log ?? new IterationLog(deps.root, record.runId, record.iteration, state.secrets);
     state.log = log;
-    if (record.treeToWrite) await writeTreeFile(file(LAYOUT.tree), record.treeToWrite);
-    const after = record.treeToWrite ? serializeTree(record.treeToWrite) : ((await readOptional(file(LAYOUT.tree))) ?? "");
-    log.write("tree.after.json", after);
+    if (record.treeToWrite) {
+      // Serialized once: the tree file is written from it, and tree.after.json is a copy of the
+      // file (the text itself, redacted, only if it holds a secret; otherwise it is not kept).
+      const body = serializeTreeBody(record.treeToWrite);
+      const redacted = log.redacts(body, true) ? `${body}\n` : undefined;
+      await writeTreeBody(file(LAYOUT.tree), body);
+      if (redacted === undefined) log.copyFile("tree.after.json", file(LAYOUT.tree));
+      else log.write("tree.after.json", redacted);
+    } else {
+      log.write("tree.after.json", (await readOptional(file(LAYOUT.tree))) ?? "");
+    }
     if (record.runnerError) log.write("runner_error.log", `${record.runnerError.kind}: ${record.runnerError.message}\n`);
   });
 
@@ -376,6 +457,13 @@ export function createStepActors(deps: StepDeps) {
     state,
     actors: { inspectRepository, loadInterrupted, loadState, preparePrompt, runAgent, collectResult, runGuard, persistIteration, commitIteration },
   };
+}
+
+/** The branch HEAD names (`ref: refs/heads/<branch>` in the git folder's HEAD), or undefined. */
+async function checkedOutBranch(root: string): Promise<string | undefined> {
+  const head = await readOptional(path.join(await gitDir(root), "HEAD"));
+  const match = head === undefined ? null : /^ref: refs\/heads\/(.+)\n?$/.exec(head);
+  return match?.[1];
 }
 
 /** Removes temp files of atomic writes (`.<name>.<pid>.tmp`) a killed runner left in a folder. */

@@ -1,0 +1,61 @@
+// A step reads the agent's tree from the file again only when the agent may have changed it
+// (docs/performance.md, change 4): when git lists the tree file as changed, or when HEAD moved
+// (an agent that commits its own work). And tree.before.json is the tree file as the step loaded it.
+import { writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { scenario, subject, TREE_FILE } from "../helpers/scenario.js";
+import { node, tree } from "../helpers/sandbox.js";
+
+/** An agent that splits its leaf into two children and commits that itself, then answers "decomposed". */
+const COMMITTING_AGENT = String.raw`
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+const file = ".runner/state/tree.json";
+const tree = JSON.parse(readFileSync(file, "utf8"));
+const stack = [tree.root];
+while (stack.length > 0) {
+  const n = stack.pop();
+  if (n.id === process.env.RUNNER_NODE_ID) {
+    for (const [order, id] of ["x1", "x2"].entries()) {
+      n.children.push({ id, order, title: id, goal: "", acceptance: [], passes: false, attempts: 0, max_attempts: 3, children: [] });
+    }
+  }
+  stack.push(...n.children);
+}
+writeFileSync(file, JSON.stringify(tree));
+execFileSync("git", ["add", "-A"]);
+execFileSync("git", ["commit", "-q", "-m", "the agent commits its own work"]);
+writeFileSync(process.env.RUNNER_OUTPUT_FILE, JSON.stringify({ status: "decomposed", summary: "split it" }));
+`;
+
+describe.concurrent("the agent's tree after the agent", () => {
+  it("an agent that commits its own tree change: HEAD moved, so the step reads the tree the agent left (not the one it loaded)", async () => {
+    const s = await scenario({
+      tree: tree(node("root", { children: [node("a"), node("b", { order: 1 })] })),
+      executor: ["node", "committing-agent.mjs"],
+      files: { "committing-agent.mjs": COMMITTING_AGENT },
+    });
+    const result = await s.step();
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(s.node("a").children.map((child) => child.id)).toEqual(["x1", "x2"]);
+    expect(await s.subjects()).toEqual(["the agent commits its own work", subject("t1", 1, "a", "decompose", "skipped")]);
+    expect(s.meta(1)).toMatchObject({ agent_status: "decomposed", tree_problems: [] });
+  });
+
+  it("tree.before.json is the tree file as loaded, byte for byte; tree.after.json is the file the step wrote", async () => {
+    const s = await scenario({ tree: tree(node("root", { children: [node("a"), node("b", { order: 1 })] })) });
+    // A valid tree that is not in canonical form (one line, children out of order), committed by hand.
+    const handWritten = JSON.stringify({ version: 1, root: { ...node("root"), children: [node("b", { order: 1 }), node("a")] } });
+    s.script({ 1: { write: { "out.txt": "ok\n" }, status: "done" } });
+    await s.git(["checkout", "-q", "main"]);
+    writeFileSync(`${s.dir}/${TREE_FILE}`, handWritten);
+    await s.git(["commit", "-q", "-am", "hand-written tree"]);
+    await s.git(["checkout", "-q", "runner/t1"]);
+    await s.git(["merge", "-q", "--ff-only", "main"]);
+    const result = await s.step();
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(s.read(s.iterFile(1, "tree.before.json"))).toBe(handWritten);
+    expect(s.read(s.iterFile(1, "tree.after.json"))).toBe(s.read(TREE_FILE));
+    expect(s.node("a")).toMatchObject({ passes: true });
+  });
+});
