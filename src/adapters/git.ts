@@ -176,21 +176,31 @@ export class GitRepo {
     await this.raw(["add", "-A"]);
   }
 
-  /**
-   * Commits whatever is staged (also nothing) with the repository's identity or runner's fallback,
-   * then reads back the new commit's sha and its change as a patch (binary files included) in one
-   * more process. Paths in `patchExcludes` are left out of the patch (the tree file: its before and
-   * after are logged whole).
-   */
-  async commit(message: string, useFallbackIdentity: boolean, patchExcludes: readonly string[] = []): Promise<{ sha: string; patch: string }> {
+  /** Commits whatever is staged (also nothing) with the repository's identity or the runner's fallback. */
+  async commit(message: string, useFallbackIdentity: boolean): Promise<void> {
     const identity = useFallbackIdentity ? ["-c", `user.name=${FALLBACK_IDENTITY.name}`, "-c", `user.email=${FALLBACK_IDENTITY.email}`] : [];
     await this.raw([...identity, "commit", "--allow-empty", "--no-verify", "--no-gpg-sign", "-q", "-m", message]);
-    const shown = await this.raw([
-      "show", "--sparse", "--format=%H", "--binary", "--no-color", "--no-ext-diff", "HEAD", "--", ".", ...patchExcludes.map((p) => `:(exclude)${p}`),
-    ]);
-    const newline = shown.indexOf("\n");
-    const sha = (newline < 0 ? shown : shown.slice(0, newline)).trim();
-    return { sha, patch: newline < 0 ? "" : shown.slice(newline + 1).replace(/^\n/, "") };
+  }
+
+  /**
+   * The staged change against `base` as a patch (binary files included), `excludes` left out. Safe
+   * to run while a commit of the same index is being made: it names its base explicitly.
+   */
+  async stagedPatch(base: string, excludes: readonly string[] = []): Promise<string> {
+    return this.raw(["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", base, "--", ".", ...excludes.map((p) => `:(exclude)${p}`)]);
+  }
+
+  /** HEAD's commit: read from the ref files where they are plain, else asked of git. */
+  async headCommit(gitDirectory: string): Promise<string> {
+    try {
+      const head = (await readFile(path.join(gitDirectory, "HEAD"), "utf8")).trim();
+      const ref = /^ref: (refs\/heads\/[^\s]+)$/.exec(head)?.[1];
+      const sha = ref ? (await readFile(path.join(gitDirectory, ref), "utf8")).trim() : head;
+      if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) return sha;
+    } catch {
+      // packed or reftable refs: ask git
+    }
+    return (await this.raw(["rev-parse", "HEAD"])).trim();
   }
 
   /** Commits after `base` on the first-parent line to HEAD, oldest first, with the paths each changed. */

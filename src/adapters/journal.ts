@@ -32,7 +32,9 @@ export async function readJournal(gitDir: string): Promise<JournalEntry | undefi
 }
 
 export async function writeJournal(gitDir: string, entry: JournalEntry): Promise<void> {
-  await writeFileAtomic(journalPath(gitDir), `${JSON.stringify(entry)}\n`);
+  // Atomic (a killed runner never leaves half a journal) but not fsync'd: it guards against a killed
+  // process, whose writes the page cache keeps, and it is rewritten every iteration.
+  await writeFileAtomic(journalPath(gitDir), `${JSON.stringify(entry)}\n`, { durable: false });
 }
 
 export async function removeJournal(gitDir: string): Promise<void> {

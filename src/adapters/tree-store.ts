@@ -51,13 +51,14 @@ export function checkTreeText(text: string): TreeLoad {
 }
 
 /** Writes `text` to `file` atomically: a reader sees the old bytes or the new ones, never a mix. */
-export async function writeFileAtomic(file: string, text: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(file: string, text: string | Uint8Array, options: { durable?: boolean } = {}): Promise<void> {
+  const durable = options.durable ?? true;
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
   const handle = await open(temp, "w");
   try {
     await handle.writeFile(text);
-    await handle.sync();
+    if (durable) await handle.sync();
   } finally {
     await handle.close();
   }
@@ -67,6 +68,7 @@ export async function writeFileAtomic(file: string, text: string | Uint8Array): 
     await unlink(temp).catch(() => undefined);
     throw error;
   }
+  if (!durable) return;
   const dirHandle = await open(dir, "r");
   try {
     await dirHandle.sync();

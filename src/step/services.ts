@@ -28,6 +28,7 @@ import { selectLeftmostOpenLeaf } from "../core/select.js";
 import { redactSecrets, secretValues } from "../core/text-limits.js";
 import type { TaskNode, TaskTree } from "../core/tree.js";
 import { changedPathList, gitDir, GitRepo, type LoopCommit } from "../adapters/git.js";
+import { startEarlyReads, type EarlyReads } from "./early-reads.js";
 import { readJournal, removeJournal, writeJournal } from "../adapters/journal.js";
 import { IterationLog } from "../adapters/iteration-log.js";
 import { loadConfig, loadPolicy, loadTree, projectPath, readOptional } from "../adapters/project-files.js";
@@ -54,6 +55,8 @@ export interface StepDeps {
   now: () => number;
   abortSignal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
+  /** The repository's first git reads, started by the CLI before the machine's modules load. */
+  early?: EarlyReads;
 }
 
 /** What the step's actors share while one iteration runs. */
@@ -66,6 +69,7 @@ export interface StepState {
   prompt?: string;
   gitDir?: string;
   facts?: RepositoryFacts;
+  identity?: Promise<{ name?: string; email?: string }>;
   /**
    * The tree file as this step loaded and checked it, when the iteration starts from it (a leaf
    * step): the working tree was clean, so it is also HEAD's. The agent's tree is this same object
@@ -138,11 +142,10 @@ export function createStepActors(deps: StepDeps & { runIdOption?: string }) {
   const inspectRepository = fromPromise<RepositoryFacts, { runIdOption: string | undefined }>(async () => {
     const dir = await gitDir(deps.root);
     state.gitDir = dir;
-    const [status, ignored, journal] = await Promise.all([
-      state.git.status(),
-      state.git.ignored([`${LAYOUT.iterations}/x`, `${LAYOUT.context}/x`]),
-      readJournal(dir),
-    ]);
+    const early = deps.early ?? startEarlyReads(state.git);
+    deps.early = undefined; // a later step of the same process reads afresh
+    state.identity = early.identity;
+    const [status, ignored, journal] = await Promise.all([early.status, early.ignored, readJournal(dir)]);
     const operation = OPERATION_MARKERS.find(([marker]) => existsSync(path.join(dir, marker)));
     const facts: RepositoryFacts = {
       branch: status.branch,
@@ -445,9 +448,15 @@ export function createStepActors(deps: StepDeps & { runIdOption?: string }) {
       log.write("protected.patch", await state.git.raw(["diff", "--binary", "--no-color", "HEAD", "--", ...record.protectedChanged]).catch(() => ""));
       await state.git.restorePaths(record.protectedChanged);
     }
-    const [, identity] = await Promise.all([state.git.addAll(), state.git.identity()]);
-    // diff.patch leaves out the tree file: tree.before.json and tree.after.json hold it whole.
-    const { sha, patch } = await state.git.commit(message, identity.name === undefined || identity.email === undefined, [LAYOUT.tree]);
+    const [, identity] = await Promise.all([state.git.addAll(), state.identity ?? state.git.identity()]);
+    const base = state.facts?.head ?? "HEAD";
+    // diff.patch (against the commit the iteration began from, so it can run beside the commit)
+    // leaves out the tree file: tree.before.json and tree.after.json hold it whole.
+    const [patch] = await Promise.all([
+      state.git.stagedPatch(base, [LAYOUT.tree]),
+      state.git.commit(message, identity.name === undefined || identity.email === undefined),
+    ]);
+    const sha = await state.git.headCommit(state.gitDir ?? (await gitDir(deps.root)));
     log.write("diff.patch", patch);
     if (state.gitDir) await removeJournal(state.gitDir);
     return { sha };

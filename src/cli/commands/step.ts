@@ -1,7 +1,8 @@
 // `runner step`: one iteration (the machine of the seeds). Exit 0 when an iteration was committed or
 // nothing is left to do, 1 when refused or when the iteration ended in a runner error after it was
 // persisted and committed (CONTRACT §4).
-import { runStep, type StepResult } from "../../step/run-step.js";
+import { GitRepo } from "../../adapters/git.js";
+import type { StepResult } from "../../step/run-step.js";
 import type { GlobalArgs } from "../main.js";
 import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
@@ -10,7 +11,13 @@ import { withRepositoryLock } from "../repository-lock.js";
 
 export async function run(argv: GlobalArgs & { runId?: string; json?: boolean }): Promise<number> {
   const root = findProjectRoot(argv.C);
-  const result = await withRepositoryLock(root, "runner step", () => runStep({ root, env: processEnv(), now: Date.now, runIdOption: argv.runId }));
+  const result = await withRepositoryLock(root, "runner step", async () => {
+    // The safety check's git reads run while the machine's modules load.
+    const { startEarlyReads } = await import("../../step/early-reads.js");
+    const early = startEarlyReads(new GitRepo(root));
+    const { runStep } = await import("../../step/run-step.js");
+    return runStep({ root, env: processEnv(), now: Date.now, runIdOption: argv.runId, early });
+  });
   if (argv.json) printJson(stepJson(result));
   return reportStep(result, !argv.json);
 }

@@ -1,0 +1,26 @@
+// The safety check's git reads need nothing of the machine, so `runner step` starts them before the
+// machine's modules are loaded (they take about as long to import as git takes to answer).
+import type { GitRepo, RepoStatus } from "../adapters/git.js";
+import { LAYOUT } from "../core/layout.js";
+
+/** The safety check's git reads, which need nothing of the machine: started as early as possible. */
+export interface EarlyReads {
+  status: Promise<RepoStatus>;
+  ignored: Promise<string[]>;
+  /** user.name / user.email as configured (for the commit's identity fallback). */
+  identity: Promise<{ name?: string; email?: string }>;
+}
+
+/** Starts the step's first git reads (`git status`, `git check-ignore`, the identity). */
+export function startEarlyReads(git: GitRepo): EarlyReads {
+  const quietly = <T>(promise: Promise<T>) => {
+    promise.catch(() => undefined); // awaited (and its error handled) by the safety check
+    return promise;
+  };
+  return {
+    status: quietly(git.status()),
+    ignored: quietly(git.ignored([`${LAYOUT.iterations}/x`, `${LAYOUT.context}/x`])),
+    identity: quietly(git.identity()),
+  };
+}
+
