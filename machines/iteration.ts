@@ -249,6 +249,16 @@ export function iterationRecord(context: IterationContext): IterationRecord {
   };
 }
 
+/** The runner error of an agent or guard stopped by the budget or by an interrupted run (seed 002). */
+function stoppedError(who: "agent" | "guard", facts: { aborted: boolean }, context: IterationContext) {
+  return {
+    kind: "executor_timeout" as const,
+    message: facts.aborted
+      ? `the ${who} was interrupted (the run was stopped)`
+      : `the ${who} did not finish within the iteration budget of ${context.config!.limits.iterationTimeoutSeconds} s and was killed`,
+  };
+}
+
 const notProvided = (name: string) =>
   fromPromise<never, unknown>(async () => {
     throw new Error(`actor ${name} was not provided`);
@@ -528,12 +538,7 @@ export const iterationMachine = setup({
             target: "recover",
             actions: assign({
               agent: ({ event }) => event.output,
-              runnerError: ({ context, event }) => ({
-                kind: "executor_timeout" as const,
-                message: event.output.aborted
-                  ? "the agent was interrupted (the run was stopped)"
-                  : `the agent did not finish within the iteration budget of ${context.config!.limits.iterationTimeoutSeconds} s and was killed`,
-              }),
+              runnerError: ({ context, event }) => stoppedError("agent", event.output, context),
             }),
           },
           {
@@ -620,12 +625,7 @@ export const iterationMachine = setup({
             target: "recover",
             actions: assign({
               guardRun: ({ event }) => event.output,
-              runnerError: ({ context, event }) => ({
-                kind: "executor_timeout" as const,
-                message: event.output.aborted
-                  ? "the guard was interrupted (the run was stopped)"
-                  : `the guard did not finish within the iteration budget of ${context.config!.limits.iterationTimeoutSeconds} s and was killed`,
-              }),
+              runnerError: ({ context, event }) => stoppedError("guard", event.output, context),
             }),
           },
           {

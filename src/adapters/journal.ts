@@ -4,16 +4,11 @@
 // records it as a runner error. It lives in the git folder: never tracked, never in a commit.
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
+import type { InterruptedIteration } from "../core/safety.js";
 import { writeFileAtomic } from "./tree-store.js";
 
-export interface JournalEntry {
-  runId: string;
-  iteration: number;
-  branch: string;
-  /** HEAD when the iteration began: the commit it would have followed. */
-  head: string;
-  stepKind: "leaf" | "repair";
-  nodeId: string | null;
+/** An interrupted iteration as the next step needs it (core's InterruptedIteration), with its start time. */
+export interface JournalEntry extends InterruptedIteration {
   startedAt: string;
 }
 

@@ -75,6 +75,19 @@ const REDACTED = "***";
  * drained. Never rejects because of the child (a program that cannot start yields `spawnError`);
  * it throws only when the log file itself cannot be created.
  */
+/** How a run ended, as the machine's facts carry it. */
+export interface ProcessOutcome {
+  exitCode: number | undefined;
+  timedOut: boolean;
+  aborted: boolean;
+  spawnError: string | undefined;
+  durationMs: number;
+}
+
+export function outcomeOf(result: ProcessOutcome): ProcessOutcome {
+  return { exitCode: result.exitCode, timedOut: result.timedOut, aborted: result.aborted, spawnError: result.spawnError, durationMs: result.durationMs };
+}
+
 export async function runProcess(request: ProcessRequest): Promise<ProcessResult> {
   const log = new OutputLog(request);
   try {

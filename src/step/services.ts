@@ -32,7 +32,7 @@ import { startEarlyReads, type EarlyReads } from "./early-reads.js";
 import { readJournal, removeJournal, writeJournal } from "../adapters/journal.js";
 import { IterationLog } from "../adapters/iteration-log.js";
 import { loadConfig, loadPolicy, loadTree, projectPath, readOptional } from "../adapters/project-files.js";
-import { runProcess } from "../adapters/process-runner.js";
+import { outcomeOf, runProcess } from "../adapters/process-runner.js";
 import { checkTreeText, MAX_TREE_BYTES, writeTreeBody, type TreeLoad } from "../adapters/tree-store.js";
 import { executorFor } from "../adapters/executors/registry.js";
 
@@ -357,14 +357,7 @@ export function createStepActors(deps: StepDeps & { runIdOption?: string }) {
       abortSignal: deps.abortSignal,
       onOutput: (chunk) => progress({ type: "output", phase: "agent", iteration: context.iteration, text: chunk }),
     });
-    return {
-      exitCode: result.exitCode,
-      timedOut: result.timedOut,
-      aborted: result.aborted,
-      spawnError: result.spawnError,
-      durationMs: result.durationMs,
-      argv: result.argv.map((arg) => redactSecrets(arg, state.secrets)),
-    };
+    return { ...outcomeOf(result), argv: result.argv.map((arg) => redactSecrets(arg, state.secrets)) };
   });
 
   const collectResult = fromPromise<CollectedFacts, { context: IterationContext }>(async ({ input: { context } }) => {
@@ -398,14 +391,7 @@ export function createStepActors(deps: StepDeps & { runIdOption?: string }) {
       abortSignal: deps.abortSignal,
       onOutput: (chunk) => progress({ type: "output", phase: "guard", iteration: context.iteration, text: chunk }),
     });
-    return {
-      exitCode: result.exitCode,
-      timedOut: result.timedOut,
-      aborted: result.aborted,
-      spawnError: result.spawnError,
-      durationMs: result.durationMs,
-      output: result.excerpt,
-    };
+    return { ...outcomeOf(result), output: result.excerpt };
   });
 
   const persistIteration = fromPromise<void, { record: IterationRecord }>(async ({ input: { record } }) => {

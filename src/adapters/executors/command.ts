@@ -1,5 +1,5 @@
 // kind = "command": the configured argv, run in the repository root.
-import { runProcess } from "../process-runner.js";
+import { outcomeOf, runProcess } from "../process-runner.js";
 import type { Executor, ExecutorRequest, ExecutorResult } from "./executor.js";
 
 export async function runArgv(argv: string[], request: ExecutorRequest): Promise<ExecutorResult> {
@@ -16,15 +16,7 @@ export async function runArgv(argv: string[], request: ExecutorRequest): Promise
     onOutput: request.onOutput,
     observeStdout: request.observeStdout,
   });
-  return {
-    exitCode: result.exitCode,
-    timedOut: result.timedOut,
-    aborted: result.aborted,
-    spawnError: result.spawnError,
-    durationMs: result.durationMs,
-    argv,
-    tail: result.tail,
-  };
+  return { ...outcomeOf(result), argv, tail: result.tail };
 }
 
 export const commandExecutor: Executor = {
