@@ -11,12 +11,14 @@ export interface EarlyReads {
   identity: Promise<{ name?: string; email?: string }>;
 }
 
+/** A promise begun ahead of its reader: its rejection is handled where it is awaited, not as unhandled. */
+export function quietly<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
 /** Starts the step's first git reads (`git status`, `git check-ignore`, the identity). */
 export function startEarlyReads(git: GitRepo): EarlyReads {
-  const quietly = <T>(promise: Promise<T>) => {
-    promise.catch(() => undefined); // awaited (and its error handled) by the safety check
-    return promise;
-  };
   return {
     status: quietly(git.status()),
     ignored: quietly(git.ignored([`${LAYOUT.iterations}/x`, `${LAYOUT.context}/x`])),

@@ -28,7 +28,7 @@ import { selectLeftmostOpenLeaf } from "../core/select.js";
 import { redactSecrets, secretValues } from "../core/text-limits.js";
 import type { TaskNode, TaskTree } from "../core/tree.js";
 import { changedPathList, gitDir, GitRepo, type LoopCommit } from "../adapters/git.js";
-import { startEarlyReads, type EarlyReads } from "./early-reads.js";
+import { quietly, startEarlyReads, type EarlyReads } from "./early-reads.js";
 import { readJournal, removeJournal, writeJournal } from "../adapters/journal.js";
 import { IterationLog } from "../adapters/iteration-log.js";
 import { loadConfig, loadPolicy, loadTree, projectPath, readOptional } from "../adapters/project-files.js";
@@ -116,14 +116,10 @@ export function createStepActors(deps: StepDeps & { runIdOption?: string }) {
   // check finds: begin them now, while its git processes run. Nothing is written; a step that is
   // refused or records an interrupted iteration leaves them unused. Failures surface in loadState,
   // exactly where they did when it began the reads itself.
-  const quiet = <T>(promise: Promise<T>): Promise<T> => {
-    promise.catch(() => undefined);
-    return promise;
-  };
   let prefetched: Prefetched | undefined = {
-    config: quiet(loadConfig(deps.root)),
-    tree: quiet(loadTree(deps.root)),
-    commits: quiet(
+    config: quietly(loadConfig(deps.root)),
+    tree: quietly(loadTree(deps.root)),
+    commits: quietly(
       (async () => {
         const runId = deps.runIdOption ?? runIdFromBranch(await checkedOutBranch(deps.root));
         if (runId === undefined || runIdProblem(runId) !== undefined) return undefined;
