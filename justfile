@@ -4,11 +4,13 @@ set shell := ["bash", "-cu"]
 bin := "node_modules/.bin"
 
 # typecheck + lint + tests. The build is the typecheck: one strict tsc pass over src, machines,
-# tests and benchmarks that also emits dist/ (CLI tests run the built binary).
+# tests and benchmarks that also emits dist/, then dist/ bundled into dist/runner.mjs (CLI tests
+# run the built binary, bin/runner.js, which loads that bundle).
 ci: build lint test
 
 build:
     {{bin}}/tsc -p tsconfig.json
+    node scripts/bundle.mjs
 
 typecheck:
     {{bin}}/tsc -p tsconfig.json --noEmit

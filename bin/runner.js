@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Thin entry: run the CLI and exit with its code (0 ok, 1 refused or bad input, 2 internal error, 3 stopped early).
-import { main } from "../dist/src/cli/main.js";
+// dist/runner.mjs is tsc's output bundled into one module (scripts/bundle.mjs): one file to load.
+import { main } from "../dist/runner.mjs";
 
 const code = await main(process.argv.slice(2));
 // Nothing is left to do once main returns; leave as soon as stdout and stderr are flushed instead of

@@ -1,13 +1,15 @@
 // kind = "demo": the built-in deterministic demo agent (src/demo/agent.ts), run with this Node.
-import { fileURLToPath } from "node:url";
+import path from "node:path";
 import { runArgv } from "./command.js";
 import type { Executor } from "./executor.js";
+import { packageRoot } from "../../package-files.js";
 
-const agentScript = fileURLToPath(new URL("../../demo/agent.js", import.meta.url));
+/** tsc's output of src/demo/agent.ts: found from the package root, as the CLI may run bundled (dist/runner.mjs). */
+const agentScript = () => path.join(packageRoot(), "dist", "src", "demo", "agent.js");
 
 export const demoExecutor: Executor = {
   run(request) {
     const env = { ...request.env, RUNNER_DEMO_FAIL_ONCE: request.config.fail_once === false ? "0" : "1" };
-    return runArgv([process.execPath, agentScript], { ...request, env });
+    return runArgv([process.execPath, agentScript()], { ...request, env });
   },
 };
