@@ -4,7 +4,7 @@ set shell := ["bash", "-cu"]
 bin := "node_modules/.bin"
 
 # typecheck + lint + tests. The build is the typecheck: one strict tsc pass over src, machines,
-# tests and benchmarks that also emits dist/, then dist/ bundled into dist/runner.mjs (CLI tests
+# tests and benchmarks that also emits dist/, then dist/ bundled into dist/runner.cjs (CLI tests
 # run the built binary, bin/runner.js, which loads that bundle).
 ci: build lint test
 

@@ -1,5 +1,5 @@
 // Files shipped with the runner (schemas, built-in templates), found from this module's location:
-// src/ when run from source (tests), dist/src/ when built, dist/ when bundled (dist/runner.mjs).
+// src/ when run from source (tests), dist/src/ when built, dist/ when bundled (dist/runner.cjs).
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,4 +1,4 @@
-// Builds dist/ (tsc, then the bundle dist/runner.mjs that bin/runner.js loads) before the tests when
+// Builds dist/ (tsc, then the bundle dist/runner.cjs that bin/runner.js loads) before the tests when
 // any source file is newer than the last build, so CLI tests always run the current code through the
 // real binary.
 import { execFileSync } from "node:child_process";
@@ -17,7 +17,7 @@ function newestMtime(dir: string): number {
 }
 
 export default function setup(): void {
-  const marker = path.join(root, "dist", "runner.mjs");
+  const marker = path.join(root, "dist", "runner.cjs");
   const sources = Math.max(newestMtime(path.join(root, "src")), newestMtime(path.join(root, "machines")));
   if (existsSync(marker) && statSync(marker).mtimeMs >= sources) return;
   execFileSync(path.join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], { cwd: root, stdio: "inherit" });

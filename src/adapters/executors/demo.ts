@@ -4,7 +4,7 @@ import { runArgv } from "./command.js";
 import type { Executor } from "./executor.js";
 import { packageRoot } from "../../package-files.js";
 
-/** tsc's output of src/demo/agent.ts: found from the package root, as the CLI may run bundled (dist/runner.mjs). */
+/** tsc's output of src/demo/agent.ts: found from the package root, as the CLI may run bundled (dist/runner.cjs). */
 const agentScript = () => path.join(packageRoot(), "dist", "src", "demo", "agent.js");
 
 export const demoExecutor: Executor = {

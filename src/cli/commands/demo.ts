@@ -5,9 +5,9 @@ import { mkdtempSync, readdirSync, existsSync, mkdirSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { GitRepo } from "../../adapters/git.js";
 import { UsageError } from "../../errors.js";
+import { packageRoot } from "../../package-files.js";
 import type { GlobalArgs } from "../main.js";
 import { printLine } from "../output.js";
 import { scaffoldRunnerDir } from "./init.js";
@@ -24,10 +24,15 @@ const PROJECT_FILES: Record<string, string> = {
   ".gitignore": "node_modules/\n",
 };
 
-/** The folder holding the `just` launcher of the rust-just package (put on PATH for the guard). */
+/**
+ * The node_modules/.bin folder holding the `just` launcher of the rust-just package (put on PATH for
+ * the guard): the nearest node_modules, from the runner's package up, that has rust-just installed.
+ */
 function justBinDir(): string {
-  const launcher = fileURLToPath(import.meta.resolve("rust-just")); // <node_modules>/rust-just/lib/index.mjs
-  return path.join(path.dirname(path.dirname(path.dirname(launcher))), ".bin");
+  for (let dir = packageRoot(); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "node_modules", "rust-just", "lib", "index.mjs"))) return path.join(dir, "node_modules", ".bin");
+    if (path.dirname(dir) === dir) throw new Error("cannot find the rust-just package (the demo's guard runs `just`); run `npm ci` in the runner's folder");
+  }
 }
 
 export async function run(argv: GlobalArgs & { dir?: string; json: boolean }): Promise<number> {
