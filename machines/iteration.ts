@@ -11,7 +11,7 @@ import type { Problem } from "../src/core/problems.js";
 import { effectiveRunId, safetyRefusal, type RepositoryFacts } from "../src/core/safety.js";
 import { selectLeftmostOpenLeaf } from "../src/core/select.js";
 import { classifyChangedPaths } from "../src/core/classify.js";
-import { applyStateUpdates, applyStateUpdatesInPlace, recoveryFor, type AgentStatus, type GuardOutcome, type RunnerErrorKind, type StateUpdateResult } from "../src/core/state-update.js";
+import { applyStateUpdates, applyStateUpdatesInPlace, applyStateUpdatesShared, recoveryFor, type AgentStatus, type GuardOutcome, type RunnerErrorKind, type StateUpdateResult } from "../src/core/state-update.js";
 import type { TaskTree } from "../src/core/tree.js";
 import type { AgentOutput } from "../src/schemas/types.generated.js";
 import { validateAgentOutputSchema } from "../src/core/schema.js";
@@ -207,7 +207,9 @@ function agentTreeCheck(context: IterationContext, collected: CollectedFacts): {
 
 /**
  * applyStateUpdates on the agent's tree: in place when the tree is the step's own fresh parse
- * (`treeOwned`), else on a copy (the tree may be the previous one, or shared). Same result.
+ * (`treeOwned`); when the agent left the tree file as it was (the tree is the previous one), by
+ * copying only the path to the selected node where the previous tree is settled; else on a copy.
+ * Same result in every case.
  */
 function updateAgentTree(
   context: IterationContext,
@@ -217,7 +219,9 @@ function updateAgentTree(
   outcome: { status: AgentStatus; guard: GuardOutcome } | undefined,
 ): StateUpdateResult {
   const own = collected.treeOwned === true && collected.treeData.ok && collected.treeData.data === tree && tree !== context.previousTree;
-  return (own ? applyStateUpdatesInPlace : applyStateUpdates)(context.previousTree!, tree, selectedId, outcome);
+  if (own) return applyStateUpdatesInPlace(context.previousTree!, tree, selectedId, outcome);
+  const shared = tree === context.previousTree && selectedId !== undefined ? applyStateUpdatesShared(tree, selectedId, outcome) : undefined;
+  return shared ?? applyStateUpdates(context.previousTree!, tree, selectedId, outcome);
 }
 
 /** The record persist and commit work from. */

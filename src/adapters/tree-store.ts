@@ -2,7 +2,7 @@
 // atomically (temp file in the same folder, fsync, rename, fsync the folder), so a crash never
 // leaves half a tree.
 // It imports nothing of the config (and so not its TOML parser): `runner next` loads only this.
-import { open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { open, readFile, rename, stat, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { serializeTreeBody } from "../core/serialize.js";
 import { checkTreeShape } from "../core/invariants.js";
@@ -51,13 +51,14 @@ export function checkTreeText(text: string): TreeLoad {
 }
 
 /** Writes `text` to `file` atomically: a reader sees the old bytes or the new ones, never a mix. */
-export async function writeFileAtomic(file: string, text: string | Uint8Array, options: { durable?: boolean } = {}): Promise<void> {
+export async function writeFileAtomic(file: string, text: string | Uint8Array | Iterable<string>, options: { durable?: boolean } = {}): Promise<void> {
   const durable = options.durable ?? true;
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
   const handle = await open(temp, "w");
   try {
-    await handle.writeFile(text);
+    if (typeof text === "string" || text instanceof Uint8Array) await handle.writeFile(text);
+    else await writePieces(handle, text);
     if (durable) await handle.sync();
   } finally {
     await handle.close();
@@ -77,19 +78,43 @@ export async function writeFileAtomic(file: string, text: string | Uint8Array, o
   }
 }
 
+/** Writes each piece of text in turn, encoded on its own. */
+async function writePieces(handle: FileHandle, pieces: Iterable<string>): Promise<void> {
+  for (const piece of pieces) {
+    const bytes = Buffer.from(piece, "utf8");
+    for (let offset = 0; offset < bytes.length; ) offset += (await handle.write(bytes, offset, bytes.length - offset)).bytesWritten;
+  }
+}
+
 /** Writes the tree in canonical form, atomically. */
 export async function writeTreeFile(file: string, tree: TaskTree): Promise<void> {
   await writeTreeBody(file, serializeTreeBody(tree));
 }
 
+/** Characters per piece a tree's text is encoded and written in (about 1 MB of a typical tree). */
+export const WRITE_CHUNK_CHARS = 1 << 20;
+
 /**
  * Writes a tree's canonical text given without its trailing newline (`serializeTreeBody`),
- * atomically, from one Buffer: the text is encoded once and never copied into a second string.
+ * atomically. The text is encoded and written a piece at a time, never whole: a 40 MB tree would
+ * otherwise add a 40 MB buffer to the step's peak memory, beside the text itself.
  */
 export async function writeTreeBody(file: string, body: string): Promise<void> {
-  const length = Buffer.byteLength(body, "utf8");
-  const bytes = Buffer.allocUnsafe(length + 1);
-  bytes.write(body, 0, "utf8");
-  bytes[length] = 0x0a;
-  await writeFileAtomic(file, bytes);
+  await writeFileAtomic(file, textPieces(body));
+}
+
+/**
+ * `text` and a trailing newline, in pieces of about `size` characters (slices of the one string, not
+ * copies); a cut never falls inside a surrogate pair, so each piece encodes as its share of the whole.
+ */
+export function* textPieces(text: string, size = WRITE_CHUNK_CHARS): Generator<string> {
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(start + size, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end += 1;
+    yield text.slice(start, end);
+    start = end;
+  }
+  yield "\n";
 }

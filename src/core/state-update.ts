@@ -182,6 +182,73 @@ export function applyStateUpdatesInPlace(
   return { tree, selected, derivedPasses };
 }
 
+/**
+ * `applyStateUpdates(previous, previous, …)` for the usual EXECUTE iteration, where the agent left the
+ * tree file as it was: only the nodes from the root down to the selected one are copied, and every
+ * other subtree is shared with `previous`, which is not touched (the result must not be changed in
+ * place either). On a large tree that saves a copy of every node. It applies only when `previous`
+ * is settled — in canonical form, attempts within max_attempts, every parent's passes derived from
+ * its children — so that the full update would change nothing off that path; otherwise, or when
+ * the selected node is not in the tree, it returns undefined and the caller uses `applyStateUpdates`.
+ */
+export function applyStateUpdatesShared(
+  previous: TaskTree,
+  selectedId: string,
+  outcome: { status: AgentStatus; guard: GuardOutcome } | undefined,
+): StateUpdateResult | undefined {
+  if (!hasCanonicalTreeKeys(previous)) return undefined;
+  // One walk: the settled check, and the path from the root to the selected node.
+  const path: TaskNode[] = [];
+  let found: TaskNode[] | undefined;
+  const nodes: TaskNode[] = [previous.root];
+  const depths: number[] = [0];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
+    path.length = depth;
+    path.push(node);
+    if (!hasCanonicalKeys(node) || node.attempts > node.max_attempts) return undefined;
+    const children = node.children;
+    if (children.length > 0 && (node.passes !== allPass(children) || !inSiblingOrder(children))) return undefined;
+    if (node.id === selectedId) {
+      if (found) return undefined; // ids repeat: not a valid tree
+      found = [...path];
+    }
+    for (let i = children.length - 1; i >= 0; i--) {
+      nodes.push(children[i]!);
+      depths.push(depth + 1);
+    }
+  }
+  if (!found) return undefined;
+
+  // Copy the path bottom-up: the transition on the selected node, then each node's passes derived
+  // again (as derivePasses does, a parent newly passed is reported, root first).
+  const newlyPassed: string[] = [];
+  let below: { original: TaskNode; copy: TaskNode } | undefined;
+  let selected: TaskNode | undefined;
+  for (let i = found.length - 1; i >= 0; i--) {
+    const original = found[i]!;
+    const children = below ? original.children.map((child) => (child === below!.original ? below!.copy : child)) : [...original.children];
+    const copy: TaskNode = { ...original, children };
+    if (!below) {
+      selected = copy;
+      if (outcome) applyTransition(copy, transitionFor(outcome.status, outcome.guard));
+    }
+    if (children.length > 0) {
+      const passes = allPass(children);
+      if (passes && !copy.passes) newlyPassed.push(copy.id);
+      copy.passes = passes;
+    }
+    below = { original, copy };
+  }
+  return { tree: { version: previous.version, root: below!.copy }, selected, derivedPasses: newlyPassed.reverse() };
+}
+
+function allPass(children: readonly TaskNode[]): boolean {
+  for (let c = 0; c < children.length; c++) if (!children[c]!.passes) return false;
+  return true;
+}
+
 /** What the runner makes of the agent's declared status (CONTRACT §7). */
 export interface AgentVerdict {
   /** The status the transition table is applied with. */

@@ -8,8 +8,8 @@ import { checkDerivedPasses, checkPassedImmutable, checkTreeShape, MAX_TREE_DEPT
 import { checkAgentTree } from "../../src/core/iteration.js";
 import { childPath, type Problem } from "../../src/core/problems.js";
 import { validateTreeSchema } from "../../src/core/schema.js";
-import { applyStateUpdates, applyStateUpdatesInPlace, deriveInternalPasses, transitionFor, type AgentStatus, type GuardOutcome } from "../../src/core/state-update.js";
-import { compareSiblings, isInCanonicalForm, walkTree, type TaskNode, type TaskTree } from "../../src/core/tree.js";
+import { applyStateUpdates, applyStateUpdatesInPlace, applyStateUpdatesShared, deriveInternalPasses, transitionFor, type AgentStatus, type GuardOutcome } from "../../src/core/state-update.js";
+import { compareSiblings, isInCanonicalForm, sortedCopy, walkTree, type TaskNode, type TaskTree } from "../../src/core/tree.js";
 
 const RUNS = { numRuns: 300 } as const;
 
@@ -441,6 +441,48 @@ describe("the single-pass core gives what the implementations it replaced gave",
       }),
       RUNS,
     );
+  });
+
+  it("applyStateUpdatesShared: on a settled tree the agent left as it was, what applyStateUpdates gives, sharing the rest and touching nothing", () => {
+    let applied = 0;
+    let declined = 0;
+    fc.assert(
+      fc.property(treeArb(), fc.nat(), outcomeArb, fc.boolean(), (generated, seed, outcome, settle) => {
+        // Settled (sorted, canonical keys, derived passes, attempts ≤ max) half the time; as generated otherwise.
+        const prev = settle ? sortedCopy(generated) : generated;
+        if (settle) {
+          for (const node of nodesOf(prev)) node.attempts = Math.min(node.attempts, node.max_attempts);
+          deriveInternalPasses(prev);
+        }
+        const ids = nodesOf(prev).map((n) => n.id);
+        const selectedId = seed % 11 === 0 ? "no-such-node" : ids[seed % ids.length]!;
+        const before = JSON.stringify(prev);
+        const shared = applyStateUpdatesShared(prev, selectedId, outcome);
+        expect(JSON.stringify(prev)).toBe(before);
+        const full = applyStateUpdates(prev, prev, selectedId, outcome);
+        if (shared === undefined) {
+          declined += 1;
+          // Declined only where the full update would change more than the path, or has no node to update.
+          const settledAlready = isInCanonicalForm(prev) && serializeTree(applyStateUpdates(prev, prev, undefined, undefined).tree) === serializeTree(prev);
+          expect(settledAlready && ids.includes(selectedId) && prev.root.attempts <= prev.root.max_attempts && nodesOf(prev).every((n) => n.attempts <= n.max_attempts)).toBe(false);
+          return;
+        }
+        applied += 1;
+        expect(serializeTree(shared.tree)).toBe(serializeTree(full.tree));
+        expect(shared.tree).toEqual(full.tree);
+        expect(isInCanonicalForm(shared.tree)).toBe(true);
+        expect(shared.selected).toEqual(full.selected);
+        expect(nodesOf(shared.tree)).toContain(shared.selected);
+        expect(shared.derivedPasses).toEqual(full.derivedPasses);
+        // Off the path, subtrees are the previous tree's own objects.
+        const previousNodes = new Set(nodesOf(prev));
+        const reused = nodesOf(shared.tree).filter((node) => previousNodes.has(node)).length;
+        expect(reused).toBeGreaterThanOrEqual(nodesOf(prev).length - nodesOf(prev).filter((n) => n.children.length > 0).length - 1);
+      }),
+      { numRuns: 600 },
+    );
+    expect(applied).toBeGreaterThan(200);
+    expect(declined).toBeGreaterThan(200);
   });
 
   it("applyStateUpdates: the same tree, selected node and derived passes as the old implementation, inputs untouched", () => {
