@@ -1,4 +1,4 @@
-// Diagnostics for the figures above: child processes per step (strace), module import cost on the
+// Diagnostics for the figures above: child processes per step (strace), the CLI bundle's load cost on the
 // start-up path, and, with --profile, CPU profiles of the step, of `runner next` and of the core.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -49,24 +49,23 @@ export function processesPerStep(repo, base, floorScriptPath) {
   return { step, floor };
 }
 
-// The modules `runner next` and `runner step` load, in the order they load them; the heavy npm
-// dependencies are imported on their own first so that their cost shows apart from the runner's code.
-const STARTUP_SETS = {
-  next: ["dist/src/cli/main.js", "smol-toml", "dist/src/cli/commands/next.js"],
-  step: ["dist/src/cli/main.js", "xstate", "dist/src/cli/commands/step.js"],
-};
-
-/** Median import time of each module on the start-up path of `next` and `step`, in fresh processes. */
-export function importTimes(reps) {
-  log(`  diagnostics: import times, ${reps} fresh processes per command`);
+/**
+ * Start-up of the CLI in fresh processes (median of `reps`): the bundle read, compiled and evaluated
+ * as bin/runner.js does it, without a code cache and with the one `runner step` keeps.
+ */
+export function startupTimes(reps) {
+  log(`  diagnostics: loading the CLI bundle, ${reps} fresh processes each without and with the step's code cache`);
   const result = {};
-  for (const [command, specs] of Object.entries(STARTUP_SETS)) {
+  for (const [label, command] of [["no cache", "-"], ["step's cache", "step"]]) {
     const samples = [];
     for (let i = 0; i < reps; i++) {
-      const out = run(["node", path.join(PROJECT_ROOT, "bench", "lib", "import-times.mjs"), ...specs], { cwd: PROJECT_ROOT });
+      const out = run(["node", path.join(PROJECT_ROOT, "bench", "lib", "startup-times.mjs"), command], { cwd: PROJECT_ROOT });
       samples.push(JSON.parse(out.stdout));
     }
-    result[command] = Object.fromEntries(Object.keys(samples[0]).map((key) => [key, Number(median(samples.map((s) => s[key])).toFixed(1))]));
+    if (samples[0].unavailable) return { unavailable: samples[0].unavailable };
+    result[label] = Object.fromEntries(
+      Object.keys(samples[0]).map((key) => [key, typeof samples[0][key] === "number" ? Number(median(samples.map((s) => s[key])).toFixed(1)) : samples.at(-1)[key]]),
+    );
   }
   return result;
 }

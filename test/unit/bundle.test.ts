@@ -22,7 +22,7 @@ describe("dist/runner.cjs", () => {
   const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
 
   it("is what bin/runner.js runs, strict, and built from the current tsc output", () => {
-    expect(readFileSync(bin, "utf8")).toContain('new URL("../dist/runner.cjs", import.meta.url)');
+    expect(readFileSync(path.join(PROJECT_ROOT, "bin", "load-cli.js"), "utf8")).toContain('new URL("../dist/runner.cjs", import.meta.url)');
     expect(text.startsWith('"use strict";\n')).toBe(true);
     const compiled = statSync(path.join(PROJECT_ROOT, "dist", "src", "cli", "main.js")).mtimeMs;
     expect(statSync(bundleFile).mtimeMs).toBeGreaterThanOrEqual(compiled);
