@@ -4,7 +4,17 @@
 import { loadCli } from "./load-cli.js";
 
 const args = process.argv.slice(2);
-const { cli, keepCache } = loadCli(args.find((arg) => /^[a-z]+$/.test(arg)) ?? "none");
+
+/** The command word (it names the code cache): the first argument that is not an option or -C's folder. */
+function commandWord() {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "-C") i += 1;
+    else if (!args[i].startsWith("-")) return /^[a-z]+$/.test(args[i]) ? args[i] : "none";
+  }
+  return "none";
+}
+
+const { cli, keepCache } = loadCli(commandWord());
 const code = await cli.main(args);
 // A command that succeeded has compiled what it needed: keep that for the next process, once.
 if (code === 0) keepCache();
