@@ -29,6 +29,7 @@ import { redactSecrets, secretValues } from "../core/text-limits.js";
 import type { TaskNode, TaskTree } from "../core/tree.js";
 import { changedPathList, gitDir, GitRepo, type LoopCommit } from "../adapters/git.js";
 import { quietly, startEarlyReads, type EarlyReads } from "./early-reads.js";
+import { acceptedTree, checkedOutBranch, lastValidTree } from "../adapters/run-trees.js";
 import { readJournal, removeJournal, writeJournal } from "../adapters/journal.js";
 import { IterationLog } from "../adapters/iteration-log.js";
 import { loadConfig, loadPolicy, loadTree, projectPath, readOptional } from "../adapters/project-files.js";
@@ -450,13 +451,6 @@ export function createStepActors(deps: StepDeps & { runIdOption?: string }) {
   };
 }
 
-/** The branch HEAD names (`ref: refs/heads/<branch>` in the git folder's HEAD), or undefined. */
-async function checkedOutBranch(root: string): Promise<string | undefined> {
-  const head = await readOptional(path.join(await gitDir(root), "HEAD"));
-  const match = head === undefined ? null : /^ref: refs\/heads\/(.+)\n?$/.exec(head);
-  return match?.[1];
-}
-
 /** Removes temp files of atomic writes (`.<name>.<pid>.tmp`) a killed runner left in a folder. */
 async function removeStaleTempFiles(dir: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
@@ -474,31 +468,6 @@ async function readTreeData(treeFile: string): Promise<CollectedFacts["treeData"
   } catch (error) {
     return { ok: false, problems: [{ path: "$", message: jsonSyntaxMessage(text, error) }] };
   }
-}
-
-/** The newest valid tree among the last commits that touched the tree file. */
-async function lastValidTree(git: GitRepo) {
-  const shas = (await git.raw(["log", "--format=%H", "-n", "50", "HEAD", "--", LAYOUT.tree])).split("\n").filter(Boolean);
-  for (const sha of shas) {
-    const text = await git.showFile(sha, LAYOUT.tree);
-    if (text === undefined) continue;
-    const load = checkTreeText(text);
-    if (load.ok) return load.tree;
-  }
-  return undefined;
-}
-
-/**
- * The tree the runner last accepted in this run (records newest first, the newest one left the tree
- * invalid): at the newest loop commit that did not leave it invalid, else where the run began.
- */
-async function acceptedTree(git: GitRepo, records: readonly LoopRecord[]): Promise<TaskTree | undefined> {
-  const newestAccepted = records.find((record) => !leftTreeInvalid(record));
-  const revision = newestAccepted ? newestAccepted.sha : `${records[records.length - 1]!.sha}^`;
-  const text = await git.showFile(revision, LAYOUT.tree);
-  if (text === undefined) return undefined;
-  const load = checkTreeText(text);
-  return load.ok ? load.tree : undefined;
 }
 
 /**

@@ -21,6 +21,15 @@ describe.concurrent("REPAIR TREE", () => {
     const committed = JSON.parse(await s.git(["show", `HEAD:${TREE_FILE}`])) as { root: { children: { id: string; title: string }[] } };
     expect(committed.root.children.find((child) => child.id === "a")?.title).toBe("Rewritten by the agent");
     expect(await s.git(["status", "--porcelain"])).toBe("");
+    // `runner validate` judges the tree as the next step will: against the tree the runner last
+    // accepted, not against HEAD's (which is the agent's own edit).
+    const check = await s.runner(["validate", "--json"]);
+    expect(check.exitCode).toBe(1);
+    const report = JSON.parse(check.stdout) as { valid: boolean; problems: { file: string; path: string; message: string }[] };
+    expect(report.valid).toBe(false);
+    expect(report.problems).toEqual([
+      expect.objectContaining({ file: TREE_FILE, message: expect.stringMatching(/passed node "a" was changed \(title\).*last accepted/) as unknown }),
+    ]);
 
     const second = await s.step();
     expect(second.exitCode, second.stderr).toBe(0);

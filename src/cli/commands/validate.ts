@@ -1,6 +1,7 @@
 // `runner validate`: schema and invariants of the tree, the config and node policies, each problem
 // with its file and JSON path. Where git has a committed tree, passed nodes are also checked
-// against it (immutability).
+// against it (immutability): against HEAD's, or, after an iteration that left the tree invalid,
+// against the tree the runner last accepted, as `runner step` does.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { checkDerivedPasses, checkPassedImmutable } from "../../core/invariants.js";
@@ -9,7 +10,6 @@ import { formatProblem, type Problem } from "../../core/problems.js";
 import { countNodes, walkTree } from "../../core/tree.js";
 import { loadAllPolicies, loadConfig, loadTree, projectPath, readOptional } from "../../adapters/project-files.js";
 import { LEAF_PLACEHOLDERS, REPAIR_PLACEHOLDERS, unknownPlaceholders } from "../../core/prompt-pack.js";
-import { checkTreeText } from "../../adapters/tree-store.js";
 import type { GlobalArgs } from "../main.js";
 import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
@@ -27,7 +27,7 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
   let summary = "";
   if (treeLoad.ok) {
     add(LAYOUT.tree, checkDerivedPasses(treeLoad.tree));
-    add(LAYOUT.tree, await immutabilityAgainstHead(root, treeLoad.tree));
+    add(LAYOUT.tree, await immutabilityAgainstBase(root, treeLoad.tree));
     const passed = [...walkTree(treeLoad.tree)].filter(({ node }) => node.passes).length;
     summary = `${countNodes(treeLoad.tree)} nodes, ${passed} passed`;
   } else {
@@ -59,12 +59,16 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
   return 1;
 }
 
-/** Passed nodes of the committed tree (HEAD) must be unchanged in the working tree. */
-async function immutabilityAgainstHead(root: string, tree: Parameters<typeof checkPassedImmutable>[1]): Promise<Problem[]> {
+/**
+ * Passed nodes of the committed tree must be unchanged in the working tree: HEAD's, or the one the
+ * runner last accepted when the run's newest iteration left the tree invalid.
+ */
+async function immutabilityAgainstBase(root: string, tree: Parameters<typeof checkPassedImmutable>[1]): Promise<Problem[]> {
   if (!existsSync(path.join(root, ".git"))) return [];
-  const { GitRepo } = await import("../../adapters/git.js");
-  const committed = await new GitRepo(root).showFile("HEAD", LAYOUT.tree);
-  if (committed === undefined) return [];
-  const previous = checkTreeText(committed);
-  return previous.ok ? checkPassedImmutable(previous.tree, tree) : [];
+  const [{ GitRepo }, { immutabilityBase }] = await Promise.all([import("../../adapters/git.js"), import("../../adapters/run-trees.js")]);
+  const base = await immutabilityBase(root, new GitRepo(root));
+  if (!base) return [];
+  const problems = checkPassedImmutable(base.tree, tree);
+  if (base.from === "HEAD") return problems;
+  return problems.map((problem) => ({ ...problem, message: `${problem.message} (compared with the tree the runner last accepted: the newest iteration left the tree invalid)` }));
 }
