@@ -24,7 +24,14 @@ export const BUNDLE = fileURLToPath(new URL("../dist/runner.cjs", import.meta.ur
  */
 export function loadCli(command) {
   const started = performance.now();
-  const source = readFileSync(BUNDLE, "utf8");
+  let source;
+  try {
+    source = readFileSync(BUNDLE, "utf8");
+  } catch (error) {
+    if (error?.code !== "ENOENT") throw error;
+    process.stderr.write(`runner is not built (${BUNDLE} is missing): run \`npm run build\` (or \`npm ci\`) in ${path.dirname(path.dirname(BUNDLE))}.\n`);
+    process.exit(1);
+  }
   const hash = createHash("sha256").update(source).digest("hex").slice(0, 16);
   const cacheFile = command === undefined ? undefined : path.join(path.dirname(BUNDLE), "code-cache", `${command}-${hash}-${process.version}-${process.arch}.bin`);
   let cachedData;

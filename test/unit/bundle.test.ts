@@ -3,7 +3,7 @@
 // for a user: Node's own modules, and from node_modules only runtime dependencies (never a dev
 // dependency such as the bundler). The cache may make a start faster; it must never change what runs.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -78,5 +78,16 @@ describe("bin/runner.js and its code cache", () => {
     expect(third.stdout).toBe(first.stdout);
     expect(third.stderr).toBe("");
     expect(readFileSync(cacheFile).equals(Buffer.alloc(4096, 7))).toBe(false);
+  });
+
+  it("without a build, says so in one sentence and exits 1", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "runner-unbuilt-"));
+    dirs.push(dir);
+    mkdirSync(path.join(dir, "bin"));
+    for (const name of ["runner.js", "load-cli.js"]) copyFileSync(path.join(PROJECT_ROOT, "bin", name), path.join(dir, "bin", name));
+    const result = spawnSync(process.execPath, [path.join(dir, "bin", "runner.js"), "status"], { encoding: "utf8" });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.trim().split("\n")).toEqual([`runner is not built (${path.join(dir, "dist", "runner.cjs")} is missing): run \`npm run build\` (or \`npm ci\`) in ${dir}.`]);
   });
 });
