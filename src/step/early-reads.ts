@@ -7,8 +7,6 @@ import { LAYOUT } from "../core/layout.js";
 export interface EarlyReads {
   status: Promise<RepoStatus>;
   ignored: Promise<string[]>;
-  /** user.name / user.email as configured (for the commit's identity fallback). */
-  identity: Promise<{ name?: string; email?: string }>;
 }
 
 /** A promise begun ahead of its reader: its rejection is handled where it is awaited, not as unhandled. */
@@ -17,12 +15,15 @@ export function quietly<T>(promise: Promise<T>): Promise<T> {
   return promise;
 }
 
-/** Starts the step's first git reads (`git status`, `git check-ignore`, the identity). */
+/**
+ * Starts the safety check's git reads (`git status`, `git check-ignore`). The identity, needed only
+ * by the commit, is asked for there, beside `git add`: at the start it would take CPU from the tree's
+ * parse and check, the longest stretch before the agent starts.
+ */
 export function startEarlyReads(git: GitRepo): EarlyReads {
   return {
     status: quietly(git.status()),
     ignored: quietly(git.ignored([`${LAYOUT.iterations}/x`, `${LAYOUT.context}/x`])),
-    identity: quietly(git.identity()),
   };
 }
 

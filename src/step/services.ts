@@ -70,7 +70,6 @@ export interface StepState {
   prompt?: string;
   gitDir?: string;
   facts?: RepositoryFacts;
-  identity?: Promise<{ name?: string; email?: string }>;
   /**
    * The tree file as this step loaded and checked it, when the iteration starts from it (a leaf
    * step): the working tree was clean, so it is also HEAD's. The agent's tree is this same object
@@ -117,6 +116,7 @@ export function createStepActors(deps: StepDeps & { runIdOption?: string }) {
   // check finds: begin them now, while its git processes run. Nothing is written; a step that is
   // refused or records an interrupted iteration leaves them unused. Failures surface in loadState,
   // exactly where they did when it began the reads itself.
+  const earlyStatus = deps.early?.status;
   let prefetched: Prefetched | undefined = {
     config: quietly(loadConfig(deps.root)),
     tree: quietly(loadTree(deps.root)),
@@ -124,6 +124,9 @@ export function createStepActors(deps: StepDeps & { runIdOption?: string }) {
       (async () => {
         const runId = deps.runIdOption ?? runIdFromBranch(await checkedOutBranch(deps.root));
         if (runId === undefined || runIdProblem(runId) !== undefined) return undefined;
+        // After the safety check's `git status`: started beside it, the two git processes and the
+        // tree's parse would share two CPUs three ways.
+        await earlyStatus?.catch(() => undefined);
         return { runId, commits: await state.git.loopCommits(loopSubjectPattern(runId)) };
       })(),
     ),
@@ -141,7 +144,6 @@ export function createStepActors(deps: StepDeps & { runIdOption?: string }) {
     state.gitDir = dir;
     const early = deps.early ?? startEarlyReads(state.git);
     deps.early = undefined; // a later step of the same process reads afresh
-    state.identity = early.identity;
     const [status, ignored, journal] = await Promise.all([early.status, early.ignored, readJournal(dir)]);
     const operation = OPERATION_MARKERS.find(([marker]) => existsSync(path.join(dir, marker)));
     const facts: RepositoryFacts = {
@@ -431,7 +433,7 @@ export function createStepActors(deps: StepDeps & { runIdOption?: string }) {
       log.write("protected.patch", await state.git.raw(["diff", "--binary", "--no-color", "HEAD", "--", ...record.protectedChanged]).catch(() => ""));
       await state.git.restorePaths(record.protectedChanged);
     }
-    const [, identity] = await Promise.all([state.git.addAll(), state.identity ?? state.git.identity()]);
+    const [, identity] = await Promise.all([state.git.addAll(), state.git.identity()]);
     const base = state.facts?.head ?? "HEAD";
     // diff.patch (against the commit the iteration began from, so it can run beside the commit)
     // leaves out the tree file: tree.before.json and tree.after.json hold it whole.
