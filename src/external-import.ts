@@ -3,19 +3,15 @@
 // loaded with import(). bin/runner.js runs the bundle as a node:vm script, where import() needs a
 // host callback that Node 20 offers only behind an experimental warning; the entry hands over its
 // own import() instead (the same package, so the same node_modules). Run from source (the tests),
-// or as modules, this falls back to import() here.
+// or as modules, the caller's own import() is used.
 
-/** The key under which bin/runner.js puts its `(specifier) => import(specifier)`. */
+/** The key under which bin/load-cli.js puts its dynamic import. */
 export const HOST_IMPORT = Symbol.for("runner.hostImport");
 
 type HostImport = (specifier: string) => Promise<unknown>;
 
-export async function importYargs(): Promise<typeof import("yargs")> {
+/** The module `specifier` names, through the entry's dynamic import when there is one, else through `direct`, the caller's own. */
+export function importExternal<T>(specifier: string, direct: () => Promise<T>): Promise<T> {
   const host = (globalThis as { [HOST_IMPORT]?: HostImport })[HOST_IMPORT];
-  return (host ? host("yargs") : import("yargs")) as Promise<typeof import("yargs")>;
-}
-
-export async function importGraphviz(): Promise<typeof import("@hpcc-js/wasm-graphviz")> {
-  const host = (globalThis as { [HOST_IMPORT]?: HostImport })[HOST_IMPORT];
-  return (host ? host("@hpcc-js/wasm-graphviz") : import("@hpcc-js/wasm-graphviz")) as Promise<typeof import("@hpcc-js/wasm-graphviz")>;
+  return host ? (host(specifier) as Promise<T>) : direct();
 }

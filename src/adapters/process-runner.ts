@@ -70,11 +70,6 @@ const TAIL_CHARS = 4_096;
 const MAX_TIMER_MS = 2_147_483_647;
 const REDACTED = "***";
 
-/**
- * Runs `request.argv` in a new process group and resolves when it has ended and its output is
- * drained. Never rejects because of the child (a program that cannot start yields `spawnError`);
- * it throws only when the log file itself cannot be created.
- */
 /** How a run ended, as the machine's facts carry it. */
 export interface ProcessOutcome {
   exitCode: number | undefined;
@@ -84,10 +79,16 @@ export interface ProcessOutcome {
   durationMs: number;
 }
 
+/** Just the outcome fields of a result (no output, no byte counts). */
 export function outcomeOf(result: ProcessOutcome): ProcessOutcome {
   return { exitCode: result.exitCode, timedOut: result.timedOut, aborted: result.aborted, spawnError: result.spawnError, durationMs: result.durationMs };
 }
 
+/**
+ * Runs `request.argv` in a new process group and resolves when it has ended and its output is
+ * drained. Never rejects because of the child (a program that cannot start yields `spawnError`);
+ * it throws only when the log file itself cannot be created.
+ */
 export async function runProcess(request: ProcessRequest): Promise<ProcessResult> {
   const log = new OutputLog(request);
   try {

@@ -3,7 +3,7 @@
 // the run the checked-out branch belongs to.
 import path from "node:path";
 import { LAYOUT } from "../core/layout.js";
-import { leftTreeInvalid, parseLoopCommit, type LoopRecord } from "../core/loop-history.js";
+import { leftTreeInvalid, loopRecords, type LoopRecord } from "../core/loop-history.js";
 import { loopSubjectPattern, runIdFromBranch, runIdProblem } from "../core/run-id.js";
 import type { TaskTree } from "../core/tree.js";
 import { gitDir, type GitRepo } from "./git.js";
@@ -50,9 +50,7 @@ export async function acceptedTree(git: GitRepo, records: readonly LoopRecord[])
 export async function immutabilityBase(root: string, git: GitRepo): Promise<{ tree: TaskTree; from: "accepted" | "HEAD" } | undefined> {
   const runId = runIdFromBranch(await checkedOutBranch(root).catch(() => undefined));
   if (runId !== undefined && runIdProblem(runId) === undefined) {
-    const records = (await git.loopCommits(loopSubjectPattern(runId)).catch(() => []))
-      .map((commit) => parseLoopCommit(commit.sha, commit.subject, commit.body, runId))
-      .filter((record): record is LoopRecord => record !== undefined);
+    const records = loopRecords(await git.loopCommits(loopSubjectPattern(runId)).catch(() => []), runId);
     if (records[0] && leftTreeInvalid(records[0])) {
       const accepted = await acceptedTree(git, records);
       if (accepted) return { tree: accepted, from: "accepted" };

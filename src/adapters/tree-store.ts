@@ -51,13 +51,13 @@ export function checkTreeText(text: string): TreeLoad {
 }
 
 /** Writes `text` to `file` atomically: a reader sees the old bytes or the new ones, never a mix. */
-export async function writeFileAtomic(file: string, text: string | Uint8Array | Iterable<string>, options: { durable?: boolean } = {}): Promise<void> {
+export async function writeFileAtomic(file: string, text: string | Iterable<string>, options: { durable?: boolean } = {}): Promise<void> {
   const durable = options.durable ?? true;
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
   const handle = await open(temp, "w");
   try {
-    if (typeof text === "string" || text instanceof Uint8Array) await handle.writeFile(text);
+    if (typeof text === "string") await handle.writeFile(text);
     else await writePieces(handle, text);
     if (durable) await handle.sync();
   } finally {

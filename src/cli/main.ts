@@ -5,7 +5,7 @@ import { RunnerError } from "../errors.js";
 import { COMMANDS, GLOBAL_OPTIONS, type OptionSpec } from "./commands.js";
 import { fastParse } from "./fast-parse.js";
 import { printError } from "./output.js";
-import { importYargs } from "../external-import.js";
+import { importExternal } from "../external-import.js";
 
 export interface GlobalArgs {
   C: string;
@@ -36,7 +36,7 @@ function yargsOption(option: OptionSpec) {
 }
 
 async function mainWithYargs(args: string[]): Promise<number> {
-  const { default: yargs } = await importYargs();
+  const { default: yargs } = await importExternal("yargs", () => import("yargs"));
   let exitCode = 0;
   let hint: string | undefined;
   const debug = args.includes("--debug");

@@ -4,7 +4,7 @@
 // every problem reported.
 import { childPath, type Problem } from "./problems.js";
 import { validateTreeSchema } from "./schema.js";
-import { forEachNode, jsonPathsOf, NODE_KEYS, orderedChildren, sortedNodeCopy, type TaskNode, type TaskTree } from "./tree.js";
+import { allChildrenPass, forEachNode, jsonPathsOf, NODE_KEYS, orderedChildren, sortedNodeCopy, type TaskNode, type TaskTree } from "./tree.js";
 
 /** Deeper trees are refused before anything walks them (no plan needs more levels). */
 export const MAX_TREE_DEPTH = 256;
@@ -177,12 +177,6 @@ export function checkDerivedPasses(tree: TaskTree): Problem[] {
       ? `is false although every child passes; the runner derives a parent's passes from its children`
       : `is true although a child has not passed; only the runner sets passes`,
   }));
-}
-
-function allChildrenPass(node: TaskNode): boolean {
-  const children = node.children;
-  for (let i = 0; i < children.length; i++) if (!children[i]!.passes) return false;
-  return true;
 }
 
 /**

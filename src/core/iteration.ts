@@ -99,7 +99,7 @@ export function judgeIteration(input: {
   allowedWritePaths: readonly string[] | undefined;
 }): Judgement {
   const kind = classifyChangedPaths(input.changedPaths);
-  const selectedAfter = lastNodeWithId(input.agentTree, input.previousLeaf.id);
+  const selectedAfter = findNode(input.agentTree, input.previousLeaf.id); // ids are unique: checkAgentTree passed it
   if (!selectedAfter) throw new Error("judgeIteration needs a tree that still holds the selected node (checkAgentTree ensures it)");
   const verdict = judgeAgentStatus({
     selectedId: input.previousLeaf.id,
@@ -135,13 +135,4 @@ export function failureFeedback(input: {
 /** The first line of a failure, for the commit trailer. */
 export function failureHeadline(failure: string | undefined): string | undefined {
   return failure?.split("\n")[0];
-}
-
-/** The last node in pre-order with this id (the only one in a tree with unique ids). */
-function lastNodeWithId(tree: TaskTree, id: string): TaskNode | undefined {
-  let found: TaskNode | undefined;
-  forEachNode(tree, (node) => {
-    if (node.id === id) found = node;
-  });
-  return found;
 }

@@ -51,6 +51,16 @@ export function formatCommitMessage(subject: CommitSubject, details: CommitDetai
   return `${parts.join("\n\n")}\n`;
 }
 
+/** The loop records of `runId` among commits (in their order); other commits are left out. */
+export function loopRecords(commits: readonly { sha: string; subject: string; body: string }[], runId: string): LoopRecord[] {
+  const records: LoopRecord[] = [];
+  for (const commit of commits) {
+    const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
+    if (record) records.push(record);
+  }
+  return records;
+}
+
 /** Parses one commit (subject and body); undefined when the subject is not a loop subject of `runId`. */
 export function parseLoopCommit(sha: string, subjectLine: string, body: string, runId: string): LoopRecord | undefined {
   const subject = parseCommitSubject(subjectLine);

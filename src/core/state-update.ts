@@ -3,7 +3,7 @@
 // internal passes bottom-up, sort children. Inputs are never mutated, except by the in-place variant
 // the step uses on its own fresh parse of the agent's tree.
 import type { IterationKind } from "./classify.js";
-import { compareSiblings, forEachNode, hasCanonicalKeys, hasCanonicalTreeKeys, inSiblingOrder, orderedChildren, sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
+import { allChildrenPass, compareSiblings, forEachNode, hasCanonicalKeys, hasCanonicalTreeKeys, inSiblingOrder, orderedChildren, sortedCopy, withKeysInOrder, type TaskNode, type TaskTree } from "./tree.js";
 
 export type AgentStatus = "done" | "retry" | "decomposed";
 export type GuardOutcome = "pass" | "fail" | "skipped";
@@ -62,7 +62,7 @@ function resetInPlace(previous: TaskTree, next: TaskTree): { tree: TaskTree; ord
     return index.get(id);
   };
   const tree: TaskTree = hasCanonicalTreeKeys(next) ? next : { version: next.version, root: next.root };
-  if (!hasCanonicalKeys(tree.root)) tree.root = canonicalKeysOf(tree.root);
+  if (!hasCanonicalKeys(tree.root)) tree.root = withKeysInOrder(tree.root);
   const order: TaskNode[] = [];
   const nodes: TaskNode[] = [tree.root];
   const candidates: (TaskNode | undefined)[] = [previous.root];
@@ -81,7 +81,7 @@ function resetInPlace(previous: TaskTree, next: TaskTree): { tree: TaskTree; ord
     for (let i = children.length - 1; i >= 0; i--) {
       let child = children[i]!;
       if (!hasCanonicalKeys(child)) {
-        child = canonicalKeysOf(child);
+        child = withKeysInOrder(child);
         children[i] = child;
       }
       nodes.push(child);
@@ -89,21 +89,6 @@ function resetInPlace(previous: TaskTree, next: TaskTree): { tree: TaskTree; ord
     }
   }
   return { tree, order };
-}
-
-/** The same node (same arrays) with its keys in canonical order. */
-function canonicalKeysOf(node: TaskNode): TaskNode {
-  return {
-    id: node.id,
-    order: node.order,
-    title: node.title,
-    goal: node.goal,
-    acceptance: node.acceptance,
-    passes: node.passes,
-    attempts: node.attempts,
-    max_attempts: node.max_attempts,
-    children: node.children,
-  };
 }
 
 /** Applies one transition to a node in place; attempts saturate at max_attempts. */
@@ -129,15 +114,8 @@ function derivePasses(order: readonly TaskNode[]): string[] {
   const newlyPassed: string[] = [];
   for (let i = order.length - 1; i >= 0; i--) {
     const node = order[i]!;
-    const children = node.children;
-    if (children.length === 0) continue;
-    let passes = true;
-    for (let c = 0; c < children.length; c++) {
-      if (!children[c]!.passes) {
-        passes = false;
-        break;
-      }
-    }
+    if (node.children.length === 0) continue;
+    const passes = allChildrenPass(node);
     if (passes && !node.passes) newlyPassed.push(node.id);
     node.passes = passes;
   }
@@ -209,7 +187,7 @@ export function applyStateUpdatesShared(
     path.push(node);
     if (!hasCanonicalKeys(node) || node.attempts > node.max_attempts) return undefined;
     const children = node.children;
-    if (children.length > 0 && (node.passes !== allPass(children) || !inSiblingOrder(children))) return undefined;
+    if (children.length > 0 && (node.passes !== allChildrenPass(node) || !inSiblingOrder(children))) return undefined;
     if (node.id === selectedId) {
       if (found) return undefined; // ids repeat: not a valid tree
       found = [...path];
@@ -235,18 +213,13 @@ export function applyStateUpdatesShared(
       if (outcome) applyTransition(copy, transitionFor(outcome.status, outcome.guard));
     }
     if (children.length > 0) {
-      const passes = allPass(children);
+      const passes = allChildrenPass(copy);
       if (passes && !copy.passes) newlyPassed.push(copy.id);
       copy.passes = passes;
     }
     below = { original, copy };
   }
   return { tree: { version: previous.version, root: below!.copy }, selected, derivedPasses: newlyPassed.reverse() };
-}
-
-function allPass(children: readonly TaskNode[]): boolean {
-  for (let c = 0; c < children.length; c++) if (!children[c]!.passes) return false;
-  return true;
 }
 
 /** What the runner makes of the agent's declared status (CONTRACT §7). */

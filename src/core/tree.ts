@@ -152,24 +152,25 @@ export function sortedCopy(tree: TaskTree): TaskTree {
   return { version: tree.version, root: sortedNodeCopy(tree.root) };
 }
 
-function copyFields(node: TaskNode): TaskNode {
+/** The node's fields with its keys in canonical order, holding the `acceptance` and `children` given. */
+export function withKeysInOrder(node: TaskNode, acceptance: string[] = node.acceptance, children: TaskNode[] = node.children): TaskNode {
   return {
     id: node.id,
     order: node.order,
     title: node.title,
     goal: node.goal,
-    acceptance: [...node.acceptance],
+    acceptance,
     passes: node.passes,
     attempts: node.attempts,
     max_attempts: node.max_attempts,
-    children: [],
+    children,
   };
 }
 
 /** A deep copy of one node and its subtree, sorted and with keys in canonical order, as `sortedCopy`. */
 export function sortedNodeCopy(root: TaskNode): TaskNode {
   // Pre-order with an array stack: each copy's children are filled in sorted order as it is reached.
-  const top = copyFields(root);
+  const top = withKeysInOrder(root, [...root.acceptance], []);
   const originals: TaskNode[] = [root];
   const copies: TaskNode[] = [top];
   while (originals.length > 0) {
@@ -178,7 +179,7 @@ export function sortedNodeCopy(root: TaskNode): TaskNode {
     const children = orderedChildren(original);
     const out = copy.children;
     for (let i = 0; i < children.length; i++) {
-      const child = copyFields(children[i]!);
+      const child = withKeysInOrder(children[i]!, [...children[i]!.acceptance], []);
       out.push(child);
       originals.push(children[i]!);
       copies.push(child);
@@ -194,22 +195,28 @@ export const NODE_KEYS = ["id", "order", "title", "goal", "acceptance", "passes"
 
 /** Whether a tree's keys are exactly `version` then `root`. */
 export function hasCanonicalTreeKeys(tree: object): boolean {
-  let i = 0;
-  for (const key in tree) {
-    if (key !== TREE_KEYS[i]) return false;
-    i++;
-  }
-  return i === TREE_KEYS.length;
+  return hasKeysInOrder(tree, TREE_KEYS);
 }
 
 /** Whether a node's own keys are exactly NODE_KEYS, in that order. */
 export function hasCanonicalKeys(node: object): boolean {
+  return hasKeysInOrder(node, NODE_KEYS);
+}
+
+function hasKeysInOrder(value: object, keys: readonly string[]): boolean {
   let i = 0;
-  for (const key in node) {
-    if (key !== NODE_KEYS[i]) return false;
+  for (const key in value) {
+    if (key !== keys[i]) return false;
     i++;
   }
-  return i === NODE_KEYS.length;
+  return i === keys.length;
+}
+
+/** Whether every child passes (a parent's passes, as the runner derives it). */
+export function allChildrenPass(node: TaskNode): boolean {
+  const children = node.children;
+  for (let i = 0; i < children.length; i++) if (!children[i]!.passes) return false;
+  return true;
 }
 
 /**

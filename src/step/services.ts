@@ -18,7 +18,7 @@ import type {
 import { serializeTree, serializeTreeBody } from "../core/serialize.js";
 import type { ConfigResult } from "../core/config.js";
 import { LAYOUT } from "../core/layout.js";
-import { formatCommitMessage, lastLeafNode, leftTreeInvalid, nodeRecords, parseLoopCommit, renderHistory, type LoopRecord } from "../core/loop-history.js";
+import { formatCommitMessage, lastLeafNode, leftTreeInvalid, loopRecords, nodeRecords, renderHistory, type LoopRecord } from "../core/loop-history.js";
 import { checkAgentTree } from "../core/iteration.js";
 import { formatProblem, jsonSyntaxMessage } from "../core/problems.js";
 import { buildLeafPrompt, buildRepairPrompt, BUILTIN_TEMPLATES, type PromptKind } from "../core/prompt-pack.js";
@@ -172,9 +172,7 @@ export function createStepActors(deps: StepDeps & { runIdOption?: string }) {
       state.git.showFile("HEAD", LAYOUT.tree),
     ]);
     if (!config.ok) throw new Error(`${LAYOUT.config} is invalid: ${formatProblem(config.problems[0]!)}`);
-    const records = commits
-      .map((commit) => parseLoopCommit(commit.sha, commit.subject, commit.body, input.runId))
-      .filter((record): record is LoopRecord => record !== undefined);
+    const records = loopRecords(commits, input.runId);
     const head = headText === undefined ? undefined : checkTreeText(headText);
     const accepted = records[0] && leftTreeInvalid(records[0]) ? undefined : head?.ok ? head.tree : undefined;
     const previousTree = accepted ?? (await acceptedTree(state.git, records)) ?? (await lastValidTree(state.git));
@@ -195,9 +193,7 @@ export function createStepActors(deps: StepDeps & { runIdOption?: string }) {
         return listed?.runId === input.runId ? listed.commits : state.git.loopCommits(loopSubjectPattern(input.runId));
       })(),
     ]);
-    const records = commits
-      .map((commit) => parseLoopCommit(commit.sha, commit.subject, commit.body, input.runId))
-      .filter((record): record is LoopRecord => record !== undefined);
+    const records = loopRecords(commits, input.runId);
     const loaded: LoadedState = {
       config,
       tree: tree.ok ? { ok: true, tree: tree.tree } : { ok: false, problems: tree.problems, missing: tree.missing },

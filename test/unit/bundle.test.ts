@@ -42,7 +42,7 @@ describe("dist/runner.cjs", () => {
     // A bare import() in a node:vm script fails without an experimental flag (or warns): each one
     // is only the fallback of a call through the entry's import() (run from source or as modules).
     const imported = specifiers(text, /\bimport\(\s*["']([^"']+)["']\s*\)/g);
-    const hosted = specifiers(text, /\bhost \? host\(\s*["']([^"']+)["']\s*\) : import\(\s*["']\1["']\s*\)/g);
+    const hosted = specifiers(text, /\bimportExternal\(\s*["']([^"']+)["'],\s*\(\)\s*=>\s*import\(\s*["']\1["']\s*\)\s*\)/g);
     expect(hosted).toEqual(["@hpcc-js/wasm-graphviz", "yargs"]);
     expect(imported).toEqual(hosted);
     expect(text.match(/\bimport\(/g)).toHaveLength(hosted.length);

@@ -7,7 +7,7 @@ import { GitRepo } from "../../adapters/git.js";
 import { readOptional } from "../../adapters/project-files.js";
 import { eventsFile, iterationDir } from "../../core/layout.js";
 import type { Highlight } from "../../diagram/render.js";
-import { parseLoopCommit, type LoopRecord } from "../../core/loop-history.js";
+import { loopRecords, type LoopRecord } from "../../core/loop-history.js";
 import { loopSubjectPattern, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../main.js";
@@ -38,10 +38,7 @@ export async function readRunLog(root: string, runIdOption: string | undefined):
   }
   if (status.head === undefined) return { runId, entries: [] };
   const commits = await git.loopCommits(loopSubjectPattern(runId));
-  const records = commits
-    .map((commit) => parseLoopCommit(commit.sha, commit.subject, commit.body, runId))
-    .filter((record): record is LoopRecord => record !== undefined)
-    .reverse();
+  const records = loopRecords(commits, runId).reverse();
   const entries = await Promise.all(records.map((record) => toEntry(root, runId, record)));
   return { runId, entries };
 }
