@@ -1,12 +1,10 @@
 // 3. Core scaling, in process: select, validate (schema + invariants on the parsed JSON, and
 // passed-node immutability against the previous tree), apply state updates and serialize, on trees
-// of growing size; time per node shows any non-linear growth. Imports the built modules from dist/.
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { DIST, log, median } from "./lib/common.mjs";
+// of growing size; time per node shows any non-linear growth. Imports the core modules of the build
+// under test (bench/lib/core-modules.mjs).
+import { log, median } from "./lib/common.mjs";
+import { coreModules } from "./lib/core-modules.mjs";
 import { makeTree, treeText } from "./lib/fixtures.mjs";
-
-const load = (relative) => import(pathToFileURL(path.join(DIST, relative)).href);
 
 function timeMs(fn) {
   const start = process.hrtime.bigint();
@@ -15,13 +13,8 @@ function timeMs(fn) {
 }
 
 export async function coreScaling(sizes, repsFor, { warmups = 30 } = {}) {
-  const { selectLeftmostOpenLeaf } = await load("src/core/select.js");
-  const { checkTreeShape, checkPassedImmutable } = await load("src/core/invariants.js");
-  // The step updates its own fresh parse of the agent's tree in place (applyStateUpdatesInPlace);
-  // builds without that variant have only the copying applyStateUpdates.
-  const { applyStateUpdates, applyStateUpdatesInPlace } = await load("src/core/state-update.js");
-  const update = applyStateUpdatesInPlace ?? applyStateUpdates;
-  const { serializeTree } = await load("src/core/canonical.js");
+  // (older builds updated the step's own parse in place: that is what they ran and what is measured)
+  const { selectLeftmostOpenLeaf, checkTreeShape, checkPassedImmutable, applyStateUpdates: update, serializeTree } = await coreModules();
 
   // Each operation on fresh inputs as a step sees them: `previous` is the tree the step loaded,
   // `text` the agent's tree file (unchanged here), parsed anew for every run.

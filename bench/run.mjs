@@ -34,8 +34,9 @@ const REPS = quick
   : { step: (files, nodes) => (files >= 10_000 && nodes >= 10_000 ? 7 : nodes >= 10_000 ? 5 : 7), cli: 11, core: (nodes) => (nodes >= 100_000 ? 5 : nodes >= 10_000 ? 11 : 31), memory: 3, imports: 5 };
 
 const TARGETS = {
-  stepRatio: 1.5,
-  cliRatio: 2,
+  // step ≤ 1.8× the floor on every cell of the grid; `next --json` ≤ 1.5× `node -e 0`
+  stepRatio: 1.8,
+  cliRatio: 1.5,
   coreGrowth: 2,
   coreTotalMs: 1000,
   memoryMb: 300,
@@ -101,8 +102,8 @@ async function main() {
   if (only.has("step")) {
     log("1. step overhead");
     results.step = stepOverhead(repos, STEP_TREES, REPS.step);
-    const cell = results.step.find((c) => c.files === 10_000 && c.nodes === 10_000);
-    results.targets.push({ figure: "step / floor at 10,000 files × 10,000 nodes", value: cell.ratio, unit: "×", target: `≤ ${TARGETS.stepRatio}×`, pass: cell.ratio <= TARGETS.stepRatio });
+    const worst = results.step.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+    results.targets.push({ figure: `step / floor, worst cell of the grid (${worst.files} files × ${worst.nodes} nodes)`, value: worst.ratio, unit: "×", target: `≤ ${TARGETS.stepRatio}×`, pass: worst.ratio <= TARGETS.stepRatio });
     section("step", t0);
   }
   t0 = Date.now();
@@ -163,7 +164,7 @@ function report(results) {
         `${c.floor.median} ms`,
         `${c.ratio}×`,
         c.cpu ? `${c.cpu.step.median} / ${c.cpu.floor.median} ms = ${c.cpu.ratio}×` : "–",
-        c.files === 10_000 && c.nodes === 10_000 ? `≤ ${TARGETS.stepRatio}× ${verdict(c.ratio <= TARGETS.stepRatio)}` : "(info)",
+        `≤ ${TARGETS.stepRatio}× ${verdict(c.ratio <= TARGETS.stepRatio)}`,
       ]),
       ["files", "nodes", "runs", "step", "floor", "step/floor", "CPU step / floor (info)", "target"],
     );
@@ -200,7 +201,7 @@ function report(results) {
       console.log(`   step:  ${line(d.processes.step)}`);
       console.log(`   floor: ${line(d.processes.floor)}\n`);
     }
-    console.log("Diagnostics: loading the CLI bundle (dist/runner.cjs) as bin/runner.js does (ms, median of fresh processes)");
+    console.log("Diagnostics: loading the CLI bundle as bin/runner.js does (ms, median of fresh processes)");
     for (const [label, times] of Object.entries(d.startupMs)) console.log(`   ${label}: ${typeof times === "string" ? times : Object.entries(times).map(([k, v]) => `${k} ${v}`).join(", ")}`);
     console.log();
     if (d.profiles) {

@@ -1,31 +1,17 @@
 #!/usr/bin/env node
-// Thin entry: load the CLI (bin/load-cli.js: the bundle, with V8's code cache), run it, and exit
-// with its code (0 ok, 1 refused or bad input, 2 internal error, 3 stopped early).
-import { loadCli } from "./load-cli.js";
+// Thin entry: the CLI is one bundled module (dist/runner.mjs, built by scripts/bundle.mjs); run it
+// and exit with its code (src/exit-codes.ts). Where Node has a compile cache (22.1+), it is used.
+import module from "node:module";
+import { fileURLToPath } from "node:url";
 
-const args = process.argv.slice(2);
-
-/** The command word (it names the code cache): the first argument that is not an option or -C's folder. */
-function commandWord() {
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === "-C") i += 1;
-    else if (!args[i].startsWith("-")) return /^[a-z]+$/.test(args[i]) ? args[i] : "none";
-  }
-  return "none";
+module.enableCompileCache?.();
+let cli;
+try {
+  cli = await import("../dist/runner.mjs");
+} catch (error) {
+  if (error?.code !== "ERR_MODULE_NOT_FOUND" || !String(error.message).includes("runner.mjs")) throw error;
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  process.stderr.write(`runner is not built (${root}dist/runner.mjs is missing): run \`npm run build\` (or \`npm ci\`) in ${root.replace(/\/$/, "")}.\n`);
+  process.exit(1);
 }
-
-const { cli, keepCache } = loadCli(commandWord());
-const code = await cli.main(args);
-// A command that succeeded has compiled what it needed: keep that for the next process, once.
-if (code === 0) keepCache();
-
-// Nothing is left to do once main returns; leave as soon as stdout and stderr are flushed instead of
-// waiting for the event loop to wind down (a measurable part of a short command).
-let pending = 2;
-const flushed = () => {
-  pending -= 1;
-  if (pending === 0) process.exit(code);
-};
-process.exitCode = code;
-process.stdout.write("", flushed);
-process.stderr.write("", flushed);
+process.exitCode = await cli.main(process.argv.slice(2));

@@ -1,42 +1,31 @@
-// Bundles the CLI (tsc's output under dist/) into one file, dist/runner.cjs, which bin/runner.js
-// loads. One file instead of about a hundred: Node's module loader resolves, reads and links each
-// file of an import graph on its own, and on the `runner step` path that cost about 100 ms per
-// process (docs/performance.md). The code is tsc's, unchanged and unminified; modules a command
-// imports lazily stay lazy (they are wrapped, and run when first imported). The format is CommonJS
-// so that bin/runner.js can compile it with V8's code cache (node:vm), which Node 20 offers for
-// scripts but not for ES modules; the cache of an older build is removed here.
+// Builds what ships: the CLI bundled from the TypeScript sources into one ES module,
+// dist/runner.mjs (bin/runner.js imports it), and the demo agent into dist/demo-agent.mjs. One file
+// instead of about a hundred: Node's module loader resolves, reads and links each file of an
+// import graph on its own, which cost about 100 ms per process on the `runner step` path
+// (docs/performance.md). tsc only type-checks (`npm run typecheck`); nothing else is emitted.
 //
-// Left out of the bundle and loaded from node_modules when needed: yargs (help and usage errors
-// only) and @hpcc-js/wasm-graphviz (SVG only, with its WebAssembly).
+// Left out of the bundle: @hpcc-js/wasm-graphviz (SVG only, with its WebAssembly), imported from
+// node_modules when a diagram is rendered as SVG, and ajv's small runtime helpers, which the
+// generated validators require from node_modules.
 import { build } from "rolldown";
-import { existsSync, rmSync, statSync } from "node:fs";
+import { rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const entry = path.join(root, "dist", "src", "cli", "main.js");
-if (!existsSync(entry)) {
-  console.error(`bundle: ${path.relative(root, entry)} is missing; run tsc first (npm run build does both).`);
-  process.exit(1);
-}
+const dist = path.join(root, "dist");
+rmSync(dist, { recursive: true, force: true });
 
-await build({
-  input: entry,
+const common = {
   platform: "node",
-  external: [/^yargs(\/|$)/, /^@hpcc-js\//],
-  // A warning here means code that would not work bundled (import.meta in CommonJS, say): fail the build.
+  external: [/^@hpcc-js\//, /^ajv\/dist\/runtime\//],
+  // A warning here means code that would not work bundled: fail the build.
   onwarn(warning) {
     throw new Error(`bundle: ${warning.message}`);
   },
-  output: {
-    file: path.join(root, "dist", "runner.cjs"),
-    format: "cjs",
-    // tsc's output is ES modules, which are strict: so is the bundle.
-    banner: '"use strict";',
-    codeSplitting: false,
-  },
-});
-rmSync(path.join(root, "dist", "runner.mjs"), { force: true }); // the ES-module bundle of earlier builds
-rmSync(path.join(root, "dist", "code-cache"), { recursive: true, force: true });
-const size = statSync(path.join(root, "dist", "runner.cjs")).size;
-if (process.argv.includes("--verbose")) console.log(`dist/runner.cjs: ${(size / 1024).toFixed(0)} KB`);
+};
+await build({ ...common, input: path.join(root, "src", "cli", "main.ts"), output: { file: path.join(dist, "runner.mjs"), format: "esm", codeSplitting: false } });
+await build({ ...common, input: path.join(root, "src", "demo", "agent.ts"), output: { file: path.join(dist, "demo-agent.mjs"), format: "esm", codeSplitting: false } });
+if (process.argv.includes("--verbose")) {
+  for (const file of ["runner.mjs", "demo-agent.mjs"]) console.log(`dist/${file}: ${(statSync(path.join(dist, file)).size / 1024).toFixed(0)} KB`);
+}

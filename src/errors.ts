@@ -1,8 +1,8 @@
-// The runner's typed errors. Each carries the one sentence the user reads and the exit code the CLI
-// maps it to (CONTRACT §4): 1 for refusals and bad input, 2 for internal errors (bugs).
+// The runner's typed errors. Each carries the one sentence the user reads; src/exit-codes.ts maps
+// them to exit codes. Anything else that is thrown is a bug (exit 2), except the file system's and
+// the operating system's own errors (a full disk, a permission), which are the environment's.
 
 export abstract class RunnerError extends Error {
-  abstract readonly exitCode: 1 | 2 | 3;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
@@ -10,38 +10,33 @@ export abstract class RunnerError extends Error {
 }
 
 /** Bad command-line usage: a missing or malformed argument. */
-export class UsageError extends RunnerError {
-  readonly exitCode = 1;
-}
+export class UsageError extends RunnerError {}
 
-/** The runner will not act in this state (main branch, dirty tree, a lock held, ...). */
-export class RefusalError extends RunnerError {
-  readonly exitCode = 1;
-}
-
-/** A file the user owns (tree, config, policy, output) is invalid. */
-export class InvalidInputError extends RunnerError {
-  readonly exitCode = 1;
-  constructor(
-    message: string,
-    readonly problems: readonly { path: string; message: string }[] = [],
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
-/** An iteration ended in a runner error after it was persisted and committed (seed 002 recovery). */
-export class IterationFailedError extends RunnerError {
-  readonly exitCode = 1;
-}
+/** The runner will not act in this state (main branch, dirty tree, a lock held, invalid input, ...). */
+export class RefusalError extends RunnerError {}
 
 /** A git command failed. */
-export class GitError extends RunnerError {
-  readonly exitCode = 1;
+export class GitError extends RunnerError {}
+
+/** Something outside the runner failed during an iteration (recorded as a runner error, exit 1). */
+export class IterationError extends RunnerError {}
+
+/** An error the operating system reported (ENOSPC, EACCES, EIO, …): the environment's, not a bug. */
+export function isSystemError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string" && /^E[A-Z0-9]+$/.test((error as NodeJS.ErrnoException).code!);
 }
 
-/** A bug: something the runner's own logic should have prevented. */
-export class InternalError extends RunnerError {
-  readonly exitCode = 2;
+/** A programming error: neither one of the runner's own errors nor the environment's. */
+export function isBug(error: unknown): boolean {
+  return !(error instanceof RunnerError) && !isSystemError(error);
+}
+
+/** The message of anything thrown, for a sentence. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The sentence a bug is reported with. */
+export function bugSentence(error: unknown): string {
+  return `Internal error: ${errorMessage(error)}. This is a bug in the runner; rerun with --debug for the stack trace.`;
 }

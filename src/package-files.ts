@@ -1,6 +1,6 @@
 // Files shipped with the runner (schemas, built-in templates), found from this module's location:
-// src/ when run from source (tests), dist/src/ when built, dist/ when bundled (dist/runner.cjs).
-import { existsSync } from "node:fs";
+// src/ when run from source (tests), dist/ when bundled (dist/runner.mjs).
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -21,4 +21,9 @@ export function packageRoot(): string {
 
 export function schemaFile(name: "task_tree" | "agent_output" | "config" | "policy"): string {
   return path.join(packageRoot(), "schemas", name, "v1.schema.json");
+}
+
+/** The runner's version, from its package.json. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
 }

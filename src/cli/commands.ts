@@ -1,125 +1,102 @@
-// The commands and their options, declared once: yargs builds the full CLI (help, suggestions,
-// errors) from this table, and the fast path parses the common case from the same table.
+// The commands and their options, declared once: the parser, the help text and each handler's
+// argument type come from this table. Command modules are loaded only when called.
+import { command, type OptionSpec } from "./command-table.js";
 
-export type OptionType = "string" | "number" | "boolean";
+export const GLOBAL_OPTIONS = {
+  C: { type: "string", default: ".", describe: "Work in this folder instead of the current one", value: "dir" },
+  debug: { type: "boolean", describe: "Show stack traces of errors" },
+} as const satisfies Record<string, OptionSpec>;
 
-export interface OptionSpec {
-  type: OptionType;
-  describe: string;
-  default?: string | number | boolean;
-  choices?: readonly string[];
-}
+const json = { type: "boolean", describe: "Print one JSON document" } as const;
+const runId = { type: "string", describe: "The run (default: from the runner/<id> branch)", value: "id" } as const;
 
-// Each command module types its own argv; the parser has checked the options against this table.
-export type Handler = (argv: never) => Promise<number>;
-
-export interface CommandSpec {
-  command: string;
-  describe: string;
-  options: Record<string, OptionSpec>;
-  load: () => Promise<{ run: Handler }>;
-}
-
-export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
-  C: { type: "string", default: ".", describe: "Work in this folder instead of the current one" },
-  debug: { type: "boolean", default: false, describe: "Show stack traces of errors" },
-};
-
-const json = (describe = "Print one JSON document"): OptionSpec => ({ type: "boolean", default: false, describe });
-const runId: OptionSpec = { type: "string", describe: "The run (default: from the runner/<id> branch)" };
-
-export const COMMANDS: CommandSpec[] = [
-  {
-    command: "init",
+export const COMMANDS = [
+  command({
+    name: "init",
     describe: "Scaffold .runner/ in this repository (refuses if it exists)",
     options: {
-      goal: { type: "string", describe: "The project goal (written to .runner/GOAL.md and the root node)" },
-      "max-attempts": { type: "number", default: 3, describe: "max_attempts of the root node" },
+      goal: { type: "string", describe: "The project goal (written to .runner/GOAL.md and the root node)", value: "text" },
+      "max-attempts": { type: "integer", default: 3, min: 1, describe: "max_attempts of the root node", value: "n" },
       executor: { type: "string", choices: ["codex", "claude", "command", "demo"], default: "codex", describe: "The agent the config starts with" },
     },
     load: () => import("./commands/init.js"),
-  },
-  {
-    command: "validate",
+  }),
+  command({
+    name: "validate",
     describe: "Check the tree, the config and node policies; every problem with its JSON path",
-    options: { json: json() },
+    options: { json },
     load: () => import("./commands/validate.js"),
-  },
-  {
-    command: "next",
+  }),
+  command({
+    name: "next",
     describe: "The leaf `runner step` would select, with its path from the root",
-    options: { json: json() },
+    options: { json },
     load: () => import("./commands/next.js"),
-  },
-  {
-    command: "status",
+  }),
+  command({
+    name: "status",
     describe: "The tree with passes and attempts, the next leaf, the run and its iteration count",
-    options: { json: json(), "run-id": runId },
+    options: { json, "run-id": runId },
     load: () => import("./commands/status.js"),
-  },
-  {
-    command: "start",
+  }),
+  command({
+    name: "start",
     describe: "Create and check out the run branch runner/<id> (clean working tree required)",
-    options: { "run-id": { type: "string", describe: "The run id (default: the UTC time as YYYYMMDD-HHMMSS)" } },
+    options: { "run-id": { type: "string", describe: "The run id (default: the UTC time as YYYYMMDD-HHMMSS)", value: "id" } },
     load: () => import("./commands/start.js"),
-  },
-  {
-    command: "step",
+  }),
+  command({
+    name: "step",
     describe: "One iteration: select, run the agent, guard, update, commit",
-    options: { "run-id": runId, json: json() },
+    options: { "run-id": runId, json },
     load: () => import("./commands/step.js"),
-  },
-  {
-    command: "run",
+  }),
+  command({
+    name: "run",
     describe: "Step until the root passes, a stop condition, or an error",
     options: {
-      "max-iterations": { type: "number", describe: "Iterations this run may take (default: [limits] max_iterations)" },
-      "halt-on-stuck": { type: "boolean", default: false, describe: "Stop (exit 3) when the next leaf is stuck instead of asking to decompose it" },
-      json: json("Stream one JSON event object per line"),
+      "max-iterations": { type: "integer", min: 1, describe: "Iterations this run may take (default: [limits] max_iterations)", value: "n" },
+      "halt-on-stuck": { type: "boolean", describe: "Stop (exit 3) when the next leaf is stuck instead of asking to decompose it" },
+      json: { type: "boolean", describe: "Stream one JSON event object per line" },
       "run-id": runId,
     },
     load: () => import("./commands/run.js"),
-  },
-  {
-    command: "log",
+  }),
+  command({
+    name: "log",
     describe: "The iterations of the current run",
     options: {
-      json: json(),
+      json,
       "run-id": runId,
-      iteration: { type: "number", describe: "Show one iteration" },
-      diagram: { type: "boolean", default: false, describe: "With --iteration: the machine diagram with the path that iteration took highlighted" },
+      iteration: { type: "integer", min: 1, describe: "Show one iteration", value: "n" },
+      diagram: { type: "boolean", describe: "With --iteration: the machine diagram with the path that iteration took highlighted" },
       format: { type: "string", choices: ["dot", "svg"], default: "dot", describe: "Diagram format" },
-      output: { type: "string", describe: "Write the diagram to this file instead of stdout" },
+      output: { type: "string", describe: "Write the diagram to this file instead of stdout", value: "file" },
     },
     load: () => import("./commands/log.js"),
-  },
-  {
-    command: "diagram",
+  }),
+  command({
+    name: "diagram",
     describe: "The iteration machine as a diagram, generated from the machine itself",
     options: {
       format: { type: "string", choices: ["mermaid", "dot", "json", "svg"], default: "mermaid", describe: "Output format" },
-      output: { type: "string", describe: "Write to this file instead of stdout" },
+      output: { type: "string", describe: "Write to this file instead of stdout", value: "file" },
     },
     load: () => import("./commands/diagram.js"),
-  },
-  {
-    command: "audit",
+  }),
+  command({
+    name: "audit",
     describe: "Replay the current run's commits and check every transition against the rules",
-    options: { json: json(), "run-id": runId },
+    options: { json, "run-id": runId },
     load: () => import("./commands/audit.js"),
-  },
-  {
-    command: "demo",
+  }),
+  command({
+    name: "demo",
     describe: "Run the whole loop on a throw-away repository with the built-in demo agent (no network)",
     options: {
-      dir: { type: "string", describe: "Create the demo repository here (default: a new temp folder)" },
-      json: json("Stream one JSON event object per line"),
+      dir: { type: "string", describe: "Create the demo repository here (default: a new temp folder)", value: "dir" },
+      json: { type: "boolean", describe: "Stream one JSON event object per line" },
     },
     load: () => import("./commands/demo.js"),
-  },
+  }),
 ];
-
-/** `max-attempts` → `maxAttempts`, as yargs names parsed options. */
-export function camelCase(name: string): string {
-  return name.replace(/-([a-z])/g, (_m, letter: string) => letter.toUpperCase());
-}

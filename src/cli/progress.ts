@@ -3,7 +3,7 @@
 // object per line.
 import type { RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";
-import type { ProgressEvent } from "../step/services.js";
+import type { ProgressEvent } from "../step/deps.js";
 import { describeStep, stepJson } from "./commands/step.js";
 
 export interface ProgressView {

@@ -6,14 +6,11 @@ import { checkDerivedPasses } from "../core/invariants.js";
 import { LAYOUT } from "../core/layout.js";
 import { formatProblem, type Problem } from "../core/problems.js";
 import type { TaskTree } from "../core/tree.js";
-import { InvalidInputError, RefusalError } from "../errors.js";
+import { RefusalError } from "../errors.js";
 
-export function invalidTreeError(problems: Problem[]): InvalidInputError {
+export function invalidTreeError(problems: Problem[]): RefusalError {
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
-  return new InvalidInputError(
-    `${LAYOUT.tree} is invalid: ${formatProblem(problems[0]!)}${more}; run \`runner validate\` to see every problem.`,
-    problems,
-  );
+  return new RefusalError(`${LAYOUT.tree} is invalid: ${formatProblem(problems[0]!)}${more}; run \`runner validate\` to see every problem.`);
 }
 
 export async function loadValidTree(root: string): Promise<TaskTree> {

@@ -15,13 +15,6 @@ import { findNode, forEachNode, jsonPathsOf, type TaskNode, type TaskTree } from
  * max_attempts falls below the attempts the runner has recorded for it.
  */
 export function checkAgentTree(previous: TaskTree, data: unknown, requiredNodeId: string | undefined): { tree?: TaskTree; problems: Problem[] } {
-  // The tree the step loaded and checked, handed back because the agent did not touch the file:
-  // valid on its own, its passed nodes its own, its max_attempts its own. Only the selected node
-  // is looked for, as below.
-  if (data === previous) {
-    if (requiredNodeId === undefined || findNode(previous, requiredNodeId)) return { tree: previous, problems: [] };
-    return { problems: [removedSelected(requiredNodeId)] };
-  }
   const shape = checkTreeShape(data);
   if (!shape.tree) return { problems: shape.problems };
   const tree = shape.tree;

@@ -117,3 +117,17 @@ export function renderHistory(records: readonly LoopRecord[], nodeId: string): s
   });
   return truncateForAgent(`# Earlier iterations on ${nodeId}\n\n${lines.join("\n")}\n`);
 }
+
+/**
+ * The iteration whose failure the next iteration on `nodeId` must hear: the newest of the node's own
+ * iterations (runner errors left out) if it failed; but when the run's previous iteration (runner
+ * errors and repairs left out) was on an ancestor and failed — `done`/`retry` that added children,
+ * which are kept — that one (CONTRACT §7: the reason reaches the next iteration). Records newest first.
+ */
+export function lastFailureRecord(records: readonly LoopRecord[], nodeId: string, ancestorIds: readonly string[]): LoopRecord | undefined {
+  const own = nodeRecords(records, nodeId);
+  let latest = own[own.length - 1];
+  const previous = records.find((record) => record.subject.kind !== "repair" && record.trailers.error === undefined);
+  if (previous && previous.subject.kind !== "repair" && ancestorIds.includes(previous.subject.nodeId) && previous.trailers.failure) latest = previous;
+  return latest?.trailers.failure ? latest : undefined;
+}

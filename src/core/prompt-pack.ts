@@ -230,3 +230,34 @@ export function buildRepairPrompt(input: RepairPromptInput, template = BUILTIN_T
     output_file: input.outputFile,
   });
 }
+
+/** `.runner/context/node.md`: the selected leaf as the agent reads it. */
+export function renderNodeContext(leaf: TaskNode, path: readonly TaskNode[], stuck: boolean): string {
+  const acceptance = leaf.acceptance.length > 0 ? leaf.acceptance.map((line) => `- ${line}`).join("\n") : "(none given)";
+  const lines = [
+    `# ${leaf.id} — ${leaf.title}`,
+    "",
+    `Path: ${path.map((node) => node.id).join(" › ")}`,
+    `Attempts: ${leaf.attempts} of ${leaf.max_attempts}${stuck ? " (stuck: decompose it)" : ""}`,
+    "",
+    "## Goal",
+    "",
+    leaf.goal || "(none given)",
+    "",
+    "## Acceptance",
+    "",
+    acceptance,
+    "",
+  ];
+  return lines.join("\n");
+}
+
+/** The files of `.runner/context/` for a repair step (no leaf is selected). */
+export function repairContextFiles(goal: string, problems: readonly Problem[]): Record<string, string> {
+  return {
+    "goal.md": goal,
+    "node.md": "# REPAIR TREE\n\nNo leaf is selected: restore .runner/state/tree.json to a valid tree.\n",
+    "history.md": "A repair step has no node history.\n",
+    "failure.md": `# Problems of .runner/state/tree.json\n\n${problems.map((p) => `- ${formatProblem(p)}`).join("\n")}\n`,
+  };
+}

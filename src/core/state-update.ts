@@ -1,7 +1,6 @@
 // Runner-owned state transitions (seed 002): reset runner-owned fields from the previous tree,
 // apply the transition table to the selected node, saturate attempts at max_attempts, derive
-// internal passes bottom-up, sort children. Inputs are never mutated, except by the in-place variant
-// the step uses on its own fresh parse of the agent's tree.
+// internal passes bottom-up, sort children. One entry point updates a tree: `applyStateUpdates`.
 import type { IterationKind } from "./classify.js";
 import { allChildrenPass, compareSiblings, forEachNode, hasCanonicalKeys, hasCanonicalTreeKeys, inSiblingOrder, orderedChildren, sortedCopy, withKeysInOrder, type TaskNode, type TaskTree } from "./tree.js";
 
@@ -36,18 +35,18 @@ export function recoveryFor(_kind: RunnerErrorKind): { status: "retry"; guard: "
   return { status: "retry", guard: "skipped", attempts: "unchanged" };
 }
 
-/** Overwrites `passes` and `attempts` of every node of `next` from `previous`; new nodes get false / 0. */
+/** Seed 002's reset on its own: a sorted copy of `next` with passes and attempts taken from `previous` (new nodes: false / 0). */
 export function resetRunnerOwnedFields(previous: TaskTree, next: TaskTree): TaskTree {
   return resetInPlace(previous, sortedCopy(next)).tree;
 }
 
 /**
- * The reset, done on `next` itself: one walk over `next` beside `previous`, children sorted in
- * place where they are out of order and any node whose keys are not in canonical order replaced by
- * one that has them (so the result is in the form `sortedCopy` gives). A node takes its runner-owned
- * fields from the node of `previous` at the same place when the ids match, else from the node of
- * `previous` with its id, looked up in an index built only if some node is not where it was.
- * Returns the tree (a new top object only if its keys were out of order) and every node in pre-order.
+ * The reset, done on `next` itself in one walk beside `previous`: children sorted in place where
+ * they are out of order, any node whose keys are not in canonical order replaced by one that has
+ * them (so the result serializes as `sortedCopy` would). A node takes its runner-owned fields from
+ * the node of `previous` at the same place when the ids match, else from the node of `previous`
+ * with its id (an index built only if some node moved); new nodes get false / 0. Returns the tree
+ * (a new top object only if its keys were out of order) and every node in pre-order.
  */
 function resetInPlace(previous: TaskTree, next: TaskTree): { tree: TaskTree; order: TaskNode[] } {
   let index: Map<string, TaskNode> | undefined;
@@ -97,10 +96,7 @@ function applyTransition(node: TaskNode, transition: Transition): void {
   if (transition.attempts === "increment" && node.attempts < node.max_attempts) node.attempts += 1;
 }
 
-/**
- * Parents pass iff all their children pass; leaves keep their value. Bottom-up, in place.
- * Returns the ids of parents that became passed (for the iteration's summary).
- */
+/** Seed 002's derived internal passes on their own, in place: parents pass iff all children pass. Returns the parents that became passed. */
 export function deriveInternalPasses(tree: TaskTree): string[] {
   const order: TaskNode[] = [];
   forEachNode(tree, (node) => {
@@ -109,7 +105,10 @@ export function deriveInternalPasses(tree: TaskTree): string[] {
   return derivePasses(order);
 }
 
-/** deriveInternalPasses over the nodes of a tree in pre-order. */
+/**
+ * Derived internal passes, bottom-up over the nodes of a tree in pre-order: a parent passes iff all
+ * its children pass; leaves keep their value. Returns the parents that became passed, root first.
+ */
 function derivePasses(order: readonly TaskNode[]): string[] {
   const newlyPassed: string[] = [];
   for (let i = order.length - 1; i >= 0; i--) {
@@ -130,24 +129,16 @@ export interface StateUpdateResult {
   derivedPasses: string[];
 }
 
-/** `apply_state_updates()` of seed 002. `status`/`guard` undefined = recovery (no transition). Inputs are not touched. */
-export function applyStateUpdates(
-  previous: TaskTree,
-  next: TaskTree,
-  selectedId: string | undefined,
-  outcome: { status: AgentStatus; guard: GuardOutcome } | undefined,
-): StateUpdateResult {
-  // A sorted copy (keys in canonical order), then the update in place on the copy.
-  return applyStateUpdatesInPlace(previous, sortedCopy(next), selectedId, outcome);
-}
-
 /**
- * `applyStateUpdates` done on `next` itself, for a tree that belongs to the caller alone (the
- * step's own fresh parse of the agent's file): no copy, and one walk beside `previous`. `next` is
- * changed (and must not be used afterwards); the result's `tree` is the same tree, in the form
- * `sortedCopy` would give, and serializes to the same bytes as `applyStateUpdates`' result.
+ * `apply_state_updates()` of seed 002, the one entry point that updates a tree: reset runner-owned
+ * fields from `previous`, apply the transition table to the selected node (`outcome` undefined =
+ * runner error recovery: no transition), derive internal passes, sort children.
+ *
+ * `next` is a fresh parse of the agent's tree file that belongs to the caller alone (the step parses
+ * the file anew every time): it is updated in place, not copied, and returned as `tree` in
+ * canonical form (a new top object only if its keys were out of order). `previous` is not touched.
  */
-export function applyStateUpdatesInPlace(
+export function applyStateUpdates(
   previous: TaskTree,
   next: TaskTree,
   selectedId: string | undefined,
@@ -158,68 +149,6 @@ export function applyStateUpdatesInPlace(
   if (selected && outcome) applyTransition(selected, transitionFor(outcome.status, outcome.guard));
   const derivedPasses = derivePasses(order);
   return { tree, selected, derivedPasses };
-}
-
-/**
- * `applyStateUpdates(previous, previous, …)` for the usual EXECUTE iteration, where the agent left the
- * tree file as it was: only the nodes from the root down to the selected one are copied, and every
- * other subtree is shared with `previous`, which is not touched (the result must not be changed in
- * place either). On a large tree that saves a copy of every node. It applies only when `previous`
- * is settled — in canonical form, attempts within max_attempts, every parent's passes derived from
- * its children — so that the full update would change nothing off that path; otherwise, or when
- * the selected node is not in the tree, it returns undefined and the caller uses `applyStateUpdates`.
- */
-export function applyStateUpdatesShared(
-  previous: TaskTree,
-  selectedId: string,
-  outcome: { status: AgentStatus; guard: GuardOutcome } | undefined,
-): StateUpdateResult | undefined {
-  if (!hasCanonicalTreeKeys(previous)) return undefined;
-  // One walk: the settled check, and the path from the root to the selected node.
-  const path: TaskNode[] = [];
-  let found: TaskNode[] | undefined;
-  const nodes: TaskNode[] = [previous.root];
-  const depths: number[] = [0];
-  while (nodes.length > 0) {
-    const node = nodes.pop()!;
-    const depth = depths.pop()!;
-    path.length = depth;
-    path.push(node);
-    if (!hasCanonicalKeys(node) || node.attempts > node.max_attempts) return undefined;
-    const children = node.children;
-    if (children.length > 0 && (node.passes !== allChildrenPass(node) || !inSiblingOrder(children))) return undefined;
-    if (node.id === selectedId) {
-      if (found) return undefined; // ids repeat: not a valid tree
-      found = [...path];
-    }
-    for (let i = children.length - 1; i >= 0; i--) {
-      nodes.push(children[i]!);
-      depths.push(depth + 1);
-    }
-  }
-  if (!found) return undefined;
-
-  // Copy the path bottom-up: the transition on the selected node, then each node's passes derived
-  // again (as derivePasses does, a parent newly passed is reported, root first).
-  const newlyPassed: string[] = [];
-  let below: { original: TaskNode; copy: TaskNode } | undefined;
-  let selected: TaskNode | undefined;
-  for (let i = found.length - 1; i >= 0; i--) {
-    const original = found[i]!;
-    const children = below ? original.children.map((child) => (child === below!.original ? below!.copy : child)) : [...original.children];
-    const copy: TaskNode = { ...original, children };
-    if (!below) {
-      selected = copy;
-      if (outcome) applyTransition(copy, transitionFor(outcome.status, outcome.guard));
-    }
-    if (children.length > 0) {
-      const passes = allChildrenPass(copy);
-      if (passes && !copy.passes) newlyPassed.push(copy.id);
-      copy.passes = passes;
-    }
-    below = { original, copy };
-  }
-  return { tree: { version: previous.version, root: below!.copy }, selected, derivedPasses: newlyPassed.reverse() };
 }
 
 /** What the runner makes of the agent's declared status (CONTRACT §7). */

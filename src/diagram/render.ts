@@ -2,7 +2,6 @@
 // highlighted path: the states and transitions one iteration took), JSON, and SVG rendered offline
 // from DOT with @hpcc-js/wasm-graphviz.
 import type { DiagramGraph, DiagramTransition } from "./graph.js";
-import { importExternal } from "../external-import.js";
 
 export interface Highlight {
   /** States the iteration entered, in order (meta.json `path`). */
@@ -57,7 +56,7 @@ export function toJson(graph: DiagramGraph): string {
 }
 
 export async function toSvg(dot: string): Promise<string> {
-  const { Graphviz } = await importExternal("@hpcc-js/wasm-graphviz", () => import("@hpcc-js/wasm-graphviz"));
+  const { Graphviz } = await import("@hpcc-js/wasm-graphviz");
   const graphviz = await Graphviz.load();
   return graphviz.dot(dot);
 }

@@ -4,8 +4,10 @@
 import { loadConfig, loadTree } from "../adapters/project-files.js";
 import { checkDerivedPasses } from "../core/invariants.js";
 import { selectLeftmostOpenLeaf } from "../core/select.js";
+import { EXIT, exitCodeOfStep, type ExitCode } from "../exit-codes.js";
+import { bugSentence } from "../errors.js";
 import { runStep, type StepResult } from "../step/run-step.js";
-import type { ProgressEvent } from "../step/services.js";
+import type { ProgressEvent } from "../step/deps.js";
 
 export interface RunOptions {
   root: string;
@@ -21,7 +23,7 @@ export interface RunOptions {
 }
 
 export interface RunSummary {
-  exitCode: 0 | 1 | 2 | 3;
+  exitCode: ExitCode;
   /** The sentence the run ends with. */
   reason: string;
   runId?: string;
@@ -49,7 +51,7 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
   const summary: RunSummary = { exitCode: 0, reason: "", iterations: 0, passes: 0, failures: 0, agentMs: 0, guardMs: 0, runnerMs: 0, totalMs: 0 };
   const config = await loadConfig(options.root);
   const maxIterations = options.maxIterations ?? (config.ok ? config.config.limits.maxIterations : 50);
-  const finish = (exitCode: RunSummary["exitCode"], reason: string): RunSummary => {
+  const finish = (exitCode: ExitCode, reason: string): RunSummary => {
     summary.exitCode = exitCode;
     summary.reason = reason;
     summary.totalMs = Math.round(options.now() - startedAt);
@@ -58,14 +60,14 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
   };
 
   for (;;) {
-    if (options.abortSignal?.aborted) return finish(1, "Stopped: the run was interrupted.");
+    if (options.abortSignal?.aborted) return finish(EXIT.failed, "Stopped: the run was interrupted.");
     if (summary.iterations >= maxIterations) {
-      return finish(3, `Stopped early: reached max_iterations (${maxIterations}) with work left; run \`runner run\` again to continue.`);
+      return finish(EXIT.stoppedEarly, `Stopped early: reached max_iterations (${maxIterations}) with work left; run \`runner run\` again to continue.`);
     }
     if (options.haltOnStuck) {
       const stuck = await stuckLeaf(options.root);
       if (stuck) {
-        return finish(3, `Stopped early: leaf ${stuck.id} is stuck (${stuck.attempts}/${stuck.max} attempts); decompose it by hand or run without --halt-on-stuck to let the agent decompose it.`);
+        return finish(EXIT.stoppedEarly, `Stopped early: leaf ${stuck.id} is stuck (${stuck.attempts}/${stuck.max} attempts); decompose it by hand or run without --halt-on-stuck to let the agent decompose it.`);
       }
     }
     const result = await runStep({
@@ -87,7 +89,8 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
       if (record.runnerError || record.guard === "fail" || record.failure) summary.failures += 1;
     }
     options.onStep?.(result);
-    if (result.outcome === "nothing-to-do") return finish(0, `Done: the root passes (run ${result.runId}).`);
-    if (result.outcome === "refused" || result.outcome === "failed") return finish(1, result.message);
+    if (result.outcome === "nothing-to-do") return finish(EXIT.ok, `Done: the root passes (run ${result.runId}).`);
+    if (result.outcome === "crashed") return finish(EXIT.bug, bugSentence(result.error));
+    if (exitCodeOfStep(result.outcome) !== EXIT.ok) return finish(EXIT.failed, result.message);
   }
 }

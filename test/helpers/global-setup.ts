@@ -1,6 +1,6 @@
-// Builds dist/ (tsc, then the bundle dist/runner.cjs that bin/runner.js loads) before the tests when
-// any source file is newer than the last build, so CLI tests always run the current code through the
-// real binary.
+// Builds dist/ (the bundle dist/runner.mjs that bin/runner.js loads, and the demo agent) before the
+// tests when any source file is newer than the last build, so CLI tests always run the current
+// code through the real binary.
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
@@ -17,9 +17,8 @@ function newestMtime(dir: string): number {
 }
 
 export default function setup(): void {
-  const marker = path.join(root, "dist", "runner.cjs");
-  const sources = Math.max(newestMtime(path.join(root, "src")), newestMtime(path.join(root, "machines")));
+  const marker = path.join(root, "dist", "runner.mjs");
+  const sources = Math.max(newestMtime(path.join(root, "src")), newestMtime(path.join(root, "machines")), statSync(path.join(root, "package.json")).mtimeMs);
   if (existsSync(marker) && statSync(marker).mtimeMs >= sources) return;
-  execFileSync(path.join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], { cwd: root, stdio: "inherit" });
   execFileSync(process.execPath, [path.join(root, "scripts", "bundle.mjs")], { cwd: root, stdio: "inherit" });
 }

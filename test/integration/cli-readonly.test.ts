@@ -296,12 +296,6 @@ describe.concurrent("refusals: one sentence on stderr, exit 1", () => {
     expect(result.stdout).toBe("");
     expect(oneSentence(result.stderr)).toContain("bogus");
   });
-
-  it("no command at all", async () => {
-    const result = await runner(tempDir(), []);
-    expect(result.exitCode).toBe(1);
-    expect(oneSentence(result.stderr)).toContain("runner --help");
-  });
 });
 
 describe.concurrent("inside a real git repository", () => {

@@ -60,6 +60,8 @@ interface CrashCase {
   then?: { exit: number; subject?: string };
   /** Extra checks at the end. */
   check?: (s: Scenario) => Promise<void> | void;
+  /** More test hooks for the killed step (e.g. RUNNER_TEST_BUG_IN). */
+  hooks?: Record<string, string>;
 }
 
 const CASES: CrashCase[] = [
@@ -203,6 +205,24 @@ const CASES: CrashCase[] = [
     },
   },
   {
+    state: "crashed",
+    name: "crashed: a bug after the agent ran (exit 2 would follow); the next step records the iteration from the journal, the agent's work kept",
+    expectation: "journal",
+    hooks: { RUNNER_TEST_BUG_IN: "collectResult" },
+    script: { 1: PASS("src/a.txt"), 2: PASS("src/a2.txt") },
+    iteration: 1,
+    afterKill: (s) => {
+      expect(s.agentRan(1)).toBe(true);
+      expect(s.guardRuns()).toEqual([]);
+    },
+    killedSubject: subject(RUN, 1, "a", "execute", "skipped"),
+    nodeId: "a",
+    recovery: { exit: 1 },
+    check: async (s) => {
+      expect(await s.git(["show", "HEAD:src/a.txt"])).toBe("src/a.txt");
+    },
+  },
+  {
     state: "nothingToDo",
     name: "nothingToDo: killed with nothing to do; the next step says nothing to do",
     expectation: "final",
@@ -238,8 +258,8 @@ function gitDir(s: Scenario): string {
   return path.join(s.dir, ".git");
 }
 
-async function killedStep(s: Scenario, state: string): Promise<RawResult> {
-  const result = await runRaw(s.dir, ["step"], { ...s.env, RUNNER_TEST_HOOKS: "1", RUNNER_TEST_KILL_AT: state });
+async function killedStep(s: Scenario, state: string, hooks: Record<string, string> = {}): Promise<RawResult> {
+  const result = await runRaw(s.dir, ["step"], { ...s.env, ...hooks, RUNNER_TEST_HOOKS: "1", RUNNER_TEST_KILL_AT: state });
   expect(result.signal, `expected a SIGKILL on entry to ${state}; exit ${result.exitCode}, stderr: ${result.stderr}`).toBe("SIGKILL");
   expect(result.exitCode).toBeNull();
   return result;
@@ -291,7 +311,7 @@ async function runCase(c: CrashCase): Promise<void> {
   }
   const loopBefore = (await loopSubjects(s)).length;
 
-  const killed = await killedStep(s, c.state);
+  const killed = await killedStep(s, c.state, c.hooks);
   stderrs.push(killed.stderr);
   covered.add(c.state);
   const journal = path.join(gitDir(s), JOURNAL);

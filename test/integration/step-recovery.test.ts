@@ -109,3 +109,33 @@ describe.concurrent("runner error recovery", () => {
     expect(s.node("root")).toMatchObject({ passes: false, attempts: 0 });
   });
 });
+
+describe.concurrent("a bug is not a runner error", () => {
+  it("an unexpected exception inside an actor exits 2 with one sentence (the stack only with --debug), commits nothing, and the next step records the iteration from its journal", async () => {
+    const s = await scenario({ tree: tree(node("root", { children: [node("a")] })) });
+    s.script({ 1: { write: { "src/a.txt": "a\n" }, status: "done" }, 2: { write: { "src/a2.txt": "a2\n" }, status: "done" } });
+    const headBefore = await s.head();
+    s.env = { ...s.env, RUNNER_TEST_HOOKS: "1", RUNNER_TEST_BUG_IN: "collectResult" };
+    const buggy = await s.step(["--debug"]);
+    expect(buggy.exitCode, buggy.stderr).toBe(2);
+    const lines = buggy.stderr.trim().split("\n");
+    expect(lines[0]).toMatch(/^Internal error: Cannot read properties of undefined .*This is a bug in the runner; rerun with --debug for the stack trace\.$/);
+    expect(lines.slice(1).join("\n")).toMatch(/TypeError: .*\n\s+at /);
+    expect(await s.head(), "nothing is committed after a bug").toBe(headBefore);
+    expect(s.exists(s.iterFile(1, "meta.json")), "no meta.json claims an outcome").toBe(false);
+
+    const quiet = await s.step();
+    // Without --debug the bug is one sentence; the journal still names iteration 1, which a bug never commits.
+    expect([quiet.exitCode, quiet.stderr.trim().split("\n").length], quiet.stderr).toEqual([2, 1]);
+
+    s.env = { ...s.env, RUNNER_TEST_HOOKS: "0" };
+    const recovered = await s.step();
+    expect(recovered.exitCode, recovered.stderr).toBe(1);
+    expect(oneSentence(recovered.stderr)).toMatch(/Iteration 1 ended in a runner error: the runner stopped \(killed or crashed\) during iteration 1/);
+    expect(await s.subjects()).toEqual([subject("t1", 1, "a", "execute", "skipped")]);
+    expect(await s.git(["show", "HEAD:src/a.txt"])).toBe("a");
+    const next = await s.step();
+    expect(next.exitCode, next.stderr).toBe(0);
+    expect(s.node("a")).toMatchObject({ passes: true, attempts: 0 });
+  });
+});

@@ -6,13 +6,16 @@
 // `always` + guard. Actor outcomes are events, so `xstate/graph`'s `TestModel` can walk it
 // (`createTestModel` refuses machines that invoke actors).
 //
-// Most guards read the settled actor's output: any of them can be made the first that holds by the
-// facts the actor reports, so the model leaves them free. Two read what earlier transitions put in
-// the context and are fixed by the path itself: `isRepair` (a repair step, not a leaf) and
-// `hadRunnerError` (the iteration went through `recover`). Without them the model would offer
-// paths the machine can never take (e.g. recover → persist → commit → committed), so the model
-// carries that much of the context (MODEL_CONTEXT_GUARDS, modelEffect). The machine-layer test
-// checks at every step that the real machine's context agrees with this abstraction.
+// A state that invokes an actor records the actor's result as one verdict (a transition without a
+// target, which the graph leaves out) and then leaves by an `always` branch on the verdict: in the
+// model that is one event, `<state>:always:<guard>`, which the driver plays by settling the actor
+// with facts that make exactly that verdict. Most guards read such a verdict, so the facts decide
+// them and the model leaves them free. Some read what earlier transitions put in the context and
+// are fixed, or ruled out, by the path itself: `hadRunnerError` (the iteration went through
+// `recover`), and `repairAccepted` / `leafAccepted` (a repair step or a leaf). Without them the
+// model would offer paths the machine can never take (e.g. recover → persist → commit →
+// committed), so the model carries that much of the context (MODEL_CONTEXT_GUARDS, modelEffect).
+// The machine-layer test checks at every step that the real machine's context agrees with it.
 import { assign, createMachine, type AnyMachineSnapshot } from "xstate";
 import { TestModel, type TestPath } from "xstate/graph";
 import { iterationMachine } from "../../machines/iteration.js";
@@ -77,7 +80,8 @@ export const INITIAL_MODEL_CONTEXT: ModelContext = { stepKind: "none", runnerErr
  * the path decides: true, false, or undefined when the facts may still go either way.
  */
 export const MODEL_CONTEXT_GUARDS: Record<string, (context: ModelContext) => boolean | undefined> = {
-  isRepair: (c) => (c.stepKind === "journal" ? undefined : c.stepKind === "repair"),
+  repairAccepted: (c) => (c.stepKind === "leaf" ? false : undefined),
+  leafAccepted: (c) => (c.stepKind === "repair" ? false : undefined),
   hadRunnerError: (c) => c.runnerError,
 };
 
@@ -90,10 +94,10 @@ export const FACT_DECIDED_CONTEXT_GUARDS = ["rootPasses", "guardRequired"];
 /** What taking a transition does to the tracked context (the machine's assign actions, abstracted). */
 export function modelEffect(edge: ModelEdge, context: ModelContext): ModelContext {
   let stepKind = context.stepKind;
-  if (edge.key === "loadTree:done:treeValid") stepKind = "leaf";
+  if (edge.key === "loadTree:always:treeValid") stepKind = "leaf";
   if (edge.to === "repairTree") stepKind = "repair";
-  if (edge.key === "safetyCheck:done:wasInterrupted") stepKind = "journal";
-  const runnerError = context.runnerError || edge.to === "recover" || edge.key === "safetyCheck:done:wasInterrupted";
+  if (edge.key === "safetyCheck:always:wasInterrupted") stepKind = "journal";
+  const runnerError = context.runnerError || edge.to === "recover" || edge.key === "safetyCheck:always:wasInterrupted";
   return { stepKind, runnerError };
 }
 
@@ -231,4 +235,16 @@ export function coverage(paths: readonly ModelPath[], edges: readonly ModelEdge[
 export function formatCoverage(layer: string, cover: Coverage, paths: number): string {
   const percent = (a: number, b: number) => `${Math.round((100 * a) / b)}%`;
   return `${layer}: ${paths} paths; states ${cover.states.covered}/${cover.states.total} (${percent(cover.states.covered, cover.states.total)}), transitions ${cover.transitions.covered}/${cover.transitions.total} (${percent(cover.transitions.covered, cover.transitions.total)})`;
+}
+
+/**
+ * What the recorder writes to events.jsonl for a path (after its start): each transition, and
+ * before an `always` branch out of a state that invokes an actor, the actor's result recorded as a
+ * transition to the same state.
+ */
+export function recordedTransitions(edges: readonly ModelEdge[]): string[] {
+  return edges.flatMap((edge) => {
+    const taken = `${edge.from} ${edge.event} ${edge.to}`;
+    return edge.outcome === "always" && INVOKES.has(edge.from) ? [`${edge.from} xstate.done.actor.${INVOKES.get(edge.from)} ${edge.from}`, taken] : [taken];
+  });
 }

@@ -18,7 +18,22 @@ import { checkDerivedPasses, checkTreeShape } from "../../src/core/invariants.js
 import { walkTree, type TaskNode, type TaskTree } from "../../src/core/tree.js";
 import { node, runner, tree } from "../helpers/sandbox.js";
 import { CONFIG_FILE, TREE_FILE, scenario, type AgentAction, type IterationMeta, type Scenario, type ScenarioOptions } from "../helpers/scenario.js";
-import { EDGES, FINAL_STATES, STATES, coverage, describeEdge, formatCoverage, machinePaths, type ModelEdge, type ModelPath } from "./paths.js";
+import { EDGES, FINAL_STATES, STATES, coverage, describeEdge, formatCoverage, machinePaths, recordedTransitions, type ModelPath } from "./paths.js";
+
+/** The actor each state invokes, by its source name (RUNNER_TEST_BUG_IN takes these). */
+const ACTOR_SOURCES: Record<string, string> = {
+  safetyCheck: "inspectRepository",
+  resumeInterrupted: "loadInterrupted",
+  loadTree: "loadState",
+  buildPrompt: "preparePrompt",
+  repairTree: "preparePrompt",
+  execute: "runAgent",
+  reloadTree: "collectResult",
+  guard: "runGuard",
+  recover: "collectResult",
+  persist: "persistIteration",
+  commit: "commitIteration",
+};
 
 const RUN = "t1";
 /** root → a (attempts 1, selected first), b. */
@@ -51,9 +66,11 @@ interface Recipe {
   /** Where the agent runs: in the step under test, in a step before it (killed or not), or not at all. */
   agentRuns: "step" | "earlier" | "no";
   /** Checks for what the path alone does not tell apart (transitions between the same two states). */
-  evidence: { edge: string; check: (run: StepRun) => void }[];
+  evidence: { edge: string; check: (run: StepRun) => void; readsOutcome: boolean }[];
   /** The agent's iteration turns the tree file into a folder (reading and writing it fail). */
   treeFolder: boolean;
+  /** The actor a bug is injected into for the step under test (RUNNER_TEST_BUG_IN). */
+  bugIn?: string;
 }
 
 /** A path no recipe can build: it needs two faults that exclude each other, or an agent where none runs. */
@@ -89,11 +106,15 @@ const mkdirInLog = (iteration: number, name: string) => (s: Scenario) => {
   mkdirSync(path.join(s.dir, s.iterFile(iteration, name)), { recursive: true });
 };
 
-const stderrSays = (pattern: RegExp) => (run: StepRun) => expect(run.stderr, "the sentence on stderr").toMatch(pattern);
-const runnerError = (kind: string, message: RegExp) => (run: StepRun) => {
-  expect(run.meta?.runner_error?.kind).toBe(kind);
-  expect(run.meta?.runner_error?.message).toMatch(message);
-};
+const stderrSays = (pattern: RegExp) => Object.assign((run: StepRun) => expect(run.stderr, "the sentence on stderr").toMatch(pattern), { readsOutcome: true });
+const runnerError = (kind: string, message: RegExp) =>
+  Object.assign(
+    (run: StepRun) => {
+      expect(run.meta?.runner_error?.kind).toBe(kind);
+      expect(run.meta?.runner_error?.message).toMatch(message);
+    },
+    { readsOutcome: true },
+  );
 
 /** Builds the scenario that makes `runner step` take `path`; throws Unsupported when no recipe can. */
 function recipeFor(p: ModelPath): Recipe {
@@ -104,10 +125,12 @@ function recipeFor(p: ModelPath): Recipe {
     const write = { ...recipe.agent.write, ...action.write };
     Object.assign(recipe.agent, action, Object.keys(write).length > 0 ? { write } : {});
   };
-  const evidence = (edge: string, check: (run: StepRun) => void) => recipe.evidence.push({ edge, check });
+  // (a check that reads how the step ended — meta.json, the sentence on stderr — is marked: a bug ends it otherwise)
+  const evidence = (edge: string, check: ((run: StepRun) => void) & { readsOutcome?: boolean }, readsOutcome = check.readsOutcome === true) =>
+    recipe.evidence.push({ edge, check, readsOutcome });
 
-  if (has("safetyCheck:done:wasInterrupted")) recipe.agentRuns = "earlier";
-  else if (has("execute:done") || has("execute:done:agentTimedOut")) recipe.agentRuns = "step";
+  if (has("safetyCheck:always:wasInterrupted")) recipe.agentRuns = "earlier";
+  else if (has("execute:always:agentFinished") || has("execute:always:agentStopped")) recipe.agentRuns = "step";
   // Reading the tree file fails only if the agent made it a folder; then every later read and write fails too.
   recipe.treeFolder = has("reloadTree:error") || has("recover:error") || has("persist:error");
   if (recipe.treeFolder) {
@@ -121,7 +144,7 @@ function recipeFor(p: ModelPath): Recipe {
 
   for (const edge of p.edges) {
     switch (edge.key) {
-      case "safetyCheck:done:repositoryUnsafe":
+      case "safetyCheck:always:repositoryUnsafe":
         setOption(recipe, "start", false);
         evidence(edge.key, stderrSays(/Refusing to run on main/));
         break;
@@ -129,27 +152,27 @@ function recipeFor(p: ModelPath): Recipe {
         recipe.prepare.push((s) => writeFileSync(path.join(s.dir, ".git", "index"), "this is not a git index"));
         evidence(edge.key, stderrSays(/git status failed/));
         break;
-      case "safetyCheck:done:wasInterrupted":
+      case "safetyCheck:always:wasInterrupted":
         // The runner is killed on entry to reloadTree, after the agent ran: its journal is left behind.
         recipe.before.push({ killAt: "reloadTree" });
-        evidence(edge.key, (run) => expect(run.meta?.runner_error?.message).toMatch(/stopped \(killed or crashed\) during iteration 1/));
+        evidence(edge.key, (run) => expect(run.meta?.runner_error?.message).toMatch(/stopped \(killed or crashed\) during iteration 1/), true);
         break;
       case "resumeInterrupted:error":
         agent({ write: { [CONFIG_FILE]: "this is = not [valid toml" }, status: "done" });
         evidence(edge.key, stderrSays(/Could not record the interrupted iteration/));
         break;
-      case "loadTree:done:configInvalid":
+      case "loadTree:always:configInvalid":
         recipe.prepare.push(commitFiles({ [CONFIG_FILE]: "[limits]\niteration_timeout_seconds = 0\n" }, "break the config"));
         evidence(edge.key, stderrSays(/config\.toml is invalid/));
         break;
-      case "loadTree:done:treeMissing":
+      case "loadTree:always:treeMissing":
         recipe.prepare.push(commitFiles({ [TREE_FILE]: null }, "remove the tree"));
         evidence(edge.key, stderrSays(/tree\.json does not exist/));
         break;
-      case "loadTree:done:treeValid":
+      case "loadTree:always:treeValid":
         if (has("selectLeaf:always:rootPasses")) setOption(recipe, "tree", ALL_PASSED);
         break;
-      case "loadTree:done:repairsExhausted":
+      case "loadTree:always:repairsExhausted":
         // One repair step that leaves the tree invalid, with one repair allowed: the next step gives up.
         setOption(recipe, "limits", "max_repair_attempts = 1");
         recipe.prepare.push(commitFiles({ [TREE_FILE]: BROKEN_TREE }, "break the tree"));
@@ -158,11 +181,11 @@ function recipeFor(p: ModelPath): Recipe {
         recipe.agentRuns = "earlier";
         evidence(edge.key, stderrSays(/still invalid after 1 repair steps in a row/));
         break;
-      case "loadTree:done:noValidTreeInHistory":
+      case "loadTree:always:noValidTreeInHistory":
         addFiles(recipe, { [TREE_FILE]: BROKEN_TREE });
         evidence(edge.key, stderrSays(/no valid tree exists in this branch's history/));
         break;
-      case "loadTree:done":
+      case "loadTree:always:treeInvalid":
         recipe.prepare.push(commitFiles({ [TREE_FILE]: BROKEN_TREE }, "break the tree"));
         break;
       case "loadTree:error":
@@ -172,7 +195,7 @@ function recipeFor(p: ModelPath): Recipe {
       case "selectLeaf:always:rootPasses":
         evidence(edge.key, (run) => expect(run.stdout).toMatch(/Nothing to do: the root passes/));
         break;
-      case "buildPrompt:done:policyInvalid":
+      case "buildPrompt:always:policyInvalid":
         addFiles(recipe, { ".runner/nodes/a/policy.json": "{ not json" });
         evidence(edge.key, stderrSays(/policy\.json is invalid/));
         break;
@@ -184,31 +207,35 @@ function recipeFor(p: ModelPath): Recipe {
         addFiles(recipe, { ".runner/prompts/repair.md/keep": "the template is a folder\n" });
         evidence(edge.key, runnerError("other", /EISDIR/));
         break;
-      case "execute:done:agentTimedOut":
+      case "execute:always:agentStopped":
         setOption(recipe, "timeoutSeconds", 2);
         agent({ write: { "src/a.txt": "half\n" }, status: "done", sleep: 60 });
         evidence(edge.key, runnerError("executor_timeout", /agent did not finish within the iteration budget/));
         break;
-      case "execute:done:agentNotStarted":
+      case "execute:always:agentNotStarted":
         setOption(recipe, "executor", ["/nonexistent/agent-program"]);
-        evidence(edge.key, (run) => {
-          expect(run.meta?.runner_error?.kind).toBe("other");
-          expect((run.meta?.executor as { spawn_error: string | null }).spawn_error).toMatch(/agent-program/);
-        });
+        evidence(
+          edge.key,
+          (run) => {
+            expect(run.meta?.runner_error?.kind).toBe("other");
+            expect((run.meta?.executor as { spawn_error: string | null }).spawn_error).toMatch(/agent-program/);
+          },
+          true,
+        );
         break;
       case "execute:error":
         recipe.prepare.push(mkdirInLog(1, "executor.log"));
         evidence(edge.key, runnerError("other", /executor\.log/));
         break;
-      case "reloadTree:done:outputInvalid":
+      case "reloadTree:always:outputInvalid":
         agent({ write: { "src/a.txt": "a\n" }, rawOutput: "this is not JSON" });
         evidence(edge.key, runnerError("output_parse_error", /not valid JSON/));
         break;
-      case "reloadTree:done:agentTreeInvalid":
+      case "reloadTree:always:agentTreeInvalid":
         agent(has("repairTree:done") ? { status: "done", summary: "left it broken" } : { treeText: BROKEN_TREE, status: "done" });
-        evidence(edge.key, (run) => expect(run.meta?.tree_problems).not.toEqual([]));
+        evidence(edge.key, (run) => expect(run.meta?.tree_problems).not.toEqual([]), true);
         break;
-      case "reloadTree:done:isRepair":
+      case "reloadTree:always:repairAccepted":
         agent({ treeText: JSON.stringify(TWO_LEAVES), status: "done", summary: "restored the tree" });
         break;
       case "reloadTree:error":
@@ -221,19 +248,23 @@ function recipeFor(p: ModelPath): Recipe {
       case "classify:always":
         agent({ decompose: [{ id: "a2", order: 1 }, { id: "a1", order: 0 }], status: "decomposed", summary: "split a" });
         break;
-      case "guard:done:guardTimedOut":
+      case "guard:always:guardStopped":
         setOption(recipe, "timeoutSeconds", 6);
         agent({ guard: { sleep: 60 } });
         evidence(edge.key, runnerError("executor_timeout", /guard did not finish within the iteration budget/));
         break;
-      case "guard:done:guardNotStarted":
+      case "guard:always:guardNotStarted":
         setOption(recipe, "guard", ["/nonexistent/guard-program"]);
-        evidence(edge.key, (run) => {
-          expect(run.meta?.runner_error?.kind).toBe("guard_error");
-          expect((run.meta?.guard as { spawn_error: string | null }).spawn_error).toMatch(/guard-program/);
-        });
+        evidence(
+          edge.key,
+          (run) => {
+            expect(run.meta?.runner_error?.kind).toBe("guard_error");
+            expect((run.meta?.guard as { spawn_error: string | null }).spawn_error).toMatch(/guard-program/);
+          },
+          true,
+        );
         break;
-      case "guard:done":
+      case "guard:always:guardFinished":
         agent({ guard: { exit: 0 } });
         break;
       case "guard:error":
@@ -248,13 +279,13 @@ function recipeFor(p: ModelPath): Recipe {
         agent({ write: { ".git/index.lock": "" } });
         evidence(edge.key, stderrSays(/Could not commit the iteration: .*index\.lock/));
         break;
-      case "safetyCheck:done":
+      case "safetyCheck:always:repositorySafe":
       case "resumeInterrupted:done":
       case "selectLeaf:always":
-      case "buildPrompt:done":
+      case "buildPrompt:always:promptReady":
       case "repairTree:done":
-      case "execute:done":
-      case "reloadTree:done":
+      case "execute:always:agentFinished":
+      case "reloadTree:always:leafAccepted":
       case "updateState:always":
       case "recover:done":
       case "recover:error":
@@ -263,15 +294,36 @@ function recipeFor(p: ModelPath): Recipe {
       case "commit:done":
         break;
       default:
+        if (edge.guard === "isBug") {
+          // A bug in the actor of the state (the test hook makes it throw a TypeError); an actor that
+          // an earlier state of the path runs as well would fail there first.
+          const src = ACTOR_SOURCES[edge.from]!;
+          const earlier = p.states.slice(0, p.states.indexOf(edge.from)).some((state) => ACTOR_SOURCES[state] === src);
+          if (earlier) throw new Unsupported(`a bug in ${src} would strike its earlier state first`);
+          recipe.bugIn = src;
+          evidence(edge.key, stderrSays(/^Internal error: .*This is a bug in the runner/), false);
+          break;
+        }
         throw new Error(`no system recipe for ${describeEdge(edge)}: add a case for "${edge.key}" to recipeFor in test/model/system.test.ts`);
     }
+  }
+  if (recipe.bugIn) {
+    // A bug ends the step before meta.json or the usual sentence: the evidence of an earlier
+    // transition cannot be read. Without it the path still tells a transition apart when no other
+    // transition joins the same two states; otherwise the path cannot be checked.
+    const shared = (key: string) => {
+      const edge = EDGES.find((e) => e.key === key)!;
+      return EDGES.filter((e) => e.from === edge.from && e.to === edge.to).length > 1;
+    };
+    if (recipe.evidence.some((entry) => entry.readsOutcome && shared(entry.edge))) throw new Unsupported("a bug hides the evidence an earlier transition needs");
+    recipe.evidence = recipe.evidence.filter((entry) => !entry.readsOutcome);
   }
   if (recipe.agentRuns === "no" && Object.keys(recipe.agent).length > 0) {
     throw new Unsupported(`the path needs the agent to act (${JSON.stringify(recipe.agent)}) but no agent runs on it`);
   }
   recipe.options.tree ??= TWO_LEAVES;
   // An interrupted iteration leaves the agent's work in the working tree.
-  if (has("safetyCheck:done:wasInterrupted")) agent({ write: { "src/a.txt": "a\n" }, status: "done" });
+  if (has("safetyCheck:always:wasInterrupted")) agent({ write: { "src/a.txt": "a\n" }, status: "done" });
   return recipe;
 }
 
@@ -377,7 +429,7 @@ async function runPath(p: ModelPath): Promise<void> {
   const metaFile = s.iterFile(iteration, "meta.json");
   const metaBefore = s.exists(metaFile) ? s.read(metaFile) : undefined;
 
-  const result = await s.step(["--json"]);
+  const result = recipe.bugIn ? await runner(s.dir, ["step", "--json"], { env: { ...s.env, RUNNER_TEST_HOOKS: "1", RUNNER_TEST_BUG_IN: recipe.bugIn } }) : await s.step(["--json"]);
   let json: StepRun["json"];
   try {
     json = JSON.parse(result.stdout) as StepRun["json"];
@@ -391,7 +443,7 @@ async function runPath(p: ModelPath): Promise<void> {
   // The path the binary took is the model's.
   expect(json?.path, where).toEqual(p.states);
   const end = p.end;
-  const expectMeta = p.states.some((state) => ["selectLeaf", "repairTree", "resumeInterrupted"].includes(state)) && end !== "refused" && end !== "nothingToDo";
+  const expectMeta = p.states.some((state) => ["selectLeaf", "repairTree", "resumeInterrupted"].includes(state)) && end !== "refused" && end !== "nothingToDo" && end !== "crashed";
   expect(wroteMeta, `${where}\nmeta.json written`).toBe(expectMeta);
   if (run.meta) {
     expect(run.meta.path, `${where}\nmeta.json path`).toEqual(p.states);
@@ -401,7 +453,7 @@ async function runPath(p: ModelPath): Promise<void> {
     expect(
       events.slice(start + 1).map((event) => `${event.from} ${event.event} ${event.to}`),
       `${where}\nevents.jsonl`,
-    ).toEqual(p.edges.map((edge: ModelEdge) => `${edge.from} ${edge.event} ${edge.to}`));
+    ).toEqual(recordedTransitions(p.edges));
   }
   for (const { edge, check } of recipe.evidence) {
     try {
@@ -411,9 +463,9 @@ async function runPath(p: ModelPath): Promise<void> {
     }
   }
 
-  // Exit code (CONTRACT §4): 0 for a committed iteration or nothing to do, 1 for a refusal or failure.
-  expect(result.exitCode, where).toBe(end === "committed" || end === "nothingToDo" ? 0 : 1);
-  expect(json?.outcome, where).toBe({ committed: "committed", nothingToDo: "nothing-to-do", refused: "refused", failed: "failed" }[end]);
+  // Exit code (CONTRACT §4): 0 for a committed iteration or nothing to do, 1 for a refusal or failure, 2 for a bug.
+  expect(result.exitCode, where).toBe(end === "committed" || end === "nothingToDo" ? 0 : end === "crashed" ? 2 : 1);
+  expect(json?.outcome, where).toBe({ committed: "committed", nothingToDo: "nothing-to-do", refused: "refused", failed: "failed", crashed: "crashed" }[end]);
 
   // The repository ends as the seeds require.
   const committed = end === "committed" || p.edges.some((edge) => edge.key === "commit:done:hadRunnerError");
@@ -421,7 +473,12 @@ async function runPath(p: ModelPath): Promise<void> {
   if (!committed) {
     const after = await repoState(s);
     expect(head, `${where}\nno commit`).toBe(headBefore);
-    if (p.states.includes("persist")) {
+    if (end === "crashed") {
+      // A bug commits nothing; an iteration that had begun (journaled before the agent) is left for the next step to record.
+      const journaled = ["execute", "recover", "resumeInterrupted"].some((state) => p.states.includes(state));
+      expect(existsSync(path.join(s.dir, ".git", "runner-journal.json")), `${where}\nthe journal`).toBe(journaled);
+      if (!journaled) expect(after.status, `${where}\nnothing changed`).toBe(before.status);
+    } else if (p.states.includes("persist")) {
       // Persisting or committing failed: the agent's changes stay in the working tree, not lost.
       expect(after.status, `${where}\nthe changes are kept`).not.toBe("");
     } else {

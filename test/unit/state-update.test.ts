@@ -1,5 +1,6 @@
 // Seed 002 (state updates) and CONTRACT §7 (how the agent's status is judged), on real small trees.
 import { describe, expect, it } from "vitest";
+import { serializeTree } from "../../src/core/serialize.js";
 import { checkTreeShape } from "../../src/core/invariants.js";
 import {
   applyStateUpdates,
@@ -202,22 +203,29 @@ describe("seed 002 derived internal passes: a parent passes iff all its children
   });
 });
 
-describe("seed 002 flow: apply_state_updates is a pure function that sorts children", () => {
-  it("does not mutate prev or next", () => {
+describe("seed 002 flow: apply_state_updates over a fresh parse, sorting children", () => {
+  it("does not touch prev; the fresh parse it is given is updated in place and returned in canonical form", () => {
     const prev = smallTree();
     const next = smallTree({ children: [node("a2", { order: 1, passes: true }), node("a1", { order: 0, attempts: 5, max_attempts: 5 })] });
     const prevBefore = structuredClone(prev);
-    const nextBefore = structuredClone(next);
     const result = applyStateUpdates(prev, next, "a", { status: "decomposed", guard: "skipped" });
     expect(prev).toEqual(prevBefore);
-    expect(next).toEqual(nextBefore);
-    expect(result.tree).not.toBe(next);
-    expect(result.tree.root).not.toBe(next.root);
+    expect(result.tree).toBe(next);
+    expect(find(result.tree, "a").children.map((child) => child.id)).toEqual(["a1", "a2"]);
+    expect(find(result.tree, "a1")).toMatchObject({ passes: false, attempts: 0 });
+    expect(serializeTree(result.tree)).toBe(`${JSON.stringify(result.tree, null, 2)}\n`);
+  });
+
+  it("a tree whose keys are out of order is returned with every node's keys in schema order", () => {
+    const scrambled = JSON.parse('{"root":{"children":[],"max_attempts":3,"attempts":0,"passes":false,"acceptance":[],"goal":"g","title":"t","order":0,"id":"root"},"version":1}') as TaskTree;
+    const result = applyStateUpdates(smallTree(), scrambled, undefined, undefined);
+    expect(Object.keys(result.tree)).toEqual(["version", "root"]);
+    expect(Object.keys(result.tree.root)).toEqual(["id", "order", "title", "goal", "acceptance", "passes", "attempts", "max_attempts", "children"]);
   });
 
   it("sorts every children array by (order, id) for deterministic output", () => {
     const unsorted = tree(node("root", { children: [node("c", { order: 1 }), node("b", { order: 0 }), node("a", { order: 1 })] }));
-    const result = applyStateUpdates(unsorted, unsorted, undefined, undefined);
+    const result = applyStateUpdates(unsorted, structuredClone(unsorted), undefined, undefined);
     expect(result.tree.root.children.map((child) => child.id)).toEqual(["b", "a", "c"]);
   });
 

@@ -4,8 +4,8 @@ import { runArgv } from "./command.js";
 import type { Executor } from "./executor.js";
 import { packageRoot } from "../../package-files.js";
 
-/** tsc's output of src/demo/agent.ts: found from the package root, as the CLI may run bundled (dist/runner.cjs). */
-const agentScript = () => path.join(packageRoot(), "dist", "src", "demo", "agent.js");
+/** src/demo/agent.ts as built (scripts/bundle.mjs), found from the package root. */
+const agentScript = () => path.join(packageRoot(), "dist", "demo-agent.mjs");
 
 export const demoExecutor: Executor = {
   run(request) {

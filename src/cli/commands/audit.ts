@@ -8,7 +8,7 @@ import { auditRun } from "../../core/audit.js";
 import { LAYOUT } from "../../core/layout.js";
 import { loopSubjectPattern, parseCommitSubject, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
-import type { GlobalArgs } from "../main.js";
+import type { GlobalArgs } from "../command-table.js";
 import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 

@@ -8,7 +8,7 @@ import path from "node:path";
 import { GitRepo } from "../../adapters/git.js";
 import { UsageError } from "../../errors.js";
 import { packageRoot } from "../../package-files.js";
-import type { GlobalArgs } from "../main.js";
+import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";
 import { scaffoldRunnerDir } from "./init.js";
 import { runWithView } from "./run.js";

@@ -4,7 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { iterationMachine } from "../../../machines/iteration.js";
 import { machineGraph } from "../../diagram/graph.js";
 import { toDot, toJson, toMermaid, toSvg, type Highlight } from "../../diagram/render.js";
-import type { GlobalArgs } from "../main.js";
+import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";
 
 export type DiagramFormat = "mermaid" | "dot" | "json" | "svg";

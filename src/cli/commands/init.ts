@@ -8,7 +8,7 @@ import type { TaskTree } from "../../core/tree.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import { projectPath } from "../../adapters/project-files.js";
 import { schemaFile } from "../../package-files.js";
-import type { GlobalArgs } from "../main.js";
+import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";
 
 export type ExecutorChoice = "codex" | "claude" | "command" | "demo";

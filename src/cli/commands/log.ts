@@ -10,7 +10,7 @@ import type { Highlight } from "../../diagram/render.js";
 import { loopRecords, type LoopRecord } from "../../core/loop-history.js";
 import { loopSubjectPattern, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
-import type { GlobalArgs } from "../main.js";
+import type { GlobalArgs } from "../command-table.js";
 import { printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 

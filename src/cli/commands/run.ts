@@ -5,35 +5,33 @@ import { GitRepo } from "../../adapters/git.js";
 import { runLoop, type RunSummary } from "../../run/run-loop.js";
 import { runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { UsageError } from "../../errors.js";
-import type { GlobalArgs } from "../main.js";
+import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
 import { printError } from "../output.js";
 import { jsonView, plainView, terminalView, type ProgressView } from "../progress.js";
 import { findProjectRoot } from "../repo.js";
 import { withRepositoryLock } from "../repository-lock.js";
 
-export interface RunArgs extends GlobalArgs {
+export interface RunArgs {
   maxIterations?: number;
   haltOnStuck: boolean;
   json: boolean;
   runId?: string;
 }
 
-export async function run(argv: RunArgs): Promise<number> {
+export async function run(argv: RunArgs & GlobalArgs): Promise<number> {
   const root = findProjectRoot(argv.C);
-  if (argv.maxIterations !== undefined && (!Number.isSafeInteger(argv.maxIterations) || argv.maxIterations < 1)) {
-    throw new UsageError(`--max-iterations must be a whole number of at least 1, not ${String(argv.maxIterations)}.`);
-  }
   if (argv.runId !== undefined) {
     const problem = runIdProblem(argv.runId);
     if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
   }
   const summary = await runWithView(root, argv);
+  if (summary.last?.outcome === "crashed" && argv.debug && summary.last.error instanceof Error) printError(summary.last.error.stack ?? "");
   return summary.exitCode;
 }
 
 /** Runs the loop with the progress view that suits stdout, and Ctrl-C handling. */
-export async function runWithView(root: string, argv: Omit<RunArgs, "C" | "debug">, label?: string): Promise<RunSummary> {
+export async function runWithView(root: string, argv: RunArgs, label?: string): Promise<RunSummary> {
   const write = (line: string) => process.stdout.write(line);
   const view: ProgressView = argv.json
     ? jsonView(write, Date.now)

@@ -7,7 +7,7 @@ import { changedPathList, GitRepo } from "../../adapters/git.js";
 import { formatProblem } from "../../core/problems.js";
 import { BRANCH_PREFIX, runIdProblem } from "../../core/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
-import type { GlobalArgs } from "../main.js";
+import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { loadValidTree } from "../valid-tree.js";

@@ -6,7 +6,7 @@ import { loopSubjectPattern, parseCommitSubject, runIdFromBranch, runIdProblem }
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { orderedChildren, walkTree, type TaskNode } from "../../core/tree.js";
 import { UsageError } from "../../errors.js";
-import type { GlobalArgs } from "../main.js";
+import type { GlobalArgs } from "../command-table.js";
 import { printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { loadValidTree } from "../valid-tree.js";

@@ -1,9 +1,11 @@
 // `runner step`: one iteration (the machine of the seeds). Exit 0 when an iteration was committed or
 // nothing is left to do, 1 when refused or when the iteration ended in a runner error after it was
 // persisted and committed (CONTRACT §4).
-import { GitRepo } from "../../adapters/git.js";
+import { bugSentence } from "../../errors.js";
+import { EXIT, exitCodeOfStep } from "../../exit-codes.js";
 import type { StepResult } from "../../step/run-step.js";
-import type { GlobalArgs } from "../main.js";
+import type { GlobalArgs } from "../command-table.js";
+import { reportError } from "../main.js";
 import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { processEnv } from "../environment.js";
@@ -11,15 +13,10 @@ import { withRepositoryLock } from "../repository-lock.js";
 
 export async function run(argv: GlobalArgs & { runId?: string; json?: boolean }): Promise<number> {
   const root = findProjectRoot(argv.C);
-  const result = await withRepositoryLock(root, "runner step", async () => {
-    // The safety check's git reads run while the machine's modules load.
-    const { startEarlyReads } = await import("../../step/early-reads.js");
-    const early = startEarlyReads(new GitRepo(root));
-    const { runStep } = await import("../../step/run-step.js");
-    return runStep({ root, env: processEnv(), now: Date.now, runIdOption: argv.runId, early });
-  });
+  const { runStep } = await import("../../step/run-step.js");
+  const result = await withRepositoryLock(root, "runner step", () => runStep({ root, env: processEnv(), now: Date.now, runIdOption: argv.runId }));
   if (argv.json) printJson(stepJson(result));
-  return reportStep(result, !argv.json);
+  return reportStep(result, !argv.json, argv.debug);
 }
 
 export function stepJson(result: StepResult): unknown {
@@ -43,6 +40,7 @@ export function stepJson(result: StepResult): unknown {
 /** The sentence a step ends with. */
 export function describeStep(result: StepResult): string {
   const record = result.record;
+  if (result.outcome === "crashed") return bugSentence(result.error);
   if (result.outcome !== "committed" || !record) return result.message;
   const commit = result.commit ? ` (commit ${result.commit.slice(0, 7)})` : "";
   if (record.stepKind === "repair") {
@@ -59,17 +57,11 @@ export function describeStep(result: StepResult): string {
   return `${head}; ${result2}${commit}${failure}`;
 }
 
-/** Prints the outcome and returns the exit code. */
-export function reportStep(result: StepResult, print: boolean): number {
-  const sentence = describeStep(result);
-  switch (result.outcome) {
-    case "committed":
-    case "nothing-to-do":
-      if (print) printLine(sentence);
-      return 0;
-    case "refused":
-    case "failed":
-      printError(sentence);
-      return 1;
-  }
+/** Prints the outcome (a bug: its sentence, and the stack with --debug) and returns the exit code. */
+export function reportStep(result: StepResult, print: boolean, debug: boolean): number {
+  const code = exitCodeOfStep(result.outcome);
+  if (result.outcome === "crashed") reportError(result.error, debug);
+  else if (code !== EXIT.ok) printError(describeStep(result));
+  else if (print) printLine(describeStep(result));
+  return code;
 }

@@ -10,7 +10,7 @@ import { formatProblem, type Problem } from "../../core/problems.js";
 import { countNodes, walkTree } from "../../core/tree.js";
 import { loadAllPolicies, loadConfig, loadTree, projectPath, readOptional } from "../../adapters/project-files.js";
 import { LEAF_PLACEHOLDERS, REPAIR_PLACEHOLDERS, unknownPlaceholders } from "../../core/prompt-pack.js";
-import type { GlobalArgs } from "../main.js";
+import type { GlobalArgs } from "../command-table.js";
 import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 

@@ -1,0 +1,36 @@
+// The core modules the in-process benchmarks call, from the build under test: built as tsc's
+// separate files (builds before the single bundle had dist/src/core/), or else bundled here from
+// that checkout's sources (the shipped bundle holds only the CLI).
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { DIST, RUNNER_ROOT } from "./common.mjs";
+
+let loaded;
+
+export async function coreModules() {
+  loaded ??= load();
+  return loaded;
+}
+
+async function load() {
+  const legacy = path.join(DIST, "src", "core");
+  if (existsSync(path.join(legacy, "select.js"))) {
+    const from = (name) => import(pathToFileURL(path.join(legacy, name)).href);
+    const [select, invariants, update, canonical] = await Promise.all([from("select.js"), from("invariants.js"), from("state-update.js"), from("canonical.js")]);
+    return { ...select, ...invariants, ...canonical, applyStateUpdates: update.applyStateUpdatesInPlace ?? update.applyStateUpdates };
+  }
+  // Inside the checkout's node_modules: the generated validators require ajv's helpers from there.
+  const dir = path.join(RUNNER_ROOT, "node_modules", ".cache", "runner-bench");
+  mkdirSync(dir, { recursive: true });
+  const entry = path.join(dir, "entry.ts");
+  const core = path.join(RUNNER_ROOT, "src", "core");
+  writeFileSync(
+    entry,
+    ["select.js", "invariants.js", "state-update.js", "serialize.js"].map((name) => `export * from ${JSON.stringify(path.join(core, name.replace(/\.js$/, ".ts")))};`).join("\n"),
+  );
+  const { build } = await import("rolldown");
+  const file = path.join(dir, "core.mjs");
+  await build({ input: entry, platform: "node", logLevel: "silent", output: { file, format: "esm", codeSplitting: false } });
+  return import(pathToFileURL(file).href);
+}

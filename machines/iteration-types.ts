@@ -1,0 +1,135 @@
+// The iteration machine's context, input and output (machines/iteration.ts holds only the machine).
+// Facts come from the actors (src/core/step-facts.ts); verdicts from src/core/step-verdicts.ts.
+import type { ResolvedConfig } from "../src/core/config.js";
+import type { Judgement } from "../src/core/iteration.js";
+import type { IterationRecord } from "../src/core/iteration-record.js";
+import type { LoopRecord } from "../src/core/loop-history.js";
+import type { Problem } from "../src/core/problems.js";
+import type { RepositoryFacts } from "../src/core/safety.js";
+import type { AgentStatus, GuardOutcome, StateUpdateResult } from "../src/core/state-update.js";
+import type { AgentRunFacts, CollectedFacts, GuardFacts, RunnerErrorFact, StepKind } from "../src/core/step-facts.js";
+import type { AgentRunVerdict, GuardVerdict, LoadVerdict, ResultVerdict, SafetyVerdict } from "../src/core/step-verdicts.js";
+import type { TaskTree } from "../src/core/tree.js";
+import type { AgentOutput } from "../src/schemas/types.generated.js";
+
+export interface StepInput {
+  runIdOption?: string;
+}
+
+/** How a step ended, as its final state says. */
+export type StepOutcome = "committed" | "nothing-to-do" | "refused" | "failed" | "crashed";
+
+export interface StepOutput {
+  outcome: StepOutcome;
+  /** The sentence the CLI prints. */
+  message: string;
+  record?: IterationRecord;
+  commit?: string;
+  /** A bug: the unexpected exception an actor threw (outcome "crashed"). */
+  error?: unknown;
+}
+
+/** The selected leaf, as the prompt and the record need it. */
+export interface Selection {
+  leafId: string;
+  title?: string;
+  pathIds: string[];
+  stuck: boolean;
+}
+
+/** The whole state of one step: everything the actors report and the verdicts made of it. */
+export interface IterationContext {
+  runIdOption: string | undefined;
+  /** 1. What the safety check found (branch and HEAD the iteration starts from). */
+  repository?: RepositoryFacts;
+  safety?: SafetyVerdict;
+  /** 2. The loaded state. */
+  load?: LoadVerdict;
+  runId?: string;
+  iteration?: number;
+  stepKind?: StepKind;
+  config?: ResolvedConfig;
+  records: LoopRecord[];
+  /** The valid tree the iteration starts from (a repair: the tree it repairs against). */
+  previousTree?: TaskTree;
+  treeProblems: Problem[];
+  /** The node that must still exist after the agent (the selected leaf, or for a repair the node that broke the tree). */
+  requiredNodeId?: string;
+  /** 3. The selected leaf (none for a repair). */
+  selection?: Selection;
+  /** 4. The prompt pack. */
+  prompt?: string;
+  allowedWritePaths?: string[];
+  policyProblem?: string;
+  /** 5. The agent session. */
+  agent?: AgentRunFacts;
+  agentVerdict?: AgentRunVerdict;
+  /** 6. What the agent left, and what the runner makes of it. */
+  collected?: CollectedFacts;
+  result?: ResultVerdict;
+  output?: AgentOutput;
+  agentTree?: TaskTree;
+  /** 7. Classification and the judgement of the agent's status and changes. */
+  judgement?: Judgement;
+  /** 8. The guard. */
+  guardRun?: GuardFacts;
+  guardVerdict?: GuardVerdict;
+  /** The status and guard outcome the transition table is applied with. */
+  outcome?: { status: AgentStatus; guard: GuardOutcome };
+  failure?: string;
+  /** 9. The state update. */
+  updated?: StateUpdateResult;
+  runnerError?: RunnerErrorFact;
+  /** 10. The commit. */
+  commit?: string;
+  message?: string;
+  /** A bug: the unexpected exception an actor threw. */
+  bug?: unknown;
+  /** Set by the final state. */
+  ending?: StepOutcome;
+}
+
+// What each actor is given (its `input`): everything it needs, nothing it must remember.
+
+/** Names the iteration (its log folder is .runner/iterations/<runId>/<NNNN>/). */
+export interface IterationRef {
+  runId: string;
+  iteration: number;
+}
+
+export interface PromptRequest extends IterationRef {
+  stepKind: StepKind;
+  config: ResolvedConfig;
+  previousTree: TaskTree;
+  records: LoopRecord[];
+  treeProblems: Problem[];
+  selection: Selection | undefined;
+  /** Where the iteration starts (written to the journal before anything changes). */
+  start: { branch: string; head: string };
+}
+
+export interface AgentRequest extends IterationRef {
+  stepKind: StepKind;
+  nodeId: string | undefined;
+  title: string | undefined;
+  config: ResolvedConfig;
+  prompt: string;
+}
+
+export interface GuardRequest extends IterationRef {
+  nodeId: string | undefined;
+  title: string | undefined;
+  config: ResolvedConfig;
+  /** The iteration's deadline, set when the agent started. */
+  deadlineMs: number;
+}
+
+export interface PersistRequest {
+  record: IterationRecord;
+}
+
+export interface CommitRequest {
+  record: IterationRecord;
+  /** The commit the iteration started from. */
+  base: string;
+}

@@ -1,0 +1,191 @@
+// The command line, parsed from the command table (src/cli/commands.ts) and nothing else: help,
+// `--version`, and for any mistake one sentence naming the argument and what it may be.
+import { camelCase, type AnyCommand, type OptionSpec, type ParsedArgs } from "./command-table.js";
+import { COMMANDS, GLOBAL_OPTIONS } from "./commands.js";
+import { UsageError } from "../errors.js";
+
+export type Parsed =
+  | { kind: "help"; text: string }
+  | { kind: "version" }
+  | { kind: "run"; spec: AnyCommand; args: ParsedArgs };
+
+const PROGRAM = "runner";
+const ABOUT = "Drives an AI coding agent through the task tree in .runner/state/tree.json, one committed iteration at a time.";
+
+export function parseCommandLine(argv: readonly string[]): Parsed {
+  const tokens = [...argv];
+  // The command is the first argument that is neither an option nor the value of -C.
+  let commandAt = -1;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (token === "--") break;
+    if (token === "-C") i += 1;
+    else if (!token.startsWith("-")) {
+      commandAt = i;
+      break;
+    }
+  }
+  const wantsHelp = tokens.some((token) => token === "--help" || token === "-h");
+  if (commandAt < 0) {
+    if (tokens.includes("--version") || tokens.includes("-V")) return { kind: "version" };
+    const unknown = tokens.find((token) => token.startsWith("-") && !["--help", "-h", "--debug", "-C"].includes(token) && !token.startsWith("-C"));
+    if (unknown && !wantsHelp) throw new UsageError(`Unknown option ${unknown}; name a command first (${COMMANDS.map((c) => c.name).join(", ")}). See \`${PROGRAM} --help\`.`);
+    return { kind: "help", text: programHelp() };
+  }
+  const name = tokens[commandAt]!;
+  const spec = COMMANDS.find((candidate) => candidate.name === name);
+  if (!spec) {
+    throw new UsageError(`Unknown command "${name}"${suggestion(name, COMMANDS.map((c) => c.name))}; the commands are ${COMMANDS.map((c) => c.name).join(", ")}. See \`${PROGRAM} --help\`.`);
+  }
+  if (wantsHelp) return { kind: "help", text: commandHelp(spec) };
+  tokens.splice(commandAt, 1);
+  return { kind: "run", spec, args: parseOptions(spec, tokens) };
+}
+
+function parseOptions(spec: AnyCommand, tokens: string[]): ParsedArgs {
+  const table: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, ...spec.options };
+  const values: Record<string, unknown> = {};
+  const positionals: string[] = [];
+  const where = `\`${PROGRAM} ${spec.name}\``;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (token === "--") {
+      positionals.push(...tokens.slice(i + 1));
+      break;
+    }
+    if (!token.startsWith("-") || token === "-") {
+      positionals.push(token);
+      continue;
+    }
+    const match = /^--?([^=]+)(?:=(.*))?$/s.exec(token)!;
+    let key = match[1]!;
+    let inline = match[2];
+    // -Cdir: a short option with its value attached.
+    if (!token.startsWith("--") && key.length > 1 && table[key[0]!]) {
+      inline = key.slice(1);
+      key = key[0]!;
+    }
+    const negated = key.startsWith("no-") && table[key.slice(3)]?.type === "boolean";
+    const option = negated ? table[key.slice(3)] : table[key];
+    if (!option) {
+      const names = Object.keys(spec.options).map(flag);
+      const own = names.length > 0 ? `its options are ${names.join(", ")}` : "it takes no options";
+      throw new UsageError(`Unknown option ${token.split("=")[0]} for ${where}${suggestion(key, Object.keys(table), flag)}; ${own} (and -C <dir>, --debug). See \`${PROGRAM} ${spec.name} --help\`.`);
+    }
+    const name = negated ? key.slice(3) : key;
+    if (option.type === "boolean") {
+      if (inline !== undefined) throw new UsageError(`${flag(name)} takes no value (given "${inline}"). See \`${PROGRAM} ${spec.name} --help\`.`);
+      values[name] = !negated;
+      continue;
+    }
+    let value = inline;
+    if (value === undefined) {
+      const next = tokens[i + 1];
+      if (next === undefined || (next.startsWith("-") && next !== "-" && !/^-[0-9]/.test(next))) {
+        throw new UsageError(`${flag(name)} needs a value (${flag(name)} <${valueName(option)}>). See \`${PROGRAM} ${spec.name} --help\`.`);
+      }
+      value = next;
+      i += 1;
+    }
+    values[name] = checkValue(name, option, value, spec.name);
+  }
+  if (positionals.length > (spec.positional ? 1 : 0)) {
+    const extra = positionals[spec.positional ? 1 : 0]!;
+    throw new UsageError(`Unexpected argument "${extra}" for ${where}; ${spec.positional ? `it takes one <${spec.positional.name}>` : "it takes none"}. See \`${PROGRAM} ${spec.name} --help\`.`);
+  }
+  const args: Record<string, unknown> = {};
+  for (const [name, option] of Object.entries(table)) {
+    const value = values[name] ?? (option.type === "boolean" ? false : option.default);
+    if (value !== undefined) args[name.length === 1 ? name : camelCase(name)] = value;
+  }
+  if (spec.positional) {
+    if (positionals[0] === undefined && spec.positional.required) throw new UsageError(`${where} needs <${spec.positional.name}>: ${spec.positional.describe}. See \`${PROGRAM} ${spec.name} --help\`.`);
+    if (positionals[0] !== undefined) args[camelCase(spec.positional.name)] = positionals[0];
+  }
+  return args as ParsedArgs;
+}
+
+function checkValue(name: string, option: OptionSpec, value: string, command: string): string | number {
+  const help = `See \`${PROGRAM} ${command} --help\`.`;
+  if (option.type === "integer") {
+    const min = option.min ?? Number.MIN_SAFE_INTEGER;
+    const number = /^-?[0-9]+$/.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(number) || number < min) {
+      throw new UsageError(`${flag(name)} must be a whole number${option.min !== undefined ? ` of at least ${option.min}` : ""}, not "${value}". ${help}`);
+    }
+    return number;
+  }
+  if (option.type === "string" && option.choices && !option.choices.includes(value)) {
+    throw new UsageError(`${flag(name)} must be one of ${option.choices.join(", ")}, not "${value}"${suggestion(value, option.choices)}. ${help}`);
+  }
+  return value;
+}
+
+const flag = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
+const valueName = (option: OptionSpec) => (option.type === "boolean" ? "" : option.type === "string" && option.choices ? option.choices.join("|") : (option.value ?? option.type));
+
+/** ` (did you mean X?)` for the closest name within two edits, else nothing. */
+function suggestion(given: string, names: readonly string[], show: (name: string) => string = (name) => name): string {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of names) {
+    const distance = editDistance(given.toLowerCase(), name.toLowerCase());
+    if (distance <= 2 && distance < (best?.distance ?? Infinity)) best = { name, distance };
+  }
+  return best ? ` (did you mean ${show(best.name)}?)` : "";
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+function optionLines(options: Record<string, OptionSpec>, extra: (readonly [string, string])[] = []): string[] {
+  const rows = Object.entries(options).map(([name, option]) => {
+    const left = option.type === "boolean" ? flag(name) : `${flag(name)} <${valueName(option)}>`;
+    const fallback = option.type !== "boolean" && option.default !== undefined ? ` (default: ${option.default})` : "";
+    return [left, `${option.describe}${fallback}`] as const;
+  });
+  rows.push(...extra);
+  const width = Math.max(...rows.map(([left]) => left.length));
+  return rows.map(([left, right]) => `  ${left.padEnd(width)}  ${right}`);
+}
+
+export function programHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    `Usage: ${PROGRAM} <command> [options]`,
+    "",
+    ABOUT,
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.describe}`),
+    "",
+    "Options of every command:",
+    ...optionLines(GLOBAL_OPTIONS, [
+      ["--help, -h", "Show help (of a command: runner <command> --help)"],
+      ["--version", "Show the runner's version"],
+    ]),
+    "",
+  ].join("\n");
+}
+
+export function commandHelp(spec: AnyCommand): string {
+  const positional = spec.positional ? (spec.positional.required ? ` <${spec.positional.name}>` : ` [${spec.positional.name}]`) : "";
+  const own = Object.keys(spec.options).length > 0 ? ["", "Options:", ...optionLines(spec.options)] : [];
+  return [
+    `Usage: ${PROGRAM} ${spec.name}${positional} [options]`,
+    "",
+    spec.describe,
+    ...(spec.positional ? ["", `  <${spec.positional.name}>  ${spec.positional.describe}`] : []),
+    ...own,
+    "",
+    "Options of every command:",
+    ...optionLines(GLOBAL_OPTIONS),
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,90 @@
+// What an iteration hands to persist and commit (and meta.json): one record built from the
+// machine's context, whatever path the iteration took.
+import { classifyChangedPaths, type IterationKind } from "./classify.js";
+import type { ResolvedConfig } from "./config.js";
+import type { Judgement } from "./iteration.js";
+import { pathsInside } from "./path-rules.js";
+import type { Problem } from "./problems.js";
+import type { AgentStatus, GuardOutcome, StateUpdateResult } from "./state-update.js";
+import type { CollectedFacts, RunnerErrorFact, StepKind } from "./step-facts.js";
+import type { CommitSubject } from "./run-id.js";
+import { findNode, type TaskTree } from "./tree.js";
+import type { AgentOutput } from "../schemas/types.generated.js";
+
+export interface IterationRecord {
+  runId: string;
+  iteration: number;
+  stepKind: StepKind;
+  nodeId: string | undefined;
+  kind: IterationKind | "repair";
+  status: AgentStatus | undefined;
+  guard: GuardOutcome;
+  attemptsBefore: number | undefined;
+  attemptsAfter: number | undefined;
+  maxAttempts: number | undefined;
+  passesAfter: boolean | undefined;
+  summary: string;
+  failure: string | undefined;
+  runnerError: RunnerErrorFact | undefined;
+  /** The tree to write; undefined leaves the agent's (invalid) file for the next repair step. */
+  treeToWrite: TaskTree | undefined;
+  treeProblems: Problem[];
+  changedPaths: string[];
+  derivedPasses: string[];
+  /** Changed paths the agent may not touch: restored before the commit. */
+  protectedChanged: string[];
+}
+
+/** The parts of the machine's context a record is made from. */
+export interface RecordSource {
+  runId?: string;
+  iteration?: number;
+  stepKind?: StepKind;
+  config?: ResolvedConfig;
+  previousTree?: TaskTree;
+  selection?: { leafId: string };
+  collected?: CollectedFacts;
+  output?: AgentOutput;
+  judgement?: Judgement;
+  outcome?: { status: AgentStatus; guard: GuardOutcome };
+  failure?: string;
+  updated?: StateUpdateResult;
+  runnerError?: RunnerErrorFact;
+  treeProblems: Problem[];
+}
+
+export function iterationRecord(source: RecordSource): IterationRecord {
+  if (source.runId === undefined || source.iteration === undefined) throw new Error("iterationRecord before the iteration is numbered");
+  const isRepair = source.stepKind === "repair";
+  const leafId = source.selection?.leafId;
+  const leaf = !isRepair && leafId !== undefined && source.previousTree ? findNode(source.previousTree, leafId) : undefined;
+  const after = source.updated?.selected;
+  const changedPaths = source.collected?.changedPaths ?? [];
+  return {
+    runId: source.runId,
+    iteration: source.iteration,
+    stepKind: source.stepKind ?? "leaf",
+    nodeId: isRepair ? undefined : leafId,
+    kind: isRepair ? "repair" : (source.judgement?.kind ?? classifyChangedPaths(changedPaths)),
+    status: source.runnerError ? "retry" : (source.outcome?.status ?? source.output?.status),
+    guard: source.outcome?.guard ?? "skipped",
+    attemptsBefore: leaf?.attempts,
+    attemptsAfter: after ? after.attempts : leaf?.attempts,
+    maxAttempts: after ? after.max_attempts : leaf?.max_attempts,
+    passesAfter: after ? after.passes : leaf?.passes,
+    summary: source.output?.summary ?? "",
+    failure: source.failure,
+    runnerError: source.runnerError,
+    treeToWrite: source.updated?.tree,
+    treeProblems: source.treeProblems,
+    changedPaths,
+    derivedPasses: source.updated?.derivedPasses ?? [],
+    protectedChanged: source.config ? pathsInside(changedPaths, source.config.guard.protectedPaths) : [],
+  };
+}
+
+/** The commit subject of a record (CONTRACT §7). */
+export function commitSubjectOf(record: IterationRecord): CommitSubject {
+  if (record.stepKind === "repair" || record.kind === "repair") return { kind: "repair", runId: record.runId, iteration: record.iteration };
+  return { kind: record.kind, runId: record.runId, iteration: record.iteration, nodeId: record.nodeId!, guard: record.guard };
+}

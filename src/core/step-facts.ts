@@ -1,0 +1,76 @@
+// The facts the iteration's actors report to the machine (seed 001 §6: adapters report facts, core
+// decides). Each is what one actor found out; the verdicts in step-verdicts.ts turn them into the
+// machine's decisions.
+import type { ConfigResult, ResolvedConfig } from "./config.js";
+import type { LoopRecord } from "./loop-history.js";
+import type { Problem } from "./problems.js";
+import type { RunnerErrorKind } from "./state-update.js";
+import type { TaskTree } from "./tree.js";
+
+export type StepKind = "leaf" | "repair";
+
+/** A runner-internal failure of seed 002's recovery table: recorded as a retry, no attempt counted. */
+export interface RunnerErrorFact {
+  kind: RunnerErrorKind;
+  message: string;
+}
+
+/** loadState: the config, the tree and this run's history. */
+export interface LoadedState {
+  config: ConfigResult;
+  tree: { ok: true; tree: TaskTree } | { ok: false; problems: Problem[]; missing?: boolean };
+  /** This run's loop commits, newest first. */
+  records: LoopRecord[];
+  /** When the tree is invalid: the tree to repair it against (the last one the runner accepted, else the newest valid one in history). */
+  lastValidTree?: TaskTree;
+}
+
+/** loadInterrupted: what recording an interrupted iteration needs. */
+export interface InterruptedState {
+  config: ResolvedConfig;
+  records: LoopRecord[];
+  /** The valid tree the interrupted iteration began from (HEAD's, or the last accepted one). */
+  previousTree: TaskTree;
+}
+
+/** preparePrompt: the prompt pack, and the selected node's write policy. */
+export interface PromptFacts {
+  /** The prompt pack as the agent gets it (secrets redacted); empty when the policy refused. */
+  prompt: string;
+  /** The selected node's allowed_write_paths (its policy sidecar), if any. */
+  allowedWritePaths: string[] | undefined;
+  /** The refusal sentence when the selected node's policy sidecar is invalid. */
+  policyProblem?: string;
+}
+
+/** How a child process (agent or guard) ended. */
+export interface ProcessFacts {
+  exitCode: number | undefined;
+  timedOut: boolean;
+  aborted: boolean;
+  spawnError: string | undefined;
+  durationMs: number;
+}
+
+/** runAgent: the agent session. */
+export interface AgentRunFacts extends ProcessFacts {
+  argv: string[];
+  /** The iteration's deadline (ms since the epoch), set when the agent started; the guard shares it. */
+  deadlineMs: number;
+}
+
+/** collectResult: what the agent left behind. */
+export interface CollectedFacts {
+  /** The output file's text; undefined when the agent wrote none. */
+  outputText: string | undefined;
+  /** The tree file freshly parsed as JSON, or the parse problem. */
+  treeData: { ok: true; data: unknown } | { ok: false; problems: Problem[] };
+  /** Changed paths (tracked and untracked, not ignored), sorted. */
+  changedPaths: string[];
+}
+
+/** runGuard: the guard command. */
+export interface GuardFacts extends ProcessFacts {
+  /** Its output as it may be fed back to the agent (CONTRACT §9 truncation). */
+  output: string;
+}

@@ -1,0 +1,172 @@
+// The machine's decisions, one verdict per fact an actor reports (seed 001 §5, seed 002). Each
+// verdict is assigned to the machine's context once; the machine's branches only read its `kind`,
+// and the kinds of one verdict exclude each other, so the order of the branches does not matter.
+import { parseAgentOutput } from "./agent-output.js";
+import type { ResolvedConfig } from "./config.js";
+import { checkAgentTree, failureFeedback, type Judgement } from "./iteration.js";
+import { lastLeafNode, nextIterationNumber, trailingRepairs, type LoopRecord } from "./loop-history.js";
+import { formatProblem, type Problem } from "./problems.js";
+import { effectiveRunId, safetyRefusal, type InterruptedIteration, type RepositoryFacts } from "./safety.js";
+import { applyStateUpdates, recoveryFor, type AgentStatus, type GuardOutcome, type StateUpdateResult } from "./state-update.js";
+import type { AgentRunFacts, CollectedFacts, GuardFacts, LoadedState, ProcessFacts, RunnerErrorFact } from "./step-facts.js";
+import type { TaskTree } from "./tree.js";
+import type { AgentOutput } from "../schemas/types.generated.js";
+
+// 1. Safety.
+
+export type SafetyVerdict =
+  | { kind: "unsafe"; message: string }
+  | { kind: "interrupted"; interrupted: InterruptedIteration; runnerError: RunnerErrorFact }
+  | { kind: "safe"; runId: string };
+
+export function judgeRepository(facts: RepositoryFacts, runIdOption: string | undefined): SafetyVerdict {
+  const refusal = safetyRefusal(facts, runIdOption);
+  if (refusal !== undefined) return { kind: "unsafe", message: refusal };
+  const interrupted = facts.interrupted;
+  if (interrupted?.status === "resume") {
+    const message = `the runner stopped (killed or crashed) during iteration ${interrupted.iteration} before committing it`;
+    return { kind: "interrupted", interrupted, runnerError: { kind: "other", message } };
+  }
+  return { kind: "safe", runId: effectiveRunId(facts, runIdOption) };
+}
+
+// 2. Load and validate.
+
+export interface StartingPoint {
+  config: ResolvedConfig;
+  records: LoopRecord[];
+  iteration: number;
+  previousTree: TaskTree;
+}
+
+export type LoadVerdict =
+  | { kind: "configInvalid" | "treeMissing" | "repairsExhausted" | "noValidTreeInHistory"; message: string }
+  | ({ kind: "treeValid" } & StartingPoint)
+  | ({ kind: "treeInvalid"; treeProblems: Problem[]; requiredNodeId: string | undefined } & StartingPoint);
+
+export function judgeLoadedState(loaded: LoadedState): LoadVerdict {
+  const { config, tree, records } = loaded;
+  if (!config.ok) {
+    const first = formatProblem(config.problems[0]!);
+    return { kind: "configInvalid", message: `.runner/state/config.toml is invalid: ${first}; fix it (\`runner validate\` lists every problem) and run \`runner step\` again.` };
+  }
+  if (!tree.ok && tree.missing) return { kind: "treeMissing", message: ".runner/state/tree.json does not exist; run `runner init` and commit it first." };
+  const start = { config: config.config, records, iteration: nextIterationNumber(records) };
+  if (tree.ok) return { kind: "treeValid", ...start, previousTree: tree.tree };
+  const repairs = trailingRepairs(records);
+  if (repairs >= config.config.limits.maxRepairAttempts) {
+    return {
+      kind: "repairsExhausted",
+      message: `The task tree is still invalid after ${repairs} repair steps in a row; restore the last valid tree by hand (\`git log -- .runner/state/tree.json\`, then \`git checkout <commit> -- .runner/state/tree.json\` and commit it) and run \`runner step\` again.`,
+    };
+  }
+  if (loaded.lastValidTree === undefined) {
+    const first = formatProblem(tree.problems[0]!);
+    return {
+      kind: "noValidTreeInHistory",
+      message: `.runner/state/tree.json is invalid (${first}) and no valid tree exists in this branch's history to repair it against; fix it by hand (\`runner validate\` lists every problem) and commit.`,
+    };
+  }
+  // Seed 001 §5.1: REPAIR TREE, against the last valid tree, keeping the node of the iteration that broke it.
+  return { kind: "treeInvalid", ...start, previousTree: loaded.lastValidTree, treeProblems: tree.problems, requiredNodeId: lastLeafNode(records) };
+}
+
+// 5. The agent session.
+
+/** The runner error of an agent or guard stopped by the budget or by an interrupted run (seed 002). */
+function stoppedError(who: "agent" | "guard", facts: ProcessFacts, timeoutSeconds: number): RunnerErrorFact {
+  return {
+    kind: "executor_timeout",
+    message: facts.aborted
+      ? `the ${who} was interrupted (the run was stopped)`
+      : `the ${who} did not finish within the iteration budget of ${timeoutSeconds} s and was killed`,
+  };
+}
+
+export type AgentRunVerdict = { kind: "agentStopped" | "agentNotStarted"; runnerError: RunnerErrorFact } | { kind: "agentFinished" };
+
+export function judgeAgentRun(facts: AgentRunFacts, timeoutSeconds: number): AgentRunVerdict {
+  if (facts.timedOut || facts.aborted) return { kind: "agentStopped", runnerError: stoppedError("agent", facts, timeoutSeconds) };
+  if (facts.spawnError !== undefined) return { kind: "agentNotStarted", runnerError: { kind: "other", message: facts.spawnError } };
+  return { kind: "agentFinished" };
+}
+
+// 6. Re-load and validate what the agent left.
+
+export type ResultVerdict =
+  | { kind: "outputInvalid"; runnerError: RunnerErrorFact }
+  | { kind: "agentTreeInvalid"; output: AgentOutput; treeProblems: Problem[]; failure: string }
+  | { kind: "resultAccepted"; output: AgentOutput; agentTree: TaskTree };
+
+export function judgeAgentResult(input: {
+  previousTree: TaskTree;
+  collected: CollectedFacts;
+  requiredNodeId: string | undefined;
+  /** The output file, repository-relative, to name in the error. */
+  outputFile: string;
+}): ResultVerdict {
+  const parsed = parseAgentOutput(input.collected.outputText, input.outputFile);
+  if (!parsed.ok) return { kind: "outputInvalid", runnerError: { kind: "output_parse_error", message: parsed.reason } };
+  const check = agentTreeCheck(input.previousTree, input.collected, input.requiredNodeId);
+  if (!check.tree) {
+    // The tree is committed as the agent wrote it; the next step repairs it.
+    return { kind: "agentTreeInvalid", output: parsed.output, treeProblems: check.problems, failure: `The task tree was left invalid: ${check.problems.map(formatProblem).join("; ")}` };
+  }
+  return { kind: "resultAccepted", output: parsed.output, agentTree: check.tree };
+}
+
+function agentTreeCheck(previousTree: TaskTree, collected: CollectedFacts, requiredNodeId: string | undefined): { tree?: TaskTree; problems: Problem[] } {
+  return collected.treeData.ok ? checkAgentTree(previousTree, collected.treeData.data, requiredNodeId) : { problems: collected.treeData.problems };
+}
+
+// 8. The guard.
+
+export type GuardVerdict =
+  | { kind: "guardStopped" | "guardNotStarted"; runnerError: RunnerErrorFact }
+  | { kind: "guardFinished"; outcome: { status: AgentStatus; guard: GuardOutcome }; failure: string | undefined };
+
+export function judgeGuardRun(facts: GuardFacts, input: { judgement: Judgement; command: readonly string[]; timeoutSeconds: number }): GuardVerdict {
+  if (facts.timedOut || facts.aborted) return { kind: "guardStopped", runnerError: stoppedError("guard", facts, input.timeoutSeconds) };
+  if (facts.spawnError !== undefined) return { kind: "guardNotStarted", runnerError: { kind: "guard_error", message: facts.spawnError } };
+  const guard = facts.exitCode === 0 ? "pass" : "fail";
+  return {
+    kind: "guardFinished",
+    outcome: { status: input.judgement.outcome.status, guard },
+    failure: failureFeedback({ judgement: input.judgement, guard: { outcome: guard, command: input.command, exitCode: facts.exitCode, output: facts.output } }),
+  };
+}
+
+// Seed 002 "Runner Error Recovery".
+
+export interface Recovery {
+  output: AgentOutput | undefined;
+  outcome: { status: AgentStatus; guard: GuardOutcome };
+  treeProblems: Problem[];
+  /** The agent's tree when valid, runner-owned fields reset; undefined leaves the file for a repair step. */
+  updated: StateUpdateResult | undefined;
+}
+
+/**
+ * A runner error: retry, guard skipped, attempts unchanged. The agent's tree is kept when valid (its
+ * runner-owned fields reset, no transition), else left as it is for the next repair step. Without
+ * facts (collecting them failed too) nothing is written.
+ */
+export function recoverIteration(input: {
+  runnerError: RunnerErrorFact;
+  previousTree: TaskTree;
+  collected: CollectedFacts | undefined;
+  requiredNodeId: string | undefined;
+  selectedId: string | undefined;
+}): Recovery {
+  const recovery = recoveryFor(input.runnerError.kind);
+  const outcome = { status: recovery.status, guard: recovery.guard };
+  if (!input.collected) return { output: undefined, outcome, treeProblems: [], updated: undefined };
+  const parsed = parseAgentOutput(input.collected.outputText);
+  const check = agentTreeCheck(input.previousTree, input.collected, input.requiredNodeId);
+  return {
+    output: parsed.ok ? parsed.output : undefined,
+    outcome,
+    treeProblems: check.problems,
+    updated: check.tree ? applyStateUpdates(input.previousTree, check.tree, input.selectedId, undefined) : undefined,
+  };
+}

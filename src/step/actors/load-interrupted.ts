@@ -1,0 +1,40 @@
+// Recording an interrupted iteration: the config, the run's history, and the tree the interrupted
+// iteration began from (HEAD's, if the runner accepted it; else the last tree it accepted).
+import { readdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { fromPromise } from "xstate";
+import { loadConfig, projectPath } from "../../adapters/project-files.js";
+import { acceptedTree, lastValidTree } from "../../adapters/run-trees.js";
+import { checkTreeText } from "../../adapters/tree-store.js";
+import { LAYOUT } from "../../core/layout.js";
+import { leftTreeInvalid, loopRecords } from "../../core/loop-history.js";
+import { formatProblem } from "../../core/problems.js";
+import { loopSubjectPattern } from "../../core/run-id.js";
+import type { InterruptedState } from "../../core/step-facts.js";
+import { IterationError } from "../../errors.js";
+import type { ActorDeps } from "../deps.js";
+
+export function loadInterruptedActor({ root, git }: ActorDeps) {
+  return fromPromise<InterruptedState, { runId: string }>(async ({ input }) => {
+    const [config, commits, headText] = await Promise.all([
+      loadConfig(root),
+      git.loopCommits(loopSubjectPattern(input.runId)),
+      git.showFile("HEAD", LAYOUT.tree),
+    ]);
+    if (!config.ok) throw new IterationError(`${LAYOUT.config} is invalid: ${formatProblem(config.problems[0]!)}`);
+    const records = loopRecords(commits, input.runId);
+    const head = headText === undefined ? undefined : checkTreeText(headText);
+    const accepted = records[0] && leftTreeInvalid(records[0]) ? undefined : head?.ok ? head.tree : undefined;
+    const previousTree = accepted ?? (await acceptedTree(git, records)) ?? (await lastValidTree(git));
+    if (!previousTree) throw new IterationError("no valid task tree exists in this branch's history");
+    // A temp file of an atomic write the kill cut short must not be committed.
+    await removeStaleTempFiles(path.dirname(projectPath(root, LAYOUT.tree)));
+    return { config: config.config, records, previousTree };
+  });
+}
+
+/** Removes temp files of atomic writes (`.<name>.<pid>.tmp`) a killed runner left in a folder. */
+async function removeStaleTempFiles(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(names.filter((name) => /^\..+\.[0-9]+\.tmp$/.test(name)).map((name) => rm(path.join(dir, name), { force: true })));
+}

@@ -1,0 +1,36 @@
+// Step 2, load: the config, the tree as it is on disk, this run's loop commits, and — when the tree
+// is invalid, or was left invalid by the last iteration — the tree to check and repair it against.
+import { fromPromise } from "xstate";
+import { loadConfig, loadTree } from "../../adapters/project-files.js";
+import { acceptedTree, lastValidTree } from "../../adapters/run-trees.js";
+import { checkAgentTree } from "../../core/iteration.js";
+import { lastLeafNode, leftTreeInvalid, loopRecords } from "../../core/loop-history.js";
+import { loopSubjectPattern } from "../../core/run-id.js";
+import type { LoadedState } from "../../core/step-facts.js";
+import type { ActorDeps } from "../deps.js";
+
+export function loadStateActor({ root, git }: ActorDeps) {
+  return fromPromise<LoadedState, { runId: string }>(async ({ input }) => {
+    const [config, tree, commits] = await Promise.all([loadConfig(root), loadTree(root), git.loopCommits(loopSubjectPattern(input.runId))]);
+    const records = loopRecords(commits, input.runId);
+    const loaded: LoadedState = {
+      config,
+      tree: tree.ok ? { ok: true, tree: tree.tree } : { ok: false, problems: tree.problems, missing: tree.missing },
+      records,
+    };
+    // After an iteration that left the tree invalid (committed as the agent wrote it), the tree must
+    // be checked against the last one the runner accepted, as the agent's tree was: a changed passed
+    // node or a removed selected leaf is valid on its own.
+    const accepted = records[0] && leftTreeInvalid(records[0]) ? await acceptedTree(git, records) : undefined;
+    if (tree.ok && accepted) {
+      const { problems } = checkAgentTree(accepted, tree.tree, lastLeafNode(records));
+      if (problems.length > 0) {
+        loaded.tree = { ok: false, problems };
+        loaded.lastValidTree = accepted;
+      }
+    } else if (!tree.ok && !tree.missing) {
+      loaded.lastValidTree = accepted ?? (await lastValidTree(git));
+    }
+    return loaded;
+  });
+}

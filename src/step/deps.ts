@@ -1,0 +1,32 @@
+// What the step's actors are made from: the repository, the environment, the clock, and the
+// callbacks of the command that runs the step. Created once per step by run-step.ts.
+import type { GitRepo } from "../adapters/git.js";
+
+export type Phase = "prompt" | "agent" | "guard" | "commit";
+
+/** Live progress of a step, for the CLI's views. */
+export interface ProgressEvent {
+  type: "phase" | "output";
+  phase: Phase;
+  iteration?: number;
+  nodeId?: string;
+  title?: string;
+  text?: string;
+}
+
+export interface StepDeps {
+  root: string;
+  /** The environment the runner was started with (agents and guards inherit it). */
+  env: Record<string, string>;
+  /** Wall clock for logs and deadlines only; nothing decided depends on it. */
+  now: () => number;
+  abortSignal?: AbortSignal;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+/** StepDeps plus what every actor shares and never changes: the git adapter and the secret values. */
+export interface ActorDeps extends StepDeps {
+  git: GitRepo;
+  /** Values replaced by `***` in everything written (CONTRACT §9). */
+  secrets: readonly string[];
+}

@@ -1,0 +1,70 @@
+// First contact with the command line: help, version, and usage errors that name the argument and
+// what it may be (one sentence on stderr, exit 1), through the built binary.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { PROJECT_ROOT, runner, tempDir } from "../helpers/sandbox.js";
+
+const oneLine = (text: string) => {
+  const lines = text.trim().split("\n");
+  expect(lines, text).toHaveLength(1);
+  return lines[0]!;
+};
+
+describe.concurrent("the command line", () => {
+  it("`runner` alone prints the help: every command, and how to get a command's options", async () => {
+    const result = await runner(tempDir(), []);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toMatch(/^Usage: runner <command> \[options\]/);
+    for (const command of ["init", "start", "step", "run", "status", "log", "audit", "demo"]) expect(result.stdout).toMatch(new RegExp(`^  ${command} +\\S`, "m"));
+    expect(result.stdout).toContain("runner <command> --help");
+  });
+
+  it("--version prints the package's version", async () => {
+    const version = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }).version;
+    for (const args of [["--version"], ["-C", ".", "--version"]]) {
+      const result = await runner(tempDir(), args);
+      expect([result.exitCode, result.stdout, result.stderr]).toEqual([0, version, ""]);
+    }
+  });
+
+  it("a command's --help lists its options with their values and defaults", async () => {
+    const result = await runner(tempDir(), ["diagram", "--help"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: runner diagram \[options\]/);
+    expect(result.stdout).toMatch(/--format <mermaid\|dot\|json\|svg> +Output format \(default: mermaid\)/);
+    expect(result.stdout).toMatch(/--output <file>/);
+  });
+
+  it("an option value outside its choices names the option and every allowed value", async () => {
+    const result = await runner(tempDir(), ["diagram", "--format", "png"]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(oneLine(result.stderr)).toBe('--format must be one of mermaid, dot, json, svg, not "png" (did you mean svg?). See `runner diagram --help`.');
+  });
+
+  it("an unknown command or option is named, with the nearest one and the list", async () => {
+    const command = await runner(tempDir(), ["stpe"]);
+    expect(command.exitCode).toBe(1);
+    expect(oneLine(command.stderr)).toMatch(/^Unknown command "stpe" \(did you mean step\?\); the commands are init, .*demo\. See `runner --help`\.$/);
+    const option = await runner(tempDir(), ["status", "--jsn"]);
+    expect(option.exitCode).toBe(1);
+    expect(oneLine(option.stderr)).toBe("Unknown option --jsn for `runner status` (did you mean --json?); its options are --json, --run-id (and -C <dir>, --debug). See `runner status --help`.");
+  });
+
+  it("a missing value, a number that is not one, a value given to a flag", async () => {
+    const cases: [string[], string][] = [
+      [["status", "--run-id"], "--run-id needs a value (--run-id <id>). See `runner status --help`."],
+      [["run", "--max-iterations", "many"], '--max-iterations must be a whole number of at least 1, not "many". See `runner run --help`.'],
+      [["run", "--max-iterations", "0"], '--max-iterations must be a whole number of at least 1, not "0". See `runner run --help`.'],
+      [["next", "--json=yes"], '--json takes no value (given "yes"). See `runner next --help`.'],
+      [["next", "extra"], 'Unexpected argument "extra" for `runner next`; it takes none. See `runner next --help`.'],
+    ];
+    for (const [args, sentence] of cases) {
+      const result = await runner(tempDir(), args);
+      expect(result.exitCode, args.join(" ")).toBe(1);
+      expect(oneLine(result.stderr), args.join(" ")).toBe(sentence);
+    }
+  });
+});
