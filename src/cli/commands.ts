@@ -109,6 +109,16 @@ export const COMMANDS: CommandSpec[] = [
     load: () => import("./commands/audit.js"),
   },
   {
+    command: "report",
+    describe: "One self-contained HTML page about a run: outcome, totals, timeline, tree, iterations, how to merge",
+    options: {
+      "run-id": runId,
+      output: { type: "string", describe: "Write the page here (default: .runner/iterations/<run-id>/report.html)" },
+      open: { type: "boolean", default: false, describe: "Open the page with xdg-open / open when available" },
+    },
+    load: () => import("./commands/report.js"),
+  },
+  {
     command: "demo",
     describe: "Run the whole loop on a throw-away repository with the built-in demo agent (no network)",
     options: {
