@@ -38,6 +38,11 @@ function fixed(n: number): string {
   return String(Math.round(n * 10) / 10);
 }
 
+/** `text` cut to `max` characters with an ellipsis. */
+function fit(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, Math.max(1, max - 1))}…`;
+}
+
 function tooltip(it: ReportIteration): string {
   const what = it.kind === "repair" ? "repair" : `${it.nodeId ?? "?"} · ${it.kind}`;
   const parts = [`Iteration ${it.iteration}: ${what} · ${OUTCOME_STYLE[it.outcome].label}`];
@@ -53,7 +58,7 @@ function tooltip(it: ReportIteration): string {
 /** The timeline SVG (an empty run gives a short note instead of axes). */
 export function renderTimeline(iterations: readonly ReportIteration[]): string {
   const n = iterations.length;
-  const height = TOP + PLOT_HEIGHT + 8 + BADGE + 22;
+  const height = TOP + PLOT_HEIGHT + 8 + BADGE + 38;
   const open = `<svg xmlns="http://www.w3.org/2000/svg" class="timeline" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-labelledby="timeline-title">`;
   const title = `<title id="timeline-title">Timeline of ${n} iteration${n === 1 ? "" : "s"}: time per iteration and outcome</title>`;
   if (n === 0) return `${open}${title}<text x="${WIDTH / 2}" y="${height / 2}" text-anchor="middle" class="axis">No iterations yet</text></svg>`;
@@ -113,6 +118,10 @@ export function renderTimeline(iterations: readonly ReportIteration[]): string {
     if (badge >= 12) mark.push(`<text class="badge-symbol" x="${fixed(cx)}" y="${fixed(badgeY + badge / 2)}" dy="0.35em" text-anchor="middle">${escapeHtml(style.symbol)}</text>`);
     if (i % labelEvery === 0 || i === n - 1) {
       mark.push(`<text class="axis" x="${fixed(cx)}" y="${badgeY + BADGE + 15}" text-anchor="middle">${it.iteration}</text>`);
+    }
+    if (slot >= 40) {
+      const label = fit(it.kind === "repair" ? "repair" : (it.nodeId ?? ""), Math.floor(slot / 7));
+      mark.push(`<text class="node-label" x="${fixed(cx)}" y="${badgeY + BADGE + 30}" text-anchor="middle">${escapeHtml(label)}</text>`);
     }
     parts.push(`<a href="#iter-${it.iteration}"><g class="mark" data-iteration="${it.iteration}" data-outcome="${it.outcome}">${mark.join("")}</g></a>`);
   });

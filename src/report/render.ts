@@ -7,6 +7,11 @@ import { count, duration, escapeHtml as esc, plural, timestamp, usd } from "./fo
 import type { IterationDiff, NoteAddition, Report, ReportIteration, ReportNode, Totals, Usage } from "./model.js";
 import { SCRIPT, scriptHash, STYLE } from "./style.js";
 
+/** Escaped text with its `backticked` parts set as code (after escaping, so nothing else becomes markup). */
+function withCode(text: string): string {
+  return esc(text).replace(/`([^`]+)`/g, "<code>$1</code>");
+}
+
 function short(sha: string): string {
   return sha.slice(0, 7);
 }
@@ -23,11 +28,19 @@ function usageText(usage: Usage): string {
   return parts.join(" · ");
 }
 
-function renderTiles(totals: Totals, iterations: number): string {
+function notesTile(notes: readonly NoteAddition[]): string {
+  const lines = (file: NoteAddition["file"]) => notes.filter((n) => n.file === file).reduce((sum, n) => sum + n.lines.filter((l) => l.trim() !== "").length, 0);
+  const questions = lines("questions");
+  return tile("Questions added", count(questions), `${plural(lines("assumptions"), "assumption")} added · see below`, questions > 0 ? "bad" : "");
+}
+
+function renderTiles(totals: Totals, iterations: number, notes: readonly NoteAddition[]): string {
   const tiles: string[] = [];
   tiles.push(tile("Iterations", count(totals.iterations), `${totals.decompose} decompose · ${totals.execute} execute · ${totals.repair} repair`));
   tiles.push(tile("Guard passed", count(totals.passes), `of ${plural(totals.execute, "execute iteration")}`, totals.passes > 0 ? "good" : ""));
-  tiles.push(tile("Failures", count(totals.failures), `${totals.guardFailures} guard · ${plural(totals.runnerErrors, "runner error")}`, totals.failures > 0 ? "bad" : ""));
+  const other = totals.failures - totals.guardFailures - totals.runnerErrors;
+  const kinds = [`${totals.guardFailures} guard`, plural(totals.runnerErrors, "runner error"), ...(other > 0 ? [`${other} other`] : [])];
+  tiles.push(tile("Failures", count(totals.failures), kinds.join(" · "), totals.failures > 0 ? "bad" : ""));
   if (totals.nodes) {
     tiles.push(tile("Nodes passed", `${totals.nodes.passed}/${totals.nodes.total}`, totals.nodes.stuck > 0 ? `${totals.nodes.stuck} stuck` : "none stuck", totals.nodes.stuck > 0 ? "bad" : ""));
   }
@@ -39,6 +52,7 @@ function renderTiles(totals: Totals, iterations: number): string {
     const span = totals.span ? `first to last commit: ${duration(Date.parse(totals.span.to) - Date.parse(totals.span.from))}` : "";
     tiles.push(tile("Time", "not logged here", `the local logs are not on this machine${span ? `; ${span}` : ""}`));
   }
+  tiles.push(notesTile(notes));
   if (totals.usage) {
     const u = totals.usage;
     const tokens = (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
@@ -117,6 +131,15 @@ function renderPatch(diff: IterationDiff, commit: string): string {
   return `<table class="stat">${rows}</table><details class="patch"><summary>${esc(summary)}</summary><pre class="block patch">${body}</pre>${cut}</details>`;
 }
 
+/** The failure's first paragraph, and the whole text (as the next iteration was told it) folded when there is more. */
+function renderFailure(failure: string): string {
+  const trimmed = failure.trim();
+  const cut = trimmed.indexOf("\n\n");
+  const head = cut < 0 ? trimmed : trimmed.slice(0, cut);
+  const whole = cut < 0 ? "" : `<details class="failure-text"><summary>The whole failure, as the next iteration was told it</summary><pre class="block">${esc(trimmed)}</pre></details>`;
+  return `<h4>Failure</h4><pre class="block failure">${esc(head)}</pre>${whole}`;
+}
+
 function renderIteration(it: ReportIteration): string {
   const style = OUTCOME_STYLE[it.outcome];
   const failed = it.outcome === "fail" || it.outcome === "error" || it.outcome === "invalid-tree";
@@ -134,7 +157,7 @@ function renderIteration(it: ReportIteration): string {
   parts.push(`<p class="summary">${it.summary ? esc(it.summary) : '<span class="note">(no summary)</span>'}</p>`);
   if (it.runnerError) parts.push(`<h4>Runner error</h4><pre class="block failure">${esc(it.runnerError)}</pre>`);
   if (it.treeLeftInvalid) parts.push('<p class="note">The agent left the tree invalid; it was committed as written and the next step repairs it.</p>');
-  if (it.failure) parts.push(`<h4>Failure</h4><pre class="block failure">${esc(it.failure)}</pre>`);
+  if (it.failure) parts.push(renderFailure(it.failure));
   if (local?.agentError) parts.push(`<h4>The agent's error</h4><pre class="block failure">${esc(local.agentError)}</pre>`);
   if (local?.guardTail) {
     const command = local.guardCommand ? ` (${local.guardCommand.join(" ")}${local.guardExitCode !== undefined ? `, exit ${local.guardExitCode}` : ""})` : "";
@@ -178,11 +201,11 @@ export function renderReport(report: Report): string {
 <header class="outcome kind-${outcome.kind}${outcome.mergeable ? " ok" : ""}"><div class="wrap">
 <div class="eyebrow">${eyebrow}</div>
 <h1 id="outcome">${esc(outcome.headline)}</h1>
-<p>${esc(outcome.detail)}</p>
+<p>${withCode(outcome.detail)}</p>
 <span class="verdict" id="verdict">${esc(verdict)}</span>
 </div></header>
 <main class="wrap">
-${renderTiles(report.totals, report.iterations.length)}
+${renderTiles(report.totals, report.iterations.length, report.notes)}
 ${renderTimelineSection(report)}
 ${renderAudit(report)}
 ${renderMerge(report)}

@@ -10,7 +10,7 @@ export const STYLE = `
 body { margin: 0; color: var(--ink); background: #fff; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Open Sans", "DejaVu Sans", sans-serif; }
 code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; font-size: 13px; }
 a { color: var(--info); }
-.wrap { max-width: 1120px; margin: 0 auto; padding: 0 24px; }
+.wrap { max-width: 1200px; margin: 0 auto; padding: 0 24px; }
 header.outcome { color: #fff; padding: 18px 0 20px; }
 header.outcome .eyebrow { opacity: .9; font-size: 13px; }
 header.outcome h1 { margin: 4px 0 4px; font-size: 28px; line-height: 1.2; }
@@ -21,7 +21,7 @@ header.outcome code { background: rgba(255,255,255,.18); padding: 0 4px; border-
 .kind-runner-error { background: #b23c00; } .kind-tree-invalid { background: #ad1457; } .kind-in-progress { background: #1e5aa8; } .kind-empty { background: #59636e; }
 main section { margin: 22px 0; }
 h2 { font-size: 19px; margin: 0 0 10px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
-.tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 10px; }
+.tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(170px, 1fr)); gap: 10px; }
 .tile { border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; background: var(--soft); }
 .tile .label { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
 .tile .value { font-size: 24px; font-weight: 650; line-height: 1.25; }
@@ -30,6 +30,7 @@ h2 { font-size: 19px; margin: 0 0 10px; padding-bottom: 4px; border-bottom: 1px 
 svg.timeline { width: 100%; height: auto; display: block; font-size: 12px; }
 svg.timeline .grid { stroke: #e3e7eb; stroke-width: 1; }
 svg.timeline .axis { fill: var(--muted); font-size: 12px; }
+svg.timeline .node-label { fill: var(--ink); font-size: 11px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace; }
 svg.timeline .badge-symbol { fill: #fff; font-size: 12px; font-weight: 700; }
 svg.timeline a:hover rect.badge { stroke: #000; stroke-width: 1.5; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 14px; color: var(--muted); font-size: 13px; margin-top: 4px; }

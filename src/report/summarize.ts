@@ -100,6 +100,11 @@ export function totalsOf(iterations: readonly ReportIteration[], root: ReportNod
   return totals;
 }
 
+/** Text ending in a full stop (a runner error's message may not). */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`;
+}
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
@@ -115,7 +120,7 @@ export function runOutcome(iterations: readonly ReportIteration[], root: ReportN
     return {
       kind: "runner-error",
       headline: `Stopped on a runner error in iteration ${last.iteration}`,
-      detail: `${last.runnerError} The iteration was committed and cost no attempt; \`runner run\` continues from here.${auditNote}`,
+      detail: `${sentence(last.runnerError)} The iteration was committed and cost no attempt; \`runner run\` continues from here.${auditNote}`,
       mergeable: false,
     };
   }
