@@ -49,8 +49,9 @@ function renderTiles(totals: Totals, iterations: number, notes: readonly NoteAdd
     const of = t.timed < iterations ? ` (${t.timed} of ${iterations} iterations logged here)` : "";
     tiles.push(tile("Time", duration(t.totalMs), `agent ${duration(t.agentMs)} · guard ${duration(t.guardMs)} · runner ${duration(t.runnerMs)}${of}`));
   } else {
-    const span = totals.span ? `first to last commit: ${duration(Date.parse(totals.span.to) - Date.parse(totals.span.from))}` : "";
-    tiles.push(tile("Time", "not logged here", `the local logs are not on this machine${span ? `; ${span}` : ""}`));
+    // Without the local logs, the commits' times give the span; the split is not in any commit.
+    const span = totals.span ? duration(Date.parse(totals.span.to) - Date.parse(totals.span.from)) : "–";
+    tiles.push(tile("Time", span, "first to last commit; agent, guard and runner times are not logged here"));
   }
   tiles.push(notesTile(notes));
   if (totals.usage) {
@@ -173,13 +174,19 @@ function renderIteration(it: ReportIteration): string {
   return `<article class="iteration${failed ? " failed" : ""}" id="iter-${it.iteration}" data-outcome="${it.outcome}" style="border-left-color:${style.color}">${parts.join("")}</article>`;
 }
 
+/** Audit violations listed on the page; `runner audit` has the rest. */
+const AUDIT_SHOWN = 20;
+
 function renderAudit(report: Report): string {
   const audit = report.audit;
   if (!audit || audit.clean) return "";
-  const items = audit.violations
+  const shown = audit.violations.slice(0, AUDIT_SHOWN);
+  const more = audit.violations.length - shown.length;
+  const items = shown
     .map((v) => `<li>${v.iteration !== undefined ? `<a href="#iter-${v.iteration}">iteration ${v.iteration}</a>` : `commit <code>${short(v.commit)}</code>`}: ${esc(v.message)}</li>`)
     .join("");
-  return `<section id="audit"><h2>Audit</h2><ul>${items}</ul></section>`;
+  const rest = more > 0 ? `<li>and ${plural(more, "more violation")}: <code>runner audit</code> lists them all</li>` : "";
+  return `<section id="audit"><h2>Audit</h2><ul>${items}${rest}</ul></section>`;
 }
 
 export function renderReport(report: Report): string {

@@ -10,7 +10,7 @@ import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openFile, type OpenedPage } from "../helpers/browser.js";
 import { allPassesRun, guardFailRetryRun, repairRun, runnerErrorRun, type ReportRun } from "../helpers/report-runs.js";
-import { PROJECT_ROOT, runner, tempDir, testEnv } from "../helpers/sandbox.js";
+import { git, PROJECT_ROOT, runner, tempDir, testEnv } from "../helpers/sandbox.js";
 
 // Code passed to page.evaluate runs in the page. The project compiles without the DOM library (so
 // that src cannot use it by mistake); these name the few browser globals the page code uses.
@@ -36,6 +36,8 @@ const EXPECTED: Record<string, Omit<Case, "name" | "dir" | "file">> = {
   repair: { headline: "Complete: ready to review and merge", outcomes: ["invalid-tree", "repair", "pass"] },
   "runner-error": { headline: "Stopped on a runner error in iteration 2", outcomes: ["pass", "error"] },
   demo: { headline: "Complete: ready to review and merge", outcomes: ["decompose", "pass", "fail", "pass", "pass"] },
+  // A fresh clone of the guard-failure run: commits only, no local logs.
+  "guard-fail-retry-clone": { headline: "Complete: ready to review and merge", outcomes: ["fail", "pass", "pass"] },
 };
 
 let browser: Browser;
@@ -60,6 +62,9 @@ beforeAll(async () => {
   const demo = await runner(PROJECT_ROOT, ["demo", "--dir", demoDir], { env: testEnv() });
   expect(demo.exitCode, demo.stderr).toBe(0);
   await writeReport("demo", demoDir, testEnv());
+  const cloneDir = path.join(tempDir("runner-report-clone-"), "clone");
+  await git(PROJECT_ROOT, ["clone", "-q", runs["guard-fail-retry"]!.s.dir, cloneDir]);
+  await writeReport("guard-fail-retry-clone", cloneDir, testEnv());
   mkdirSync(SHOTS, { recursive: true });
   const launched = await launchBrowser();
   browser = launched.browser;
@@ -161,6 +166,16 @@ describe("report pages in Chromium: what the agent wrote and what the script add
     expect(failed.text).toContain("AssertionError: expected 5, got 6");
     await page.click('svg.timeline g.mark[data-iteration="1"] rect.badge');
     expect(await page.evaluate(() => location.hash)).toBe("#iter-1");
+    await page.close();
+  });
+
+  it("on a fresh clone: the chart shows outcomes without times, and says why", async () => {
+    const { page } = await open("guard-fail-retry-clone");
+    expect(await page.$$eval("svg.timeline rect.seg-outcome", (bars) => bars.length)).toBe(3);
+    expect(await page.$$eval("svg.timeline [class^='seg-agent']", (bars) => bars.length)).toBe(0);
+    const text = await page.evaluate(() => document.body.innerText);
+    expect(text).toContain("The local logs with each iteration's time are not on this machine");
+    expect(text).toContain("agent, guard and runner times are not logged here");
     await page.close();
   });
 

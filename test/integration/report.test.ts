@@ -192,7 +192,7 @@ describe("runner report: the command", () => {
     expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
     const html = readFileSync(result.stdout.trim(), "utf8");
-    expect(html).toContain("not logged here");
+    expect(html).toContain("agent, guard and runner times are not logged here");
     expect(html).toContain("the local log of this iteration is not on this machine");
     expect(markup(html)).not.toContain("<script");
   });
