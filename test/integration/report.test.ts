@@ -195,6 +195,7 @@ describe("runner report: the command", () => {
     expect(html).toContain("agent, guard and runner times are not logged here");
     expect(html).toContain("the local log of this iteration is not on this machine");
     expect(markup(html)).not.toContain("<script");
+    expect(await git(dir, ["status", "--porcelain"])).toBe(""); // the page sits in the ignored .runner/iterations/
   });
 
   it("on a fresh clone of another branch, --run-id reads the run from its remote-tracking branch", async () => {

@@ -7,7 +7,7 @@ import { escapeHtml } from "../../src/report/format.js";
 import { boundedDiff, parseAddedLines, parseShowDiffs, PATCH_LINE_LIMIT, RECORD, tailOf } from "../../src/report/git-text.js";
 import { localLogFrom, parseEvents } from "../../src/report/local-log.js";
 import { guessTarget, mergeCommands } from "../../src/report/merge.js";
-import type { Report, ReportIteration } from "../../src/report/model.js";
+import type { Report, ReportIteration, ReportNode } from "../../src/report/model.js";
 import { renderReport } from "../../src/report/render.js";
 import { iterationOutcome, runOutcome, sumUsage, totalsOf } from "../../src/report/summarize.js";
 
@@ -154,6 +154,16 @@ describe("summaries", () => {
     const dirty = runOutcome([iteration(1)], root, { clean: false, violations: [{ commit: SHA1, message: "x" }] });
     expect(dirty).toMatchObject({ kind: "complete", mergeable: false });
     expect(runOutcome([], undefined, undefined).kind).toBe("empty");
+  });
+
+  it("an open run says what is next: stuck on a leaf, a tree to repair, or simply not finished", () => {
+    const leaf = (id: string, fields: Partial<ReportNode> = {}): ReportNode => ({ id, title: id, state: "open", attempts: 0, maxAttempts: 3, next: false, iterations: [], children: [], ...fields });
+    const stuck = leaf("root", { children: [leaf("a", { state: "passed" }), leaf("b", { state: "stuck", attempts: 3, next: true })] });
+    expect(runOutcome([iteration(1)], stuck, undefined)).toMatchObject({ kind: "stuck", headline: "Stuck on b", mergeable: false });
+    expect(runOutcome([iteration(1)], stuck, undefined).detail).toContain("Leaf b used all its attempts (3/3)");
+    const open = leaf("root", { children: [leaf("a", { next: true })] });
+    expect(runOutcome([iteration(1)], open, undefined)).toMatchObject({ kind: "in-progress", detail: "0 of 2 nodes passed after 1 iteration; next: a." });
+    expect(runOutcome([iteration(1, { treeLeftInvalid: true, outcome: "invalid-tree" })], open, undefined).kind).toBe("tree-invalid");
   });
 });
 
