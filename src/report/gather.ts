@@ -53,9 +53,16 @@ async function readCommitTimes(git: GitRepo, shas: readonly string[]): Promise<M
   return new Map(out.split("\n").filter(Boolean).map((line) => line.split(" ") as [string, string]));
 }
 
-/** The tree at the run's newest commit, or the one the runner last accepted when that commit left it invalid. */
-async function finalTree(git: GitRepo, records: readonly LoopRecord[]): Promise<{ tree?: TaskTree; note?: string }> {
-  const newest = records[0]!;
+/**
+ * The tree at the run's newest commit, or the one the runner last accepted when that commit left it
+ * invalid; for a run without iterations yet, the tree at `tip`.
+ */
+async function finalTree(git: GitRepo, records: readonly LoopRecord[], tip: string): Promise<{ tree?: TaskTree; note?: string }> {
+  const newest = records[0];
+  if (!newest) {
+    const load = checkTreeText((await git.showFile(tip, LAYOUT.tree)) ?? "");
+    return load.ok ? { tree: load.tree } : {};
+  }
   if (leftTreeInvalid(newest)) {
     const tree = await acceptedTree(git, records);
     return { tree, note: `Iteration ${newest.subject.iteration} left the tree invalid; shown is the tree the runner last accepted.` };
@@ -149,7 +156,7 @@ export async function gatherReport(root: string, runIdOption: string | undefined
   const [diffs, times, tree, audit, notes, locals, holders] = await Promise.all([
     readDiffs(git, shas),
     readCommitTimes(git, shas),
-    records.length > 0 ? finalTree(git, records) : Promise.resolve(undefined),
+    finalTree(git, records, tip),
     base ? auditHistory(git, runId, base, tip) : Promise.resolve(undefined),
     base ? readNotes(git, base, tip, iterationOf) : Promise.resolve([]),
     Promise.all(oldestFirst.map((record) => readLocalLog(root, runId, record, events))),

@@ -10,7 +10,7 @@ import type { Report } from "../../src/report/model.js";
 import { renderReport } from "../../src/report/render.js";
 import { HOSTILE_QUESTION, allPassesRun, guardFailRetryRun, repairRun, runnerErrorRun, type ReportRun } from "../helpers/report-runs.js";
 import { git, runner, tempDir, testEnv } from "../helpers/sandbox.js";
-import { oneSentence } from "../helpers/scenario.js";
+import { oneSentence, scenario } from "../helpers/scenario.js";
 
 const GENERATED = "2026-11-22T10:00:00.000Z";
 
@@ -115,6 +115,19 @@ describe("runner report: the data", () => {
     expect(last.local?.agentTail).toContain("agent crashed <badly>");
     expect(report.totals).toMatchObject({ failures: 1, runnerErrors: 1 });
     expect(report.tree?.root?.children.map((c) => [c.id, c.state, c.next])).toEqual([["a", "passed", false], ["b", "open", true]]);
+  });
+});
+
+describe("runner report: a run without iterations yet", () => {
+  it("shows the tree it starts from and says there is nothing yet", async () => {
+    const s = await scenario({ runId: "fresh" });
+    const report = await gatherReport(s.dir, undefined, GENERATED);
+    expect(report.outcome).toMatchObject({ kind: "empty", headline: "No iterations yet", mergeable: false });
+    expect(report.iterations).toEqual([]);
+    expect(report.tree?.root).toMatchObject({ id: "root", state: "open", next: true });
+    const html = renderReport(report);
+    expect(html).toContain("No iterations yet");
+    expect(html.match(/<g class="mark"/g)).toBeNull();
   });
 });
 
