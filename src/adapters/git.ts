@@ -134,9 +134,9 @@ export class GitRepo {
     return parsePorcelainV2(await this.raw(["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"]));
   }
 
-  /** This run's loop commits reachable from HEAD, newest first. */
-  async loopCommits(subjectPattern: string): Promise<LoopCommit[]> {
-    const out = await this.raw(["log", "-E", `--grep=${subjectPattern}`, "--format=%H%x1f%s%x1f%b%x1e", "HEAD"]);
+  /** This run's loop commits reachable from `tip` (default HEAD), newest first. */
+  async loopCommits(subjectPattern: string, tip = "HEAD"): Promise<LoopCommit[]> {
+    const out = await this.raw(["log", "-E", `--grep=${subjectPattern}`, "--format=%H%x1f%s%x1f%b%x1e", tip]);
     return out
       .split("\x1e")
       .map((record) => record.replace(/^\n/, ""))
@@ -203,11 +203,11 @@ export class GitRepo {
     return (await this.raw(["rev-parse", "HEAD"])).trim();
   }
 
-  /** Commits after `base` on the first-parent line to HEAD, oldest first, with the paths each changed. */
-  async commitsSince(base: string): Promise<{ sha: string; subject: string; body: string; changedPaths: string[] }[]> {
+  /** Commits after `base` on the first-parent line to `tip` (default HEAD), oldest first, with the paths each changed. */
+  async commitsSince(base: string, tip = "HEAD"): Promise<{ sha: string; subject: string; body: string; changedPaths: string[] }[]> {
     const out = await this.raw([
       "log", "--first-parent", "--reverse", "--no-renames", "--diff-merges=first-parent",
-      "--format=%x1e%H%x1f%s%x1f%b%x1f", "--name-only", `${base}..HEAD`,
+      "--format=%x1e%H%x1f%s%x1f%b%x1f", "--name-only", `${base}..${tip}`,
     ]);
     return out
       .split("\x1e")

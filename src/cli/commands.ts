@@ -91,6 +91,16 @@ export const COMMANDS = [
     load: () => import("./commands/audit.js"),
   }),
   command({
+    name: "report",
+    describe: "One self-contained HTML page about a run: outcome, totals, timeline, tree, iterations, how to merge",
+    options: {
+      "run-id": runId,
+      output: { type: "string", describe: "Write the page here (default: .runner/iterations/<run-id>/report.html)", value: "file" },
+      open: { type: "boolean", describe: "Open the page with xdg-open / open when available" },
+    },
+    load: () => import("./commands/report.js"),
+  }),
+  command({
     name: "demo",
     describe: "Run the whole loop on a throw-away repository with the built-in demo agent (no network)",
     options: {

@@ -3,9 +3,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { GitRepo } from "../../adapters/git.js";
-import { checkTreeText } from "../../adapters/tree-store.js";
-import { auditRun } from "../../core/audit.js";
-import { LAYOUT } from "../../core/layout.js";
+import { auditHistory, runBase } from "../../adapters/run-audit.js";
 import { loopSubjectPattern, parseCommitSubject, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -30,20 +28,9 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string })
     return 0;
   }
   const first = loop[loop.length - 1]!.sha;
-  const base = (await git.raw(["rev-parse", `${first}^`]).catch(() => "")).trim();
-  if (base === "") throw new RefusalError(`The run's first loop commit ${first.slice(0, 7)} has no parent to start the audit from.`);
-  const commits = await git.commitsSince(base);
-  const texts = await git.fileAtRevisions([base, ...commits.map((c) => c.sha)], LAYOUT.tree);
-  const treeOf = (text: string | undefined) => {
-    if (text === undefined) return undefined;
-    const load = checkTreeText(text);
-    return load.ok ? load.tree : undefined;
-  };
-  const report = auditRun(
-    runId,
-    treeOf(texts[0]),
-    commits.map((commit, i) => ({ ...commit, tree: treeOf(texts[i + 1]) })),
-  );
+  const base = await runBase(git, first);
+  if (base === undefined) throw new RefusalError(`The run's first loop commit ${first.slice(0, 7)} has no parent to start the audit from.`);
+  const report = await auditHistory(git, runId, base);
   const clean = report.violations.length === 0;
   if (argv.json) {
     printJson({

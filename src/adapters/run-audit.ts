@@ -1,0 +1,29 @@
+// Replays a run's history for the audit: every commit after the run's base (the parent of its first
+// loop commit) with the tree at each, handed to the pure auditRun. Shared by `runner audit` and
+// `runner report`.
+import { auditRun, type AuditReport } from "../core/audit.js";
+import { LAYOUT } from "../core/layout.js";
+import type { GitRepo } from "./git.js";
+import { checkTreeText } from "./tree-store.js";
+
+/** The commit a run began from: the parent of its first loop commit; undefined when it has none. */
+export async function runBase(git: GitRepo, firstLoopCommit: string): Promise<string | undefined> {
+  const base = (await git.raw(["rev-parse", "--verify", "-q", `${firstLoopCommit}^`]).catch(() => "")).trim();
+  return base === "" ? undefined : base;
+}
+
+/** The audit of run `runId` from `base` to `tip` (first-parent history). */
+export async function auditHistory(git: GitRepo, runId: string, base: string, tip = "HEAD"): Promise<AuditReport> {
+  const commits = await git.commitsSince(base, tip);
+  const texts = await git.fileAtRevisions([base, ...commits.map((c) => c.sha)], LAYOUT.tree);
+  const treeOf = (text: string | undefined) => {
+    if (text === undefined) return undefined;
+    const load = checkTreeText(text);
+    return load.ok ? load.tree : undefined;
+  };
+  return auditRun(
+    runId,
+    treeOf(texts[0]),
+    commits.map((commit, i) => ({ ...commit, tree: treeOf(texts[i + 1]) })),
+  );
+}

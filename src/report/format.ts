@@ -1,0 +1,41 @@
+// Text helpers of the report page: HTML escaping (everything from the agent or the repository goes
+// through it) and the way durations, counts and money are written.
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/** Text made safe for HTML element content and quoted attribute values (and SVG, which is XML). */
+export function escapeHtml(text: string): string {
+  // Characters XML forbids (C0 controls but tab, newline, carriage return) would break the SVG.
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "\uFFFD");
+}
+
+/** `850 ms`, `4.2 s`, `3 min 05 s`, `1 h 02 min`. */
+export function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, "0")} s`;
+  const minutes = Math.round(seconds / 60);
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
+}
+
+/** `1,234,567` (grouping fixed, not the machine's locale, so the page is the same everywhere). */
+export function count(n: number): string {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+export function usd(amount: number): string {
+  return `$${amount < 1 ? amount.toFixed(4) : amount.toFixed(2)}`;
+}
+
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${count(n)} ${n === 1 ? word : many}`;
+}
+
+/** `2026-11-22 21:09:30 UTC` from an ISO time; the text as given when it does not parse. */
+export function timestamp(iso: string): string {
+  const ms = Date.parse(iso);
+  if (!Number.isFinite(ms)) return iso;
+  return `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+}

@@ -1,0 +1,189 @@
+// Gathers a run into the report's model: its loop commits (subjects, summaries, trailers), the diff
+// and time of each, the tree at its newest commit, the audit of its history, the lines it added to
+// questions.md and assumptions.md — all from git, so a fresh clone has them — and, where the
+// machine that ran it kept them, the local iteration logs (durations, path, guard output, usage).
+import path from "node:path";
+import { GitRepo } from "../adapters/git.js";
+import { readOptional } from "../adapters/project-files.js";
+import { auditHistory, runBase } from "../adapters/run-audit.js";
+import { acceptedTree, checkedOutBranch } from "../adapters/run-trees.js";
+import { checkTreeText } from "../adapters/tree-store.js";
+import { eventsFile, iterationDir, LAYOUT } from "../core/layout.js";
+import { leftTreeInvalid, loopRecords, type LoopRecord } from "../core/loop-history.js";
+import { formatCommitSubject, loopSubjectPattern, runIdFromBranch } from "../core/run-id.js";
+import { walkTree, type TaskTree } from "../core/tree.js";
+import { RefusalError } from "../errors.js";
+import { boundedDiff, parseAddedLines, parseShowDiffs, RECORD } from "./git-text.js";
+import { localLogFrom, parseEvents, type EventLine } from "./local-log.js";
+import { guessTarget, mergeCommands } from "./merge.js";
+import type { AuditResult, LocalLog, NoteAddition, Report, ReportIteration } from "./model.js";
+import { iterationOutcome, reportTree, runOutcome, totalsOf } from "./summarize.js";
+
+const NOTE_FILES = { [LAYOUT.questions]: "questions", [LAYOUT.assumptions]: "assumptions" } as const;
+
+/**
+ * The ref a run is read from: the checked-out run branch, else the local `runner/<id>` branch, else a
+ * remote-tracking one (a fresh clone), else HEAD.
+ */
+async function runRef(git: GitRepo, runId: string, branch: string | undefined): Promise<string> {
+  const local = `runner/${runId}`;
+  if (branch === local) return local;
+  if ((await git.raw(["rev-parse", "--verify", "-q", `refs/heads/${local}`]).catch(() => "")).trim() !== "") return local;
+  const remote = (await git.raw(["for-each-ref", "--format=%(refname:short)", `refs/remotes/*/${local}`]).catch(() => "")).split("\n").find(Boolean);
+  return remote ?? "HEAD";
+}
+
+/** Each commit's files and bounded patch, the tree file left out (the report shows the tree itself). */
+async function readDiffs(git: GitRepo, shas: readonly string[]) {
+  if (shas.length === 0) return new Map<string, ReturnType<typeof boundedDiff>>();
+  const out = await git.raw([
+    "-c", "core.quotePath=false", "show", "--no-color", "--no-ext-diff", "--no-renames", `--format=${RECORD}%H`, "--numstat", "-p",
+    ...shas, "--", ".", `:(exclude)${LAYOUT.tree}`,
+  ]);
+  const parsed = parseShowDiffs(out);
+  return new Map(shas.map((sha) => {
+    const diff = parsed.get(sha);
+    return [sha, boundedDiff(diff?.files ?? [], diff?.patch ?? "")] as const;
+  }));
+}
+
+async function readCommitTimes(git: GitRepo, shas: readonly string[]): Promise<Map<string, string>> {
+  if (shas.length === 0) return new Map();
+  const out = await git.raw(["show", "-s", "--format=%H %cI", ...shas]);
+  return new Map(out.split("\n").filter(Boolean).map((line) => line.split(" ") as [string, string]));
+}
+
+/**
+ * The tree at the run's newest commit, or the one the runner last accepted when that commit left it
+ * invalid; for a run without iterations yet, the tree at `tip`.
+ */
+async function finalTree(git: GitRepo, records: readonly LoopRecord[], tip: string): Promise<{ tree?: TaskTree; note?: string }> {
+  const newest = records[0];
+  if (!newest) {
+    const load = checkTreeText((await git.showFile(tip, LAYOUT.tree)) ?? "");
+    return load.ok ? { tree: load.tree } : {};
+  }
+  if (leftTreeInvalid(newest)) {
+    const tree = await acceptedTree(git, records);
+    return { tree, note: `Iteration ${newest.subject.iteration} left the tree invalid; shown is the tree the runner last accepted.` };
+  }
+  const text = await git.showFile(newest.sha, LAYOUT.tree);
+  const load = text === undefined ? undefined : checkTreeText(text);
+  if (load?.ok) return { tree: load.tree };
+  return { note: `The tree at iteration ${newest.subject.iteration} does not load (${load && !load.ok ? load.problems[0]?.message ?? "invalid" : "missing"}).` };
+}
+
+async function readNotes(git: GitRepo, base: string, tip: string, iterationOf: Map<string, number>): Promise<NoteAddition[]> {
+  const out = await git.raw([
+    "-c", "core.quotePath=false", "log", "--first-parent", "--reverse", "--no-color", "--no-ext-diff", "-p", "--unified=0",
+    `--format=${RECORD}%H`, `${base}..${tip}`, "--", ...Object.keys(NOTE_FILES),
+  ]);
+  return parseAddedLines(out)
+    .filter((added) => added.file in NOTE_FILES)
+    .map((added) => ({
+      file: NOTE_FILES[added.file as keyof typeof NOTE_FILES],
+      commit: added.commit,
+      iteration: iterationOf.get(added.commit),
+      lines: added.lines,
+    }));
+}
+
+async function readLocalLog(root: string, runId: string, record: LoopRecord, events: readonly EventLine[]): Promise<LocalLog | undefined> {
+  const dir = path.join(root, ...iterationDir(runId, record.subject.iteration).split("/"));
+  const meta = await readOptional(path.join(dir, "meta.json")).catch(() => undefined);
+  if (meta === undefined) return undefined;
+  const [guardLog, executorLog] = await Promise.all(
+    ["guard.log", "executor.log"].map((name) => readOptional(path.join(dir, name)).catch(() => undefined)),
+  );
+  return localLogFrom(
+    { meta, guardLog, executorLog, events: events.filter((e) => e.iteration === record.subject.iteration) },
+    record.sha,
+    formatCommitSubject(record.subject),
+  );
+}
+
+function toIteration(record: LoopRecord, diff: ReportIteration["diff"], committedAt: string | undefined, local: LocalLog | undefined, titles: Map<string, string>): ReportIteration {
+  const subject = record.subject;
+  const attempts = /^([0-9]+)\/([0-9]+)$/.exec(record.trailers.attempts ?? "");
+  const it: ReportIteration = {
+    iteration: subject.iteration,
+    commit: record.sha,
+    kind: subject.kind,
+    guard: subject.kind === "repair" ? "skipped" : subject.guard,
+    outcome: "other",
+    summary: record.summary,
+    treeLeftInvalid: leftTreeInvalid(record),
+    diff,
+  };
+  if (subject.kind !== "repair") {
+    it.nodeId = subject.nodeId;
+    const title = titles.get(subject.nodeId);
+    if (title !== undefined) it.nodeTitle = title;
+  }
+  if (committedAt !== undefined) it.committedAt = committedAt;
+  if (record.trailers.status !== undefined) it.agentStatus = record.trailers.status;
+  if (attempts) it.attempts = { after: Number(attempts[1]), max: Number(attempts[2]) };
+  const failure = local?.failure ?? record.trailers.failure;
+  if (failure !== undefined) it.failure = failure;
+  if (record.trailers.error !== undefined) it.runnerError = record.trailers.error;
+  if (local) it.local = local;
+  it.outcome = iterationOutcome(it);
+  return it;
+}
+
+export async function gatherReport(root: string, runIdOption: string | undefined, generatedAt: string): Promise<Report> {
+  const git = new GitRepo(root);
+  const branch = await checkedOutBranch(root).catch(() => undefined);
+  const runId = runIdOption ?? runIdFromBranch(branch);
+  if (runId === undefined) {
+    throw new RefusalError(`Branch ${branch ?? "(detached)"} is not a runner/<run-id> branch; check out a run branch or pass --run-id.`);
+  }
+  const ref = await runRef(git, runId, branch);
+  const tip = (await git.raw(["rev-parse", "--verify", "-q", `${ref}^{commit}`]).catch(() => "")).trim();
+  if (tip === "") throw new RefusalError(`There is no commit to read run ${runId} from (${ref} does not name one).`);
+
+  const records = loopRecords(await git.loopCommits(loopSubjectPattern(runId), tip), runId); // newest first
+  if (records.length === 0 && ref === "HEAD") {
+    throw new RefusalError(`There is no run ${runId} here: no runner/${runId} branch, and HEAD's history has none of its loop commits.`);
+  }
+  const oldestFirst = [...records].reverse();
+  const shas = oldestFirst.map((r) => r.sha);
+  const base = oldestFirst[0] ? await runBase(git, oldestFirst[0].sha) : undefined;
+  const iterationOf = new Map(oldestFirst.map((r) => [r.sha, r.subject.iteration]));
+  const eventsText = await readOptional(path.join(root, ...eventsFile(runId).split("/"))).catch(() => undefined);
+  const events = eventsText === undefined ? [] : parseEvents(eventsText);
+
+  const [diffs, times, tree, audit, notes, locals, holders] = await Promise.all([
+    readDiffs(git, shas),
+    readCommitTimes(git, shas),
+    finalTree(git, records, tip),
+    base ? auditHistory(git, runId, base, tip) : Promise.resolve(undefined),
+    base ? readNotes(git, base, tip, iterationOf) : Promise.resolve([]),
+    Promise.all(oldestFirst.map((record) => readLocalLog(root, runId, record, events))),
+    base ? git.raw(["for-each-ref", "--format=%(refname:short)", "--contains", base, "refs/heads", "refs/remotes"]).catch(() => "") : Promise.resolve(""),
+  ]);
+
+  const titles = new Map(tree?.tree ? [...walkTree(tree.tree)].map(({ node }) => [node.id, node.title] as const) : []);
+  const iterations = oldestFirst.map((record, i) => toIteration(record, diffs.get(record.sha)!, times.get(record.sha), locals[i], titles));
+  const treeRoot = tree?.tree ? reportTree(tree.tree, iterations) : undefined;
+  const auditResult: AuditResult | undefined = audit && {
+    clean: audit.violations.length === 0,
+    violations: audit.violations.map((v) => (v.iteration === undefined ? { commit: v.sha, message: v.message } : { commit: v.sha, iteration: v.iteration, message: v.message })),
+  };
+  const target = guessTarget(holders.split("\n").filter(Boolean), `runner/${runId}`);
+  const report: Report = {
+    runId,
+    tip,
+    generatedAt,
+    localLogs: locals.filter((l) => l !== undefined).length,
+    outcome: runOutcome(iterations, treeRoot, auditResult),
+    totals: totalsOf(iterations, treeRoot),
+    iterations,
+    notes,
+    merge: { ref, target: target ?? base?.slice(0, 12) ?? "HEAD", commands: mergeCommands(ref, runId, target, base) },
+  };
+  if (base !== undefined) report.base = base;
+  if (treeRoot || tree?.note) report.tree = { ...(treeRoot ? { root: treeRoot } : {}), ...(tree?.note ? { note: tree.note } : {}) };
+  if (auditResult) report.audit = auditResult;
+  return report;
+}

@@ -1,0 +1,200 @@
+// `runner report` in a real browser (Chromium from the @sparticuz/chromium npm package, driven by
+// puppeteer-core): reports of real runs — all passes; a guard failure then a retry; a repair; a
+// runner error; the demo — opened from file:// with every other request blocked. Checks what a
+// person sees: the outcome in the first screen, one chart mark per iteration, the iterations, the
+// agent's hostile text shown as text, the page read without JavaScript; no console errors and no
+// network requests. Screenshots go to test-output/report/.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { Browser } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, openFile, type OpenedPage } from "../helpers/browser.js";
+import { allPassesRun, guardFailRetryRun, repairRun, runnerErrorRun, type ReportRun } from "../helpers/report-runs.js";
+import { git, PROJECT_ROOT, runner, tempDir, testEnv } from "../helpers/sandbox.js";
+
+// Code passed to page.evaluate runs in the page. The project compiles without the DOM library (so
+// that src cannot use it by mistake); these name the few browser globals the page code uses.
+declare const window: { __pwned?: number };
+declare const document: { body: { innerText: string } };
+declare const location: { hash: string };
+type Folding = { open: boolean };
+
+const SHOTS = path.join(PROJECT_ROOT, "test-output", "report");
+const VIEWPORT_HEIGHT = 900;
+
+interface Case {
+  name: string;
+  dir: string;
+  file: string;
+  headline: string;
+  outcomes: string[];
+}
+
+const EXPECTED: Record<string, Omit<Case, "name" | "dir" | "file">> = {
+  "all-passes": { headline: "Complete: ready to review and merge", outcomes: ["decompose", "pass", "pass"] },
+  "guard-fail-retry": { headline: "Complete: ready to review and merge", outcomes: ["fail", "pass", "pass"] },
+  repair: { headline: "Complete: ready to review and merge", outcomes: ["invalid-tree", "repair", "pass"] },
+  "runner-error": { headline: "Stopped on a runner error in iteration 2", outcomes: ["pass", "error"] },
+  demo: { headline: "Complete: ready to review and merge", outcomes: ["decompose", "pass", "fail", "pass", "pass"] },
+  // A fresh clone of the guard-failure run: commits only, no local logs.
+  "guard-fail-retry-clone": { headline: "Complete: ready to review and merge", outcomes: ["fail", "pass", "pass"] },
+};
+
+let browser: Browser;
+let browserStartMs = 0;
+const cases: Record<string, Case> = {};
+const runs: Record<string, ReportRun> = {};
+
+async function writeReport(name: string, dir: string, env: Record<string, string>): Promise<void> {
+  const result = await runner(dir, ["report"], { env });
+  expect(result.stderr).toBe("");
+  expect(result.exitCode).toBe(0);
+  cases[name] = { name, dir, file: result.stdout.trim(), ...EXPECTED[name]! };
+}
+
+beforeAll(async () => {
+  const made = await Promise.all([allPassesRun(), guardFailRetryRun(), repairRun(), runnerErrorRun()]);
+  for (const run of made) {
+    runs[run.name] = run;
+    await writeReport(run.name, run.s.dir, run.s.env);
+  }
+  const demoDir = path.join(tempDir("runner-report-demo-"), "demo");
+  const demo = await runner(PROJECT_ROOT, ["demo", "--dir", demoDir], { env: testEnv() });
+  expect(demo.exitCode, demo.stderr).toBe(0);
+  await writeReport("demo", demoDir, testEnv());
+  const cloneDir = path.join(tempDir("runner-report-clone-"), "clone");
+  await git(PROJECT_ROOT, ["clone", "-q", runs["guard-fail-retry"]!.s.dir, cloneDir]);
+  await writeReport("guard-fail-retry-clone", cloneDir, testEnv());
+  mkdirSync(SHOTS, { recursive: true });
+  const launched = await launchBrowser();
+  browser = launched.browser;
+  browserStartMs = launched.startMs;
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Opens a case's report and checks what every page must hold: only the file loaded, no errors. */
+async function open(name: string, javaScript = true): Promise<OpenedPage> {
+  const opened = await openFile(browser, cases[name]!.file, { javaScript });
+  expect(opened.requests).toEqual([opened.url]);
+  expect(opened.blocked).toEqual([]);
+  expect(opened.consoleErrors).toEqual([]);
+  expect(opened.pageErrors).toEqual([]);
+  return opened;
+}
+
+describe.each(Object.keys(EXPECTED))("report of the %s run in Chromium", (name) => {
+  it("shows the outcome in the first screen, one chart mark per iteration, every iteration; no network, no console errors", async () => {
+    const { page } = await open(name);
+    const expected = cases[name]!;
+    expect(await page.$eval("#outcome", (h) => h.textContent)).toBe(expected.headline);
+    // The outcome, the verdict and the totals are in the first screen.
+    for (const selector of ["#outcome", "#verdict", "#totals"]) {
+      const box = await page.$eval(selector, (el) => {
+        const r = el.getBoundingClientRect();
+        return { top: r.top, bottom: r.bottom, width: r.width, height: r.height };
+      });
+      expect(box.width, selector).toBeGreaterThan(0);
+      expect(box.bottom, selector).toBeLessThanOrEqual(VIEWPORT_HEIGHT);
+    }
+    // The chart: one drawn mark per iteration, in order, with the iteration's outcome; its badge is visible.
+    const marks = await page.$$eval("svg.timeline g.mark", (gs) =>
+      gs.map((g) => {
+        const badge = g.querySelector("rect.badge")!.getBoundingClientRect();
+        return { iteration: g.getAttribute("data-iteration"), outcome: g.getAttribute("data-outcome"), width: badge.width, height: badge.height, fill: g.querySelector("rect.badge")!.getAttribute("fill") };
+      }),
+    );
+    expect(marks.map((m) => m.outcome)).toEqual(expected.outcomes);
+    expect(marks.map((m) => m.iteration)).toEqual(expected.outcomes.map((_, i) => String(i + 1)));
+    for (const mark of marks) {
+      expect(mark.width).toBeGreaterThan(5);
+      expect(mark.height).toBeGreaterThan(5);
+    }
+    const chartTop = await page.$eval("svg.timeline", (svg) => svg.getBoundingClientRect().top);
+    expect(chartTop).toBeLessThan(VIEWPORT_HEIGHT);
+    // Every iteration has its section, its outcome and its change.
+    const articles = await page.$$eval("article.iteration", (list) => list.map((a) => ({ id: a.id, outcome: a.getAttribute("data-outcome"), change: a.querySelector("h4")?.textContent ?? "" })));
+    expect(articles.map((a) => a.id)).toEqual(expected.outcomes.map((_, i) => `iter-${i + 1}`));
+    expect(articles.map((a) => a.outcome)).toEqual(expected.outcomes);
+    // Merge commands and the tree are on the page.
+    expect(await page.$$eval("#merge li", (items) => items.length)).toBeGreaterThanOrEqual(4);
+    expect(await page.$$eval("#tree li.node", (items) => items.length)).toBeGreaterThan(1);
+    await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+    await page.screenshot({ path: path.join(SHOTS, `${name}-full.png`), fullPage: true });
+    await page.close();
+  });
+
+  it("reads fully without JavaScript: outcome, chart, iterations and folded patches are all in the page", async () => {
+    const { page } = await open(name, false);
+    const expected = cases[name]!;
+    expect(await page.$eval("#outcome", (h) => h.textContent)).toBe(expected.headline);
+    expect(await page.$$eval("svg.timeline g.mark", (gs) => gs.length)).toBe(expected.outcomes.length);
+    const visible = await page.$$eval("article.iteration", (list) => list.filter((a) => a.getBoundingClientRect().height > 0).length);
+    expect(visible).toBe(expected.outcomes.length);
+    expect(await page.$$eval("#toolbar button", (buttons) => buttons.length)).toBe(0);
+    await page.close();
+  });
+});
+
+describe("report pages in Chromium: what the agent wrote and what the script adds", () => {
+  it("an agent's <script> and <img onerror> show as text and never run", async () => {
+    const { page } = await open("all-passes");
+    expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
+    const text = await page.evaluate(() => document.body.innerText);
+    expect(text).toContain(`wrote a <script>window.__pwned = 1</script> and <img src="x" onerror="window.__pwned = 2"> & "quotes"`);
+    expect(text).toContain("Should <script>window.__pwned = 3</script> be allowed?");
+    expect(text).toContain("Second <b>part</b>");
+    expect(await page.$$eval("img", (images) => images.length)).toBe(0);
+    await page.close();
+
+    const error = await open("runner-error");
+    expect(await error.page.evaluate(() => document.body.innerText)).toContain("agent crashed <badly>");
+    expect(await error.page.evaluate(() => window.__pwned)).toBeUndefined();
+    await error.page.close();
+  });
+
+  it("a guard failure: the failure and the guard's output are shown open; a chart mark links to its iteration", async () => {
+    const { page } = await open("guard-fail-retry");
+    const failed = await page.$eval("#iter-1", (a) => ({
+      text: (a as unknown as { innerText: string }).innerText,
+      guardOpen: (a.querySelector("details.guard") as unknown as Folding | null)?.open ?? false,
+    }));
+    expect(failed.text).toContain("The guard `node guard.mjs` exited with code 1.");
+    expect(failed.guardOpen).toBe(true);
+    expect(failed.text).toContain("AssertionError: expected 5, got 6");
+    await page.click('svg.timeline g.mark[data-iteration="1"] rect.badge');
+    expect(await page.evaluate(() => location.hash)).toBe("#iter-1");
+    await page.close();
+  });
+
+  it("on a fresh clone: the chart shows outcomes without times, and says why", async () => {
+    const { page } = await open("guard-fail-retry-clone");
+    expect(await page.$$eval("svg.timeline rect.seg-outcome", (bars) => bars.length)).toBe(3);
+    expect(await page.$$eval("svg.timeline [class^='seg-agent']", (bars) => bars.length)).toBe(0);
+    const text = await page.evaluate(() => document.body.innerText);
+    expect(text).toContain("The local logs with each iteration's time are not on this machine");
+    expect(text).toContain("agent, guard and runner times are not logged here");
+    await page.close();
+  });
+
+  it("with JavaScript: 'Failures only' leaves the failed iterations, 'Expand all' opens every patch", async () => {
+    const { page } = await open("demo");
+    const buttons = await page.$$("#toolbar button");
+    expect(buttons).toHaveLength(2);
+    const visibleIds = () => page.$$eval("article.iteration", (list) => list.filter((a) => a.getBoundingClientRect().height > 0).map((a) => a.id));
+    await buttons[1]!.click();
+    expect(await visibleIds()).toEqual(["iter-3"]);
+    await buttons[1]!.click();
+    expect(await visibleIds()).toHaveLength(5);
+    await buttons[0]!.click();
+    expect(await page.$$eval("details.patch", (list) => list.every((d) => (d as unknown as Folding).open))).toBe(true);
+    await page.close();
+  });
+
+  it("starts in a few seconds from the npm package alone", () => {
+    console.log(`Chromium from @sparticuz/chromium: connected in ${browserStartMs} ms (decompression on first use included)`);
+    expect(browserStartMs).toBeLessThan(30_000);
+  });
+});
