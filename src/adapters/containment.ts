@@ -298,12 +298,20 @@ async function sweep(tag: string, session: number | undefined, deadline: number)
   }
 }
 
-/** As much of `killLeftovers` as can be done at once (for the runner's own `exit` event). */
+/**
+ * As much of `killLeftovers` as can be done synchronously, for the runner's own `exit` event: the
+ * cgroup is killed but stays (the next runner removes it: its owner is dead), and the scan is
+ * repeated a few times without waiting in between.
+ */
 export function killLeftoversNow(record: ContainmentRecord): void {
   const session = killDirectChild(record);
   if (record.cgroup !== null) writeCgroupKill(record.cgroup);
-  if (!HAS_PROC) return;
-  for (const pid of taggedProcesses({ name: CONTAINMENT_ENV, token: record.tag, session })) signal(pid, "SIGKILL");
+  if (!HAS_PROC || record.cgroup !== null) return;
+  for (let round = 0; round < 5; round++) {
+    const pids = taggedProcesses({ name: CONTAINMENT_ENV, token: record.tag, session });
+    if (pids.length === 0) return;
+    for (const pid of pids) signal(pid, "SIGKILL");
+  }
 }
 
 /**

@@ -94,10 +94,13 @@ function request(dir: string, script: string, containment: ProcessRequest["conta
 }
 
 /** A runner process of its own (a small Node script calling runProcess from the build), and the record it reported. */
-async function startRunner(dir: string, script: string, containment: string): Promise<{ runner: ChildProcess; record: ContainmentRecord | undefined }> {
+async function startRunner(dir: string, script: string, containment: string, exitWhen = ""): Promise<{ runner: ChildProcess; record: ContainmentRecord | undefined }> {
   const fixture = `
-    const [modulePath, script, cwd, containment] = process.argv.slice(1);
+    const [modulePath, script, cwd, containment, exitWhen] = process.argv.slice(1);
     const { runProcess } = await import(modulePath);
+    const { existsSync, statSync } = await import("node:fs");
+    // Exits (process.exit, as on an uncaught error) once the file has content.
+    if (exitWhen) setInterval(() => existsSync(exitWhen) && statSync(exitWhen).size > 0 && process.exit(0), 10);
     await runProcess({
       argv: ["bash", "-c", script], cwd, env: { PATH: process.env.PATH }, deadlineMs: Date.now() + 60000,
       logFile: cwd + "/runner.log", capBytes: 65536, containment,
@@ -105,7 +108,7 @@ async function startRunner(dir: string, script: string, containment: string): Pr
     });
     process.stdout.write("done\\n");`;
   const modulePath = path.join(PROJECT_ROOT, "dist", "src", "adapters", "process-runner.js");
-  const runner = spawn(process.execPath, ["--input-type=module", "-e", fixture, modulePath, script, dir, containment], { stdio: ["ignore", "pipe", "inherit"] });
+  const runner = spawn(process.execPath, ["--input-type=module", "-e", fixture, modulePath, script, dir, containment, exitWhen], { stdio: ["ignore", "pipe", "inherit"] });
   if (containment === "off") return { runner, record: undefined };
   const line = await new Promise<string>((resolve, reject) => {
     let text = "";
@@ -193,6 +196,16 @@ describe.each(METHODS.map((method) => [method]))("containment %s", (method) => {
       expect(await growsWithin(daemon, 300)).toBe(false);
       if (method === "cgroup") expect(existsSync(record!.cgroup!)).toBe(false);
     }
+  });
+
+  it.skipIf(!supported)("ends the child and its daemon when the runner exits while it runs", async () => {
+    const dir = tempDir();
+    const daemon = path.join(dir, "daemon.out");
+    const { runner } = await startRunner(dir, `${startDaemon(daemon)}sleep 1000`, method, daemon);
+    const code = await new Promise((resolve) => runner.once("exit", resolve));
+    expect(code).toBe(0);
+    expect(await stopsWithin(daemon, 1_000)).toBe(true);
+    expect(leftAlive(records)).toEqual([]);
   });
 });
 
