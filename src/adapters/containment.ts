@@ -270,19 +270,19 @@ export async function killLeftovers(record: ContainmentRecord, withinMs = KILL_W
 }
 
 /**
- * `killLeftovers` once the direct child has exited, as cheap as the method allows: a cgroup is
- * killed whole and needs no scan of /proc (a process can leave it only with root's help); with a
- * PID namespace the scan finds its holder and waits until the kernel has ended the namespace. The
- * session is not scanned here (reading every process's stat costs several ms; the group was just
- * killed, and a session member outside it that also cleared its environment is rare) — only by
- * `killLeftovers`.
+ * `killLeftovers` once the direct child has exited. The session is not scanned here: reading every
+ * process's stat costs several ms, the group was just killed, and a session member outside the
+ * group that also cleared its environment is rare. Only `killLeftovers` (for a killed runner's
+ * record, rare) goes that far. The tag scan stays for every method: with a PID namespace it finds
+ * the holder and waits until the kernel has ended the namespace; with a cgroup it finds a process
+ * that was moved out of it (root, or a user with a delegated cgroup tree, can do that).
  */
 export async function endContainedRun(record: ContainmentRecord, withinMs = KILL_WITHIN_MS): Promise<void> {
   const deadline = Date.now() + withinMs;
   killDirectChild(record);
-  if (record.cgroup === null) return sweep(record.tag, undefined, deadline);
-  await killCgroup(record.cgroup, deadline);
-  await removeCgroup(record.cgroup, deadline);
+  if (record.cgroup !== null) await killCgroup(record.cgroup, deadline);
+  await sweep(record.tag, undefined, deadline);
+  if (record.cgroup !== null) await removeCgroup(record.cgroup, deadline);
 }
 
 /** Kills the processes carrying the run's tag (or in its session), again until none is left. */
