@@ -99,8 +99,8 @@ export function outcomeOf(result: ProcessOutcome): ProcessOutcome {
 
 /**
  * Runs `request.argv` in a new process group, contained, and resolves when it has ended, what it
- * left behind is killed and its output is drained. Never rejects because of the child (a program that cannot start yields `spawnError`);
- * it throws only when the log file itself cannot be created.
+ * left behind is killed and its output is drained. Never rejects because of the child (a program
+ * that cannot start yields `spawnError`); it throws only when the log file itself cannot be created.
  */
 export async function runProcess(request: ProcessRequest): Promise<ProcessResult> {
   const log = new OutputLog(request);
