@@ -151,6 +151,18 @@ describe.each(METHODS.map((method) => [method]))("containment %s", (method) => {
     expect(await growsWithin(daemon, 300)).toBe(false);
   });
 
+  it.skipIf(!supported)("leaves nothing running after an abort", async () => {
+    const dir = tempDir();
+    const daemon = path.join(dir, "daemon.out");
+    const controller = new AbortController();
+    const running = runProcess(request(dir, `${startDaemon(daemon)}sleep 1000`, method, { abortSignal: controller.signal }));
+    while (sizeOf(daemon) === 0) await sleep(10);
+    controller.abort();
+    expect(await running).toMatchObject({ aborted: true, signal: "SIGTERM", containment: method });
+    expect(await growsWithin(daemon, 300)).toBe(false);
+    expect(leftAlive(records)).toEqual([]);
+  });
+
   it.skipIf(!supported)("reports the child's own exit code and signal through the wrapper", async () => {
     const dir = tempDir();
     const run = (script: string, fields: Partial<ProcessRequest> = {}) => runProcess(request(dir, script, method, fields));
