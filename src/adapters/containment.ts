@@ -23,7 +23,7 @@
 // `killLeftovers(record)` before it records the interrupted iteration.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { cgroup2Dir, withToken } from "../core/proc-text.js";
@@ -336,12 +336,30 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-/** `runner-<owner pid>-<owner start time>-<random>`: a later runner can tell when the owner is dead. */
+/** A new cgroup's path: its name says who made it, so that a later runner can tell when the owner is dead. */
 function newCgroupPath(parent: string): string {
-  return path.join(parent, `runner-${process.pid}-${liveStartTime(process.pid) ?? "0"}-${randomBytes(6).toString("hex")}`);
+  return path.join(parent, `runner-${ownPidNamespace()}-${process.pid}-${liveStartTime(process.pid) ?? "0"}-${randomBytes(6).toString("hex")}`);
 }
 
-const CGROUP_NAME = /^runner-(\d+)-(\d+)-[0-9a-f]{12}$/;
+/**
+ * `runner-<pid namespace>-<owner pid>-<owner start time>-<random>`. A pid means something only in
+ * its PID namespace (a runner inside another runner's namespace shares the cgroup tree with the
+ * host): cgroups of another namespace's runners are never judged.
+ */
+const CGROUP_NAME = /^runner-(\d+)-(\d+)-(\d+)-[0-9a-f]{12}$/;
+
+let pidNamespace: string | undefined;
+/** The inode of this process's PID namespace ("pid:[4026531836]"), "0" where it cannot be read. */
+function ownPidNamespace(): string {
+  if (pidNamespace === undefined) {
+    try {
+      pidNamespace = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))?.[0] ?? "0";
+    } catch {
+      pidNamespace = "0";
+    }
+  }
+  return pidNamespace;
+}
 
 /** Ends and removes the cgroups of runners that died without cleaning up (their owner is gone). */
 async function collectStaleCgroups(parent: string): Promise<void> {
@@ -353,7 +371,7 @@ async function collectStaleCgroups(parent: string): Promise<void> {
   }
   for (const name of names) {
     const owner = CGROUP_NAME.exec(name);
-    if (owner === null || liveStartTime(Number(owner[1])) === owner[2]) continue;
+    if (owner === null || owner[1] !== ownPidNamespace() || owner[1] === "0" || liveStartTime(Number(owner[2])) === owner[3]) continue;
     await killCgroup(path.join(parent, name), Date.now() + 1_000);
     await removeCgroup(path.join(parent, name), Date.now() + 1_000);
   }

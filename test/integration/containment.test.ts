@@ -2,7 +2,7 @@
 // killed with SIGKILL, pids that were reused. Every method that works on this machine is tested;
 // the control tests show that without containment the same daemons do survive.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readlinkSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
@@ -123,6 +123,13 @@ async function startRunner(dir: string, script: string, containment: string, exi
   return { runner, record };
 }
 
+/** A new runner process's first probe of the cgroup method (it collects the cgroups of dead runners). */
+async function probeInNewProcess(): Promise<void> {
+  const modulePath = path.join(PROJECT_ROOT, "dist", "src", "adapters", "containment.js");
+  const next = spawn(process.execPath, ["--input-type=module", "-e", `const c = await import(process.argv[1]); await c.probeContainment("cgroup");`, modulePath], { stdio: "inherit" });
+  expect(await new Promise((resolve) => next.once("exit", resolve))).toBe(0);
+}
+
 async function killRunner(runner: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => runner.once("exit", resolve));
   runner.kill("SIGKILL"); // the runner alone, not its group
@@ -230,10 +237,37 @@ describe("containment cgroup", () => {
     await killRunner(runner);
     expect(await growsWithin(daemon, 3_000)).toBe(true);
     // A new runner process probes the cgroups once and ends those whose owner is dead.
-    const next = spawn(process.execPath, ["--input-type=module", "-e", `const c = await import(process.argv[1]); await c.probeContainment("cgroup");`, path.join(PROJECT_ROOT, "dist", "src", "adapters", "containment.js")], { stdio: "inherit" });
-    expect(await new Promise((resolve) => next.once("exit", resolve))).toBe(0);
+    await probeInNewProcess();
     expect(await growsWithin(daemon, 300)).toBe(false);
     expect(existsSync(record!.cgroup!)).toBe(false);
+  });
+
+  it.skipIf(WORKS.get("cgroup") !== true)("leaves the cgroups of runners in another PID namespace alone (their pids mean something else)", async () => {
+    const parent = (await probeContainment("cgroup")).parent!;
+    const namespace = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))![0];
+    // Two cgroups named as by a runner whose pid is dead here: one of another namespace, one of ours.
+    const foreign = path.join(parent, `runner-1-999999999-1-${"ab".repeat(6)}`);
+    const ours = path.join(parent, `runner-${namespace}-999999999-1-${"cd".repeat(6)}`);
+    const sleepers = [foreign, ours].map((cgroup) => {
+      mkdirSync(cgroup);
+      const sleeper = spawn("sleep", ["1000"], { stdio: "ignore" });
+      writeFileSync(path.join(cgroup, "cgroup.procs"), String(sleeper.pid));
+      return { sleeper, exited: new Promise((resolve) => sleeper.once("exit", resolve)) };
+    });
+    try {
+      await probeInNewProcess();
+      await sleepers[1]!.exited;
+      expect(sleepers[1]!.sleeper.signalCode).toBe("SIGKILL");
+      expect(existsSync(ours)).toBe(false);
+      expect(sleepers[0]!.sleeper.exitCode).toBeNull();
+      expect(readFileSync(path.join(foreign, "cgroup.procs"), "utf8").trim()).toBe(String(sleepers[0]!.sleeper.pid));
+    } finally {
+      for (const { sleeper, exited } of sleepers) {
+        sleeper.kill("SIGKILL");
+        await exited;
+      }
+      for (const cgroup of [foreign, ours]) if (existsSync(cgroup)) rmdirSync(cgroup);
+    }
   });
 });
 
