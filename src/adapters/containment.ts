@@ -45,6 +45,8 @@ export interface ContainmentRecord {
   pid: number;
   /** /proc/<pid>/stat field 22 at the spawn: a pid that now belongs to another process is left alone. */
   startTime: string | null;
+  /** The runner's PID namespace (inode): the pid is left alone by a runner in another one. */
+  pidNamespace: string;
   /** The child's tag in RUNNER_CONTAINMENT. */
   tag: string;
   /** The run's cgroup folder ("cgroup" method). */
@@ -252,7 +254,7 @@ export function discardStart(start: ContainedStart): void {
 
 /** The record of a contained run, taken right after the spawn (the child is at worst a zombie then). */
 export function containmentRecord(start: ContainedStart, pid: number): ContainmentRecord {
-  return { method: start.method, pid, startTime: procStat(pid)?.startTime ?? null, tag: start.tag, cgroup: start.cgroup };
+  return { method: start.method, pid, startTime: procStat(pid)?.startTime ?? null, pidNamespace: ownPidNamespace(), tag: start.tag, cgroup: start.cgroup };
 }
 
 /**
@@ -319,6 +321,7 @@ export function killLeftoversNow(record: ContainmentRecord): void {
  * to sweep ("scan" and "process-group": the child made its own session when it started).
  */
 function killDirectChild(record: ContainmentRecord): number | undefined {
+  if (record.pidNamespace !== ownPidNamespace()) return undefined;
   const now = HAS_PROC ? procStat(record.pid)?.startTime : undefined;
   if (HAS_PROC && (record.startTime === null || (now !== undefined && now !== record.startTime))) return undefined;
   // Alive with the same start time, or gone: a group or session id is not reused while any member

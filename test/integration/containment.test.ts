@@ -201,7 +201,7 @@ describe.each(METHODS.map((method) => [method]))("containment %s", (method) => {
     const daemon = path.join(dir, "daemon.out");
     const agent = path.join(dir, "agent.out");
     const { runner, record } = await startRunner(dir, `${startDaemon(daemon)}while :; do echo $$ >> ${agent}; sleep 0.05; done`, method);
-    expect(record).toMatchObject({ method, pid: expect.any(Number), tag: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(record).toMatchObject({ method, pid: expect.any(Number), startTime: expect.stringMatching(/^\d+$/), pidNamespace: expect.stringMatching(/^\d+$/), tag: expect.stringMatching(/^[0-9a-f]{16}$/) });
     while (sizeOf(agent) === 0) await sleep(10);
     await killRunner(runner);
     // The agent has PR_SET_PDEATHSIG: it dies with the runner, whatever the method.
@@ -289,18 +289,22 @@ until [ -s ${escaped} ]; do sleep 0.01; done`;
 });
 
 describe("killLeftovers", () => {
-  it.skipIf(!HAS_PROC)("does not kill a process that only has the recorded pid (another start time)", async () => {
+  it.skipIf(!HAS_PROC)("does not kill a process that only has the recorded pid (another start time, another PID namespace)", async () => {
     const sleeper = spawn("sleep", ["1000"], { detached: true, stdio: "ignore" });
     const pid = sleeper.pid!;
     const exited = new Promise((resolve) => sleeper.once("exit", resolve));
     try {
       const startTime = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[19]!;
-      await killLeftovers({ method: "scan", pid, startTime: String(Number(startTime) - 1), tag: "0000000000000000", cgroup: null }, 300);
+      const pidNamespace = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))![0];
+      const record: ContainmentRecord = { method: "scan", pid, startTime, pidNamespace, tag: "0000000000000000", cgroup: null };
+      await killLeftovers({ ...record, startTime: String(Number(startTime) - 1) }, 300);
+      // A pid of another PID namespace names another process too.
+      await killLeftovers({ ...record, pidNamespace: "1" }, 300);
       expect(sleeper.exitCode).toBeNull();
       expect(sleeper.signalCode).toBeNull();
       process.kill(pid, 0); // still there
-      // The same record with the right start time does end it (so the check above can fail).
-      await killLeftovers({ method: "scan", pid, startTime, tag: "0000000000000000", cgroup: null }, 300);
+      // The same record with the right start time does end it (so the checks above can fail).
+      await killLeftovers(record, 300);
       await exited;
       expect(sleeper.signalCode).toBe("SIGKILL");
     } finally {
