@@ -11,23 +11,26 @@
 //   the namespace. The child sees a fresh /proc with only its own processes; without root it
 //   cannot use setuid programs (sudo).
 // - "scan": the child's environment carries a random tag (RUNNER_CONTAINMENT); at the end every
-//   process whose /proc/<pid>/environ holds it, or that is in the child's session, is killed, again
-//   until none is left (a daemon may fork while the scan runs). Misses a process that cleared or
-//   replaced its environment and left the session, or that made itself undumpable (environ
-//   unreadable) without root.
+//   process whose /proc/<pid>/environ holds it is killed, again until none is left (a daemon may
+//   fork while the scan runs); `killLeftovers` also takes the child's session. Misses a process
+//   that cleared or replaced its environment and left the session, or that made itself undumpable
+//   (environ unreadable) without root.
 // - "process-group": no /proc (not Linux): only the child's process group, as before.
+// Every method tags the environment, and the end of every run scans for the tag as well.
 //
-// With every method the direct child gets PR_SET_PDEATHSIG=SIGKILL (`setpriv --pdeathsig`), so it
-// dies with the runner; with "pid-namespace" that also ends all its processes. For the others the
-// runner's crash journal keeps the record given right after the spawn, and the next runner calls
-// `killLeftovers(record)` before it records the interrupted iteration.
+// Where util-linux `setpriv` exists, the direct child gets PR_SET_PDEATHSIG=SIGKILL, so it dies
+// with the runner (the signal follows the death of the thread that spawned it: call runProcess on
+// the main thread); with "pid-namespace" that ends all its processes. For the others the runner's
+// crash journal keeps the record given right after the spawn, and the next runner calls
+// `killLeftovers(record)` before it records the interrupted iteration; cgroups whose owner died are
+// also ended by the next runner process's probe.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
+import { mkdirSync, rmdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { cgroup2Dir, withToken } from "../core/proc-text.js";
-import { HAS_PROC, liveStartTime, procStat, taggedProcesses } from "./proc-table.js";
+import { withToken } from "../core/proc-text.js";
+import { killCgroup, newCgroupPath, probeCgroupParent, removeCgroup, writeCgroupKill } from "./cgroups.js";
+import { HAS_PROC, ownPidNamespace, procStat, taggedProcesses } from "./proc-table.js";
 import { systemTool } from "./program-path.js";
 
 export type ContainmentMethod = "cgroup" | "pid-namespace" | "scan" | "process-group";
@@ -69,7 +72,7 @@ interface Tools {
   sleep: string | undefined;
 }
 
-interface Probe {
+export interface ContainmentProbe {
   works: boolean;
   /** Why not, in one sentence. */
   reason: string;
@@ -103,10 +106,10 @@ function tools(): Tools {
   return toolCache;
 }
 
-const probes = new Map<ContainmentMethod, Promise<Probe>>();
+const probes = new Map<ContainmentMethod, Promise<ContainmentProbe>>();
 
 /** Whether `method` works here, and why not (probed once per process). */
-export function probeContainment(method: ContainmentMethod): Promise<Probe> {
+export function probeContainment(method: ContainmentMethod): Promise<ContainmentProbe> {
   let probe = probes.get(method);
   if (probe === undefined) {
     probe = runProbe(method);
@@ -121,13 +124,17 @@ export async function bestContainment(): Promise<ContainmentMethod> {
   return "process-group";
 }
 
-async function runProbe(method: ContainmentMethod): Promise<Probe> {
-  const no = (reason: string): Probe => ({ works: false, reason });
+async function runProbe(method: ContainmentMethod): Promise<ContainmentProbe> {
+  const no = (reason: string): ContainmentProbe => ({ works: false, reason });
   if (method === "process-group") return { works: true, reason: "" };
   if (!HAS_PROC) return no("there is no Linux /proc");
   if (method === "scan") return { works: true, reason: "" };
   const { sh, setpriv, unshare, sleep: sleepTool } = tools();
-  if (method === "cgroup") return sh === undefined ? no("there is no sh") : probeCgroup();
+  if (method === "cgroup") {
+    if (sh === undefined) return no("there is no sh");
+    const found = await probeCgroupParent();
+    return "parent" in found ? { works: true, reason: "", parent: found.parent } : no(found.reason);
+  }
   if (sh === undefined || setpriv === undefined || unshare === undefined || sleepTool === undefined) {
     return no("util-linux unshare and setpriv, sh and sleep are needed");
   }
@@ -140,47 +147,6 @@ async function runProbe(method: ContainmentMethod): Promise<Probe> {
     if (works) return { works: true, reason: "", userNamespace };
   }
   return no(`unshare --pid${process.getuid?.() === 0 ? "" : " --user"} is not permitted here`);
-}
-
-/**
- * Checked without starting a process (a probe spawn would cost every `runner step` several ms):
- * a cgroup2 hierarchy holds the runner, a cgroup can be made below the runner's own, it has
- * `cgroup.kill`, and the runner may write the `cgroup.procs` files a move needs (the target's and
- * the common ancestor's, which is the runner's own cgroup).
- */
-async function probeCgroup(): Promise<Probe> {
-  let parent: string | undefined;
-  try {
-    parent = cgroup2Dir(readFileSync("/proc/self/cgroup", "utf8"), readFileSync("/proc/self/mountinfo", "utf8"));
-  } catch {
-    parent = undefined;
-  }
-  if (parent === undefined) return { works: false, reason: "there is no cgroup v2 hierarchy" };
-  const probe = newCgroupPath(parent);
-  try {
-    mkdirSync(probe);
-  } catch {
-    return { works: false, reason: `cannot create a cgroup in ${parent}` };
-  }
-  try {
-    if (!existsSync(path.join(probe, "cgroup.kill"))) return { works: false, reason: "the kernel has no cgroup.kill (Linux < 5.14)" };
-    if (!writable(path.join(parent, "cgroup.procs")) || !writable(path.join(probe, "cgroup.procs"))) {
-      return { works: false, reason: `cannot move a process into a cgroup below ${parent}` };
-    }
-    await collectStaleCgroups(parent);
-    return { works: true, reason: "", parent };
-  } finally {
-    await removeCgroup(probe, Date.now() + PROBE_MS);
-  }
-}
-
-function writable(file: string): boolean {
-  try {
-    accessSync(file, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Runs a probe command; true when it exits 0 in time. */
@@ -263,27 +229,26 @@ export function containmentRecord(start: ContainedStart, pid: number): Containme
  * for "scan", its session), until none is left or `withinMs` has passed. For the next runner, with
  * the record of one that was killed. Never throws.
  */
-export async function killLeftovers(record: ContainmentRecord, withinMs = KILL_WITHIN_MS): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  const session = killDirectChild(record);
-  if (record.cgroup !== null) await killCgroup(record.cgroup, deadline);
-  await sweep(record.tag, session, deadline);
-  if (record.cgroup !== null) await removeCgroup(record.cgroup, deadline);
+export function killLeftovers(record: ContainmentRecord, withinMs = KILL_WITHIN_MS): Promise<void> {
+  return end(record, true, withinMs);
 }
 
 /**
- * `killLeftovers` once the direct child has exited. The session is not scanned here: reading every
- * process's stat costs several ms, the group was just killed, and a session member outside the
- * group that also cleared its environment is rare. Only `killLeftovers` (for a killed runner's
- * record, rare) goes that far. The tag scan stays for every method: with a PID namespace it finds
- * the holder and waits until the kernel has ended the namespace; with a cgroup it finds a process
- * that was moved out of it (root, or a user with a delegated cgroup tree, can do that).
+ * `killLeftovers` once the direct child has exited, without the session: reading every process's
+ * stat costs several ms, the group was just killed, and a session member outside the group that
+ * also cleared its environment is rare. The tag scan stays for every method: with a PID namespace
+ * it finds the holder and waits until the kernel has ended the namespace; with a cgroup it finds a
+ * process that was moved out of it (root, or a user with a delegated cgroup tree, can do that).
  */
-export async function endContainedRun(record: ContainmentRecord, withinMs = KILL_WITHIN_MS): Promise<void> {
+export function endContainedRun(record: ContainmentRecord, withinMs = KILL_WITHIN_MS): Promise<void> {
+  return end(record, false, withinMs);
+}
+
+async function end(record: ContainmentRecord, withSession: boolean, withinMs: number): Promise<void> {
   const deadline = Date.now() + withinMs;
-  killDirectChild(record);
+  const session = killDirectChild(record);
   if (record.cgroup !== null) await killCgroup(record.cgroup, deadline);
-  await sweep(record.tag, undefined, deadline);
+  await sweep(record.tag, withSession ? session : undefined, deadline);
   if (record.cgroup !== null) await removeCgroup(record.cgroup, deadline);
 }
 
@@ -339,81 +304,3 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-/** A new cgroup's path: its name says who made it, so that a later runner can tell when the owner is dead. */
-function newCgroupPath(parent: string): string {
-  return path.join(parent, `runner-${ownPidNamespace()}-${process.pid}-${liveStartTime(process.pid) ?? "0"}-${randomBytes(6).toString("hex")}`);
-}
-
-/**
- * `runner-<pid namespace>-<owner pid>-<owner start time>-<random>`. A pid means something only in
- * its PID namespace (a runner inside another runner's namespace shares the cgroup tree with the
- * host): cgroups of another namespace's runners are never judged.
- */
-const CGROUP_NAME = /^runner-(\d+)-(\d+)-(\d+)-[0-9a-f]{12}$/;
-
-let pidNamespace: string | undefined;
-/** The inode of this process's PID namespace ("pid:[4026531836]"), "0" where it cannot be read. */
-function ownPidNamespace(): string {
-  if (pidNamespace === undefined) {
-    try {
-      pidNamespace = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))?.[0] ?? "0";
-    } catch {
-      pidNamespace = "0";
-    }
-  }
-  return pidNamespace;
-}
-
-/** Ends and removes the cgroups of runners that died without cleaning up (their owner is gone). */
-async function collectStaleCgroups(parent: string): Promise<void> {
-  let names: string[];
-  try {
-    names = readdirSync(parent);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const owner = CGROUP_NAME.exec(name);
-    if (owner === null || owner[1] !== ownPidNamespace() || owner[1] === "0" || liveStartTime(Number(owner[2])) === owner[3]) continue;
-    await killCgroup(path.join(parent, name), Date.now() + 1_000);
-    await removeCgroup(path.join(parent, name), Date.now() + 1_000);
-  }
-}
-
-/** True when the cgroup folder is gone. */
-function writeCgroupKill(cgroup: string): boolean {
-  try {
-    writeFileSync(path.join(cgroup, "cgroup.kill"), "1");
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ENOENT";
-  }
-}
-
-/** Kills every process in the cgroup and waits until it is empty. */
-async function killCgroup(cgroup: string, deadline: number): Promise<void> {
-  if (writeCgroupKill(cgroup)) return;
-  for (let round = 0; Date.now() < deadline; round++) {
-    let events: string;
-    try {
-      events = readFileSync(path.join(cgroup, "cgroup.events"), "utf8");
-    } catch {
-      return;
-    }
-    if (/^populated 0$/m.test(events)) return;
-    await sleep(Math.min(round + 1, 10));
-  }
-}
-
-/** Removes an empty cgroup; a cgroup that is emptying is busy for a moment. */
-async function removeCgroup(cgroup: string, deadline: number): Promise<void> {
-  for (let round = 0; ; round++) {
-    try {
-      rmdirSync(cgroup);
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EBUSY" || Date.now() >= deadline) return;
-    }
-    await sleep(Math.min(round + 1, 10));
-  }
-}

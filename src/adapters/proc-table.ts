@@ -1,7 +1,7 @@
 // The process table as Linux shows it in /proc: one process's stat, the processes carrying a tag in
 // their environment, and the processes of a session. Every read tolerates a process that vanishes
 // between the directory listing and the read (it exited: nothing to do for it).
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from "node:fs";
 import { environHasToken, parseProcStat, type ProcStat } from "../core/proc-text.js";
 
 /** Whether this system has a Linux /proc to read processes from. */
@@ -20,6 +20,20 @@ export function liveStartTime(pid: number): string | undefined {
   const stat = procStat(pid);
   return stat === undefined || stat.state === "Z" ? undefined : stat.startTime;
 }
+
+let pidNamespace: string | undefined;
+/** The inode of this process's PID namespace ("pid:[4026531836]"), "0" where it cannot be read. */
+export function ownPidNamespace(): string {
+  if (pidNamespace === undefined) {
+    try {
+      pidNamespace = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))?.[0] ?? "0";
+    } catch {
+      pidNamespace = "0";
+    }
+  }
+  return pidNamespace;
+}
+
 
 function allPids(): number[] {
   const pids: number[] = [];
