@@ -314,7 +314,7 @@ describe("killLeftovers", () => {
 });
 
 describe("without containment (control: the daemons above are real)", () => {
-  it("a double-forked setsid daemon outlives the run", async () => {
+  it.skipIf(!HAS_PROC)("a double-forked setsid daemon outlives the run", async () => {
     const dir = tempDir();
     const daemon = path.join(dir, "daemon.out");
     hostPidFiles.push(daemon);
@@ -323,7 +323,7 @@ describe("without containment (control: the daemons above are real)", () => {
     expect(await growsWithin(daemon, 3_000)).toBe(true);
   });
 
-  it("the child and its daemon outlive a runner killed with SIGKILL", async () => {
+  it.skipIf(!HAS_PROC)("the child and its daemon outlive a runner killed with SIGKILL", async () => {
     const dir = tempDir();
     const daemon = path.join(dir, "daemon.out");
     const agent = path.join(dir, "agent.out");
