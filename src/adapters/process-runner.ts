@@ -1,18 +1,22 @@
 // Runs one child process the way the runner needs it (executor and guard alike): in its own process
-// group, killed whole at the deadline, stdout and stderr streamed into a log file with each stream
-// capped at `capBytes` (the excess is counted, not kept), memory bounded whatever the child prints.
+// group and contained (containment.ts: nothing it starts outlives it, not even a setsid daemon),
+// killed whole at the deadline, stdout and stderr streamed into a log file with each stream capped
+// at `capBytes` (the excess is counted, not kept), memory bounded whatever the child prints.
 //
 // Killing: at the deadline (or on abort) the group gets SIGTERM, then SIGKILL 2 s later. As soon as
 // the direct child has exited, for whatever reason, whatever is left of its group gets SIGKILL at
-// once (stragglers of a SIGTERMed group do not get the rest of the grace period). Processes that
-// left the group (setsid) cannot be killed; if they hold the output pipes, they are closed on our
-// side 2 s after the child's exit so the result still resolves.
+// once (stragglers of a SIGTERMed group do not get the rest of the grace period), and so does
+// everything else the containment holds; the result waits until they are gone. Without
+// containment, processes that left the group (setsid) cannot be killed; if they hold the output
+// pipes, they are closed on our side 2 s after the child's exit so the result still resolves.
 import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import { truncateForAgent } from "../core/text-limits.js";
+import { containedStart, containmentRecord, discardStart, endContainedRun, killLeftoversNow, type ContainedStart, type ContainmentMethod, type ContainmentRecord } from "./containment.js";
+import { programProblem } from "./program-path.js";
 
 export interface ProcessRequest {
   /** argv[0] is the program, looked up on PATH. */
@@ -35,6 +39,13 @@ export interface ProcessRequest {
   onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
   /** Sees every stdout chunk, also beyond the cap and unredacted, and keeps nothing (a final result line). */
   observeStdout?: (chunk: string) => void;
+  /**
+   * How the child's process tree is contained: "auto" (default) is the best method that works
+   * here; a named method must work or the run does not start; "off" is the process group alone.
+   */
+  containment?: ContainmentMethod | "auto" | "off";
+  /** Called right after the spawn with what the crash journal needs to end a killed runner's child. */
+  onSpawn?: (record: ContainmentRecord) => void;
 }
 
 export interface ProcessResult {
@@ -47,6 +58,8 @@ export interface ProcessResult {
   aborted: boolean;
   /** The program could not be started (not found, not executable); the message says why. */
   spawnError: string | undefined;
+  /** How the child's processes were contained ("none": containment was off or nothing started). */
+  containment: ContainmentMethod | "none";
   durationMs: number;
   stdoutBytes: number;
   stderrBytes: number;
@@ -85,9 +98,9 @@ export function outcomeOf(result: ProcessOutcome): ProcessOutcome {
 }
 
 /**
- * Runs `request.argv` in a new process group and resolves when it has ended and its output is
- * drained. Never rejects because of the child (a program that cannot start yields `spawnError`);
- * it throws only when the log file itself cannot be created.
+ * Runs `request.argv` in a new process group, contained, and resolves when it has ended, what it
+ * left behind is killed and its output is drained. Never rejects because of the child (a program
+ * that cannot start yields `spawnError`); it throws only when the log file itself cannot be created.
  */
 export async function runProcess(request: ProcessRequest): Promise<ProcessResult> {
   const log = new OutputLog(request);
@@ -107,18 +120,39 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
       const spawnError = `cannot start ${JSON.stringify(program)}: working directory ${JSON.stringify(request.cwd)} does not exist`;
       return notStarted({ spawnError }, spawnError);
     }
-    return await supervise(request, program, log);
+    let start: ContainedStart | undefined;
+    if (request.containment !== "off") {
+      // Behind a wrapper the spawn itself succeeds: check here what a direct spawn would have said.
+      const problem = programProblem(program, request.env, request.cwd);
+      if (problem !== undefined) {
+        const spawnError = describeSpawnError(program, problem);
+        return notStarted({ spawnError }, spawnError);
+      }
+      try {
+        start = await containedStart(request.containment ?? "auto", request.argv, request.env);
+      } catch (error) {
+        const spawnError = `cannot start ${JSON.stringify(program)}: ${(error as Error).message}`;
+        return notStarted({ spawnError }, spawnError);
+      }
+      // The first run of a process probes the methods: the signal may have fired meanwhile.
+      if (request.abortSignal?.aborted) {
+        discardStart(start);
+        return notStarted({ aborted: true }, "not started: aborted");
+      }
+    }
+    return await supervise(request, program, start, log);
   } finally {
     log.close();
   }
 }
 
-async function supervise(request: ProcessRequest, program: string, log: OutputLog): Promise<ProcessResult> {
+async function supervise(request: ProcessRequest, program: string, start: ContainedStart | undefined, log: OutputLog): Promise<ProcessResult> {
   const started = performance.now();
+  const [command, ...args] = start?.argv ?? request.argv;
   // node:child_process directly (not execa: its 100+ ms of imports would be paid by every step).
-  const subprocess = spawn(program, request.argv.slice(1), {
+  const subprocess = spawn(command!, args, {
     cwd: request.cwd,
-    env: request.env,
+    env: start?.env ?? request.env,
     detached: true,
     stdio: [request.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
   });
@@ -135,6 +169,16 @@ async function supervise(request: ProcessRequest, program: string, log: OutputLo
     subprocess.stdin.end(request.input);
   }
   const pid = subprocess.pid;
+  let record: ContainmentRecord | undefined;
+  if (start !== undefined && pid === undefined) discardStart(start);
+  if (start !== undefined && pid !== undefined) {
+    record = containmentRecord(start, pid);
+    try {
+      request.onSpawn?.(record);
+    } catch {
+      // the journal's failure must not leave the child unsupervised
+    }
+  }
 
   let timedOut = false;
   let aborted = false;
@@ -142,6 +186,7 @@ async function supervise(request: ProcessRequest, program: string, log: OutputLo
   let deadlineTimer: NodeJS.Timeout | undefined;
   let graceTimer: NodeJS.Timeout | undefined;
   let drainTimer: NodeJS.Timeout | undefined;
+  let cleanup: Promise<void> | undefined;
 
   const terminate = (reason: "deadline" | "abort"): void => {
     if (pid === undefined || exited || graceTimer !== undefined) return;
@@ -159,7 +204,9 @@ async function supervise(request: ProcessRequest, program: string, log: OutputLo
   const onAbort = (): void => terminate("abort");
   // If the runner itself exits while the child runs, the detached group must not survive it.
   const onRunnerExit = (): void => {
-    if (pid !== undefined && !exited) killGroup(pid, "SIGKILL");
+    if (pid === undefined || exited) return;
+    killGroup(pid, "SIGKILL");
+    if (record !== undefined) killLeftoversNow(record);
   };
   const onChildExit = (): void => {
     exited = true;
@@ -167,6 +214,8 @@ async function supervise(request: ProcessRequest, program: string, log: OutputLo
     clearTimeout(graceTimer);
     // Whatever the child left behind in its group dies with it; that also closes their copies of the pipes.
     if (pid !== undefined) killGroup(pid, "SIGKILL");
+    // And so does everything else it started (the result waits for that).
+    if (record !== undefined) cleanup = endContainedRun(record);
     // A process that left the group (setsid) may still hold the pipes: stop waiting for it after a grace period.
     drainTimer = setTimeout(() => {
       subprocess.stdout?.destroy();
@@ -195,6 +244,7 @@ async function supervise(request: ProcessRequest, program: string, log: OutputLo
 
   try {
     const result = await settled;
+    await cleanup;
     const durationMs = performance.now() - started;
     if (pid === undefined) {
       const spawnError = describeSpawnError(program, result.code);
@@ -208,6 +258,7 @@ async function supervise(request: ProcessRequest, program: string, log: OutputLo
       timedOut,
       aborted,
       spawnError: undefined,
+      containment: start?.method ?? "none",
       durationMs,
       ...counts,
     };
@@ -266,6 +317,7 @@ function emptyResult(): ProcessResult {
     timedOut: false,
     aborted: false,
     spawnError: undefined,
+    containment: "none",
     durationMs: 0,
     stdoutBytes: 0,
     stderrBytes: 0,

@@ -234,7 +234,8 @@ describe("runProcess", () => {
     const dir = tempDir();
     const pidFile = path.join(dir, "pids");
     const t0 = Date.now();
-    const result = await runProcess(bash(dir, `setsid sleep 1000 & echo $! > ${pidFile}; sleep 0.3; echo done`));
+    // Without containment (it would kill the escaped process at once; containment.test.ts covers that).
+    const result = await runProcess(bash(dir, `setsid sleep 1000 & echo $! > ${pidFile}; sleep 0.3; echo done`, { containment: "off" }));
     const elapsed = Date.now() - t0;
     await pidsFrom(pidFile, 1); // killed by afterEach: it escaped the group on purpose
     expect(result).toMatchObject({ exitCode: 0, timedOut: false });

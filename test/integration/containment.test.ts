@@ -1,0 +1,337 @@
+// Containment against real processes: a child that double-forks a setsid daemon, a runner that is
+// killed with SIGKILL, pids that were reused. Every method that works on this machine is tested;
+// the control tests show that without containment the same daemons do survive.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, readlinkSync, rmdirSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { CONTAINMENT_ENV, killLeftovers, probeContainment, type ContainmentMethod, type ContainmentRecord } from "../../src/adapters/containment.js";
+import { taggedProcesses } from "../../src/adapters/proc-table.js";
+import { runProcess, type ProcessRequest } from "../../src/adapters/process-runner.js";
+import { PROJECT_ROOT, tempDir } from "../helpers/sandbox.js";
+
+const METHODS = ["cgroup", "pid-namespace", "scan"] as const;
+const WORKS = new Map<ContainmentMethod, boolean>();
+for (const method of METHODS) WORKS.set(method, (await probeContainment(method)).works);
+const HAS_PROC = existsSync("/proc/self/stat");
+/** util-linux 2.40 and later re-raise a SIGKILL of the program in `unshare --fork`. */
+const UNSHARE_RELAYS_SIGKILL = (() => {
+  const version = /(\d+)\.(\d+)/.exec(spawnSync("unshare", ["--version"], { encoding: "utf8" }).stdout ?? "");
+  return version !== null && (Number(version[1]) > 2 || (Number(version[1]) === 2 && Number(version[2]) >= 40));
+})();
+
+/** Every run's record, so that whatever a failing test left is ended (by tag, never by a pid the child reported). */
+const records: ContainmentRecord[] = [];
+/** Host pids written by uncontained children (control tests), killed after each test. */
+const hostPidFiles: string[] = [];
+afterEach(async () => {
+  for (const record of records.splice(0)) await killLeftovers(record);
+  for (const file of hostPidFiles.splice(0)) for (const pid of pidsIn(file)) kill(pid);
+});
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // gone already
+  }
+}
+
+function pidsIn(file: string): number[] {
+  return existsSync(file) ? [...new Set(readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number))] : [];
+}
+
+/** Live processes still carrying the tag of any of the runs. */
+function leftAlive(runs: ContainmentRecord[]): number[] {
+  return runs.flatMap((run) => taggedProcesses({ name: CONTAINMENT_ENV, token: run.tag }));
+}
+
+function sizeOf(file: string): number {
+  return existsSync(file) ? statSync(file).size : 0;
+}
+
+/** Whether `file` grows within `ms` (its writers append every 50 ms). */
+async function growsWithin(file: string, ms: number): Promise<boolean> {
+  const before = sizeOf(file);
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (sizeOf(file) > before) return true;
+    await sleep(10);
+  }
+  return false;
+}
+
+/** Waits until `file` has stopped growing (a quiet 300 ms), up to `ms`; true when it did. */
+async function stopsWithin(file: string, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) if (!(await growsWithin(file, 300))) return true;
+  return false;
+}
+
+/**
+ * Shell text that double-forks a setsid daemon appending its pid to `file` every 50 ms (stdio
+ * closed, so it holds none of the runner's pipes), and returns once the daemon has written.
+ */
+function startDaemon(file: string): string {
+  return `( setsid sh -c 'while :; do echo $$ >> "$0"; sleep 0.05; done' ${file} </dev/null >/dev/null 2>&1 & )
+until [ -s ${file} ]; do sleep 0.01; done
+`;
+}
+
+function request(dir: string, script: string, containment: ProcessRequest["containment"], fields: Partial<ProcessRequest> = {}): ProcessRequest {
+  return {
+    argv: ["bash", "-c", script],
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    deadlineMs: Date.now() + 30_000,
+    logFile: path.join(dir, "logs", "out.log"),
+    capBytes: 65_536,
+    containment,
+    onSpawn: (record) => records.push(record),
+    ...fields,
+  };
+}
+
+/** A runner process of its own (a small Node script calling runProcess from the build), and the record it reported. */
+async function startRunner(dir: string, script: string, containment: string, exitWhen = ""): Promise<{ runner: ChildProcess; record: ContainmentRecord | undefined }> {
+  const fixture = `
+    const [modulePath, script, cwd, containment, exitWhen] = process.argv.slice(1);
+    const { runProcess } = await import(modulePath);
+    const { existsSync, statSync } = await import("node:fs");
+    // Exits (process.exit, as on an uncaught error) once the file has content.
+    if (exitWhen) setInterval(() => existsSync(exitWhen) && statSync(exitWhen).size > 0 && process.exit(0), 10);
+    await runProcess({
+      argv: ["bash", "-c", script], cwd, env: { PATH: process.env.PATH }, deadlineMs: Date.now() + 60000,
+      logFile: cwd + "/runner.log", capBytes: 65536, containment,
+      onSpawn: (record) => process.stdout.write(JSON.stringify(record) + "\\n"),
+    });
+    process.stdout.write("done\\n");`;
+  const modulePath = path.join(PROJECT_ROOT, "dist", "src", "adapters", "process-runner.js");
+  const runner = spawn(process.execPath, ["--input-type=module", "-e", fixture, modulePath, script, dir, containment, exitWhen], { stdio: ["ignore", "pipe", "inherit"] });
+  if (containment === "off") return { runner, record: undefined };
+  const line = await new Promise<string>((resolve, reject) => {
+    let text = "";
+    runner.stdout!.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes("\n")) resolve(text.slice(0, text.indexOf("\n")));
+    });
+    runner.once("exit", () => reject(new Error(`the runner exited before the spawn: ${text}`)));
+  });
+  const record = JSON.parse(line) as ContainmentRecord;
+  records.push(record);
+  return { runner, record };
+}
+
+/** A new runner process's first probe of the cgroup method (it collects the cgroups of dead runners). */
+async function probeInNewProcess(): Promise<void> {
+  const modulePath = path.join(PROJECT_ROOT, "dist", "src", "adapters", "containment.js");
+  const next = spawn(process.execPath, ["--input-type=module", "-e", `const c = await import(process.argv[1]); await c.probeContainment("cgroup");`, modulePath], { stdio: "inherit" });
+  expect(await new Promise((resolve) => next.once("exit", resolve))).toBe(0);
+}
+
+async function killRunner(runner: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => runner.once("exit", resolve));
+  runner.kill("SIGKILL"); // the runner alone, not its group
+  await exited;
+}
+
+describe.each(METHODS.map((method) => [method]))("containment %s", (method) => {
+  const supported = WORKS.get(method) === true;
+
+  it.skipIf(!supported)("leaves nothing running when the child exits: its double-forked setsid daemon is ended", async () => {
+    const dir = tempDir();
+    const daemon = path.join(dir, "daemon.out");
+    const result = await runProcess(request(dir, `${startDaemon(daemon)}echo started`, method));
+    expect(result).toMatchObject({ exitCode: 0, signal: undefined, containment: method, tail: "started\n" });
+    expect(await growsWithin(daemon, 300)).toBe(false);
+    expect(leftAlive(records)).toEqual([]);
+    if (method === "cgroup") expect(existsSync(records[0]!.cgroup!)).toBe(false);
+  });
+
+  it.skipIf(!supported)("leaves nothing running after the deadline", async () => {
+    const dir = tempDir();
+    const daemon = path.join(dir, "daemon.out");
+    const result = await runProcess(request(dir, `${startDaemon(daemon)}sleep 1000`, method, { deadlineMs: Date.now() + 1_500 }));
+    expect(result).toMatchObject({ timedOut: true, signal: "SIGTERM", containment: method });
+    expect(sizeOf(daemon)).toBeGreaterThan(0); // it did start before the deadline
+    expect(await growsWithin(daemon, 300)).toBe(false);
+  });
+
+  it.skipIf(!supported)("leaves nothing running after an abort", async () => {
+    const dir = tempDir();
+    const daemon = path.join(dir, "daemon.out");
+    const controller = new AbortController();
+    const running = runProcess(request(dir, `${startDaemon(daemon)}sleep 1000`, method, { abortSignal: controller.signal }));
+    while (sizeOf(daemon) === 0) await sleep(10);
+    controller.abort();
+    expect(await running).toMatchObject({ aborted: true, signal: "SIGTERM", containment: method });
+    expect(await growsWithin(daemon, 300)).toBe(false);
+    expect(leftAlive(records)).toEqual([]);
+  });
+
+  it.skipIf(!supported)("reports the child's own exit code and signal through the wrapper", async () => {
+    const dir = tempDir();
+    const run = (script: string, fields: Partial<ProcessRequest> = {}) => runProcess(request(dir, script, method, fields));
+    expect(await run("exit 7")).toMatchObject({ exitCode: 7, signal: undefined, containment: method });
+    expect(await run("exit 143")).toMatchObject({ exitCode: 143, signal: undefined });
+    expect(await run("kill -TERM $$")).toMatchObject({ exitCode: undefined, signal: "SIGTERM" });
+    const killed = await run("kill -KILL $$");
+    if (method === "pid-namespace" && !UNSHARE_RELAYS_SIGKILL) {
+      // util-linux < 2.40: unshare fails to re-raise SIGKILL (fixed by "unshare: don't try to reset
+      // the disposition of SIGKILL"). A SIGKILL from the runner itself hits the wrapper too and is exact.
+      expect(killed).toMatchObject({ exitCode: 1, signal: undefined });
+      expect(killed.tail).toContain("sigprocmask unblock failed");
+    } else {
+      expect(killed).toMatchObject({ exitCode: undefined, signal: "SIGKILL" });
+    }
+    const trapped = await run("trap 'echo caught; exit 9' TERM; sleep 1000 & wait", { deadlineMs: Date.now() + 500 });
+    expect(trapped).toMatchObject({ exitCode: 9, signal: undefined, timedOut: true });
+    expect(trapped.tail).toBe("caught\n");
+    const echoed = await runProcess(request(dir, "", method, { argv: ["cat"], input: "line one\nline two\n" }));
+    expect(echoed).toMatchObject({ exitCode: 0, tail: "line one\nline two\n" });
+    expect(await run("echo out; echo err >&2")).toMatchObject({ stdoutBytes: 4, stderrBytes: 4 });
+    // Runs this short are where a namespace's holder could miss its death signal: none is left.
+    expect(records).toHaveLength(7);
+    expect(leftAlive(records)).toEqual([]);
+  });
+
+  it.skipIf(!supported)("ends the child and its daemon when the runner itself is killed with SIGKILL", async () => {
+    const dir = tempDir();
+    const daemon = path.join(dir, "daemon.out");
+    const agent = path.join(dir, "agent.out");
+    const { runner, record } = await startRunner(dir, `${startDaemon(daemon)}while :; do echo $$ >> ${agent}; sleep 0.05; done`, method);
+    expect(record).toMatchObject({ method, pid: expect.any(Number), startTime: expect.stringMatching(/^\d+$/), pidNamespace: expect.stringMatching(/^\d+$/), tag: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    while (sizeOf(agent) === 0) await sleep(10);
+    await killRunner(runner);
+    // The agent has PR_SET_PDEATHSIG: it dies with the runner, whatever the method.
+    expect(await stopsWithin(agent, 3_000)).toBe(true);
+    if (method === "pid-namespace") {
+      // Its namespace's init dies with it, and the kernel ends the whole namespace.
+      expect(await stopsWithin(daemon, 3_000)).toBe(true);
+    } else {
+      expect(await growsWithin(daemon, 3_000)).toBe(true);
+      await killLeftovers(record!);
+      expect(await growsWithin(daemon, 300)).toBe(false);
+      if (method === "cgroup") expect(existsSync(record!.cgroup!)).toBe(false);
+    }
+  });
+
+  it.skipIf(!supported)("ends the child and its daemon when the runner exits while it runs", async () => {
+    const dir = tempDir();
+    const daemon = path.join(dir, "daemon.out");
+    const { runner } = await startRunner(dir, `${startDaemon(daemon)}sleep 1000`, method, daemon);
+    const code = await new Promise((resolve) => runner.once("exit", resolve));
+    expect(code).toBe(0);
+    expect(await stopsWithin(daemon, 1_000)).toBe(true);
+    expect(leftAlive(records)).toEqual([]);
+  });
+});
+
+describe("containment cgroup", () => {
+  it.skipIf(WORKS.get("cgroup") !== true)("is cleaned up by the next runner process even without the record", async () => {
+    const dir = tempDir();
+    const daemon = path.join(dir, "daemon.out");
+    const { runner, record } = await startRunner(dir, `${startDaemon(daemon)}sleep 1000`, "cgroup");
+    while (sizeOf(daemon) === 0) await sleep(10);
+    await killRunner(runner);
+    expect(await growsWithin(daemon, 3_000)).toBe(true);
+    // A new runner process probes the cgroups once and ends those whose owner is dead.
+    await probeInNewProcess();
+    expect(await growsWithin(daemon, 300)).toBe(false);
+    expect(existsSync(record!.cgroup!)).toBe(false);
+  });
+
+  it.skipIf(WORKS.get("cgroup") !== true)("leaves the cgroups of runners in another PID namespace alone (their pids mean something else)", async () => {
+    const parent = (await probeContainment("cgroup")).parent!;
+    const namespace = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))![0];
+    // Two cgroups named as by a runner whose pid is dead here: one of another namespace, one of ours.
+    const foreign = path.join(parent, `runner-1-999999999-1-${"ab".repeat(6)}`);
+    const ours = path.join(parent, `runner-${namespace}-999999999-1-${"cd".repeat(6)}`);
+    const sleepers = [foreign, ours].map((cgroup) => {
+      mkdirSync(cgroup);
+      const sleeper = spawn("sleep", ["1000"], { stdio: "ignore" });
+      writeFileSync(path.join(cgroup, "cgroup.procs"), String(sleeper.pid));
+      return { sleeper, exited: new Promise((resolve) => sleeper.once("exit", resolve)) };
+    });
+    try {
+      await probeInNewProcess();
+      await sleepers[1]!.exited;
+      expect(sleepers[1]!.sleeper.signalCode).toBe("SIGKILL");
+      expect(existsSync(ours)).toBe(false);
+      expect(sleepers[0]!.sleeper.exitCode).toBeNull();
+      expect(readFileSync(path.join(foreign, "cgroup.procs"), "utf8").trim()).toBe(String(sleepers[0]!.sleeper.pid));
+    } finally {
+      for (const { sleeper, exited } of sleepers) {
+        sleeper.kill("SIGKILL");
+        await exited;
+      }
+      for (const cgroup of [foreign, ours]) if (existsSync(cgroup)) rmdirSync(cgroup);
+    }
+  });
+});
+
+describe("containment scan", () => {
+  it.skipIf(WORKS.get("scan") !== true)("cannot see a process that cleared its environment and left the session (a documented limit)", async () => {
+    const dir = tempDir();
+    const escaped = path.join(dir, "escaped.out");
+    hostPidFiles.push(escaped);
+    const script = `( setsid env -i sh -c 'while :; do echo $$ >> "$0"; sleep 0.05; done' ${escaped} </dev/null >/dev/null 2>&1 & )
+until [ -s ${escaped} ]; do sleep 0.01; done`;
+    expect(await runProcess(request(dir, script, "scan"))).toMatchObject({ exitCode: 0, containment: "scan" });
+    expect(await growsWithin(escaped, 3_000)).toBe(true);
+    if (WORKS.get("cgroup") !== true) return;
+    // A cgroup holds it all the same.
+    const held = path.join(dir, "held.out");
+    await runProcess(request(dir, script.replaceAll(escaped, held), "cgroup"));
+    expect(await growsWithin(held, 300)).toBe(false);
+  });
+});
+
+describe("killLeftovers", () => {
+  it.skipIf(!HAS_PROC)("does not kill a process that only has the recorded pid (another start time, another PID namespace)", async () => {
+    const sleeper = spawn("sleep", ["1000"], { detached: true, stdio: "ignore" });
+    const pid = sleeper.pid!;
+    const exited = new Promise((resolve) => sleeper.once("exit", resolve));
+    try {
+      const startTime = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[19]!;
+      const pidNamespace = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))![0];
+      const record: ContainmentRecord = { method: "scan", pid, startTime, pidNamespace, tag: "0000000000000000", cgroup: null };
+      await killLeftovers({ ...record, startTime: String(Number(startTime) - 1) }, 300);
+      // A pid of another PID namespace names another process too.
+      await killLeftovers({ ...record, pidNamespace: "1" }, 300);
+      expect(sleeper.exitCode).toBeNull();
+      expect(sleeper.signalCode).toBeNull();
+      process.kill(pid, 0); // still there
+      // The same record with the right start time does end it (so the checks above can fail).
+      await killLeftovers(record, 300);
+      await exited;
+      expect(sleeper.signalCode).toBe("SIGKILL");
+    } finally {
+      kill(pid);
+    }
+  });
+});
+
+describe("without containment (control: the daemons above are real)", () => {
+  it.skipIf(!HAS_PROC)("a double-forked setsid daemon outlives the run", async () => {
+    const dir = tempDir();
+    const daemon = path.join(dir, "daemon.out");
+    hostPidFiles.push(daemon);
+    const result = await runProcess(request(dir, startDaemon(daemon), "off"));
+    expect(result).toMatchObject({ exitCode: 0, containment: "none" });
+    expect(await growsWithin(daemon, 3_000)).toBe(true);
+  });
+
+  it.skipIf(!HAS_PROC)("the child and its daemon outlive a runner killed with SIGKILL", async () => {
+    const dir = tempDir();
+    const daemon = path.join(dir, "daemon.out");
+    const agent = path.join(dir, "agent.out");
+    hostPidFiles.push(daemon, agent);
+    const { runner } = await startRunner(dir, `${startDaemon(daemon)}while :; do echo $$ >> ${agent}; sleep 0.05; done`, "off");
+    while (sizeOf(agent) === 0) await sleep(10);
+    await killRunner(runner);
+    expect(await growsWithin(agent, 3_000)).toBe(true);
+    expect(await growsWithin(daemon, 3_000)).toBe(true);
+  });
+});
