@@ -7,7 +7,7 @@ import type { LoopRecord } from "../src/core/loop-history.js";
 import type { Problem } from "../src/core/problems.js";
 import type { RepositoryFacts } from "../src/core/safety.js";
 import type { AgentStatus, GuardOutcome, StateUpdateResult } from "../src/core/state-update.js";
-import type { AgentRunFacts, CollectedFacts, GuardFacts, RunnerErrorFact, StepKind } from "../src/core/step-facts.js";
+import type { AgentRunFacts, CollectedFacts, ControlSnapshot, GuardFacts, ProgramIdentity, RunnerErrorFact, StepKind } from "../src/core/step-facts.js";
 import type { AgentRunVerdict, GuardVerdict, LoadVerdict, ResultVerdict, SafetyVerdict } from "../src/core/step-verdicts.js";
 import type { TaskTree } from "../src/core/tree.js";
 import type { AgentOutput } from "../src/schemas/types.generated.js";
@@ -52,6 +52,8 @@ export interface IterationContext {
   records: LoopRecord[];
   /** The valid tree the iteration starts from (a repair: the tree it repairs against). */
   previousTree?: TaskTree;
+  /** The guard's program, found before the agent runs. */
+  guardProgram?: ProgramIdentity;
   treeProblems: Problem[];
   /** The node that must still exist after the agent (the selected leaf, or for a repair the node that broke the tree). */
   requiredNodeId?: string;
@@ -97,6 +99,12 @@ export interface IterationRef {
   iteration: number;
 }
 
+/** Where an iteration starts: the run branch and its commit (the loop commit's parent). */
+export interface StartPoint {
+  branch: string;
+  head: string;
+}
+
 export interface PromptRequest extends IterationRef {
   stepKind: StepKind;
   config: ResolvedConfig;
@@ -104,8 +112,16 @@ export interface PromptRequest extends IterationRef {
   records: LoopRecord[];
   treeProblems: Problem[];
   selection: Selection | undefined;
-  /** Where the iteration starts (written to the journal before anything changes). */
-  start: { branch: string; head: string };
+  /** Where the iteration starts, and the git control files before the agent (both written to the journal before anything changes). */
+  start: StartPoint;
+  control: ControlSnapshot;
+}
+
+/** What collecting the agent's result needs to undo its changes to git and to check the guard's program. */
+export interface CollectRequest extends IterationRef {
+  start: StartPoint;
+  control: ControlSnapshot;
+  guardProgram: ProgramIdentity;
 }
 
 export interface AgentRequest extends IterationRef {
@@ -122,6 +138,8 @@ export interface GuardRequest extends IterationRef {
   config: ResolvedConfig;
   /** The iteration's deadline, set when the agent started. */
   deadlineMs: number;
+  /** The guard's program as found before the agent ran: run by that path. */
+  guardProgram: ProgramIdentity;
 }
 
 export interface PersistRequest {
@@ -130,6 +148,6 @@ export interface PersistRequest {
 
 export interface CommitRequest {
   record: IterationRecord;
-  /** The commit the iteration started from. */
-  base: string;
+  /** The run branch and the commit the iteration started from (the loop commit's only parent). */
+  start: StartPoint;
 }

@@ -16,6 +16,7 @@ import type { AgentRunFacts, CollectedFacts, GuardFacts, InterruptedState, Loade
 import { judgeAgentResult, judgeAgentRun, judgeGuardRun, judgeLoadedState, judgeRepository, recoverIteration } from "../src/core/step-verdicts.js";
 import type {
   AgentRequest,
+  CollectRequest,
   CommitRequest,
   GuardRequest,
   IterationContext,
@@ -46,7 +47,7 @@ export const iterationMachine = setup({
     loadState: placeholder<LoadedState, { runId: string }>("loadState"),
     preparePrompt: placeholder<PromptFacts, PromptRequest>("preparePrompt"),
     runAgent: placeholder<AgentRunFacts, AgentRequest>("runAgent"),
-    collectResult: placeholder<CollectedFacts, IterationRef>("collectResult"),
+    collectResult: placeholder<CollectedFacts, CollectRequest>("collectResult"),
     runGuard: placeholder<GuardFacts, GuardRequest>("runGuard"),
     persistIteration: placeholder<void, PersistRequest>("persistIteration"),
     commitIteration: placeholder<{ sha: string }, CommitRequest>("commitIteration"),
@@ -142,7 +143,10 @@ export const iterationMachine = setup({
         id: "loadInterrupted",
         src: "loadInterrupted",
         input: ({ context }) => ({ runId: context.runId! }),
-        onDone: { target: "recover", actions: assign(({ event }) => ({ config: event.output.config, records: event.output.records, previousTree: event.output.previousTree })) },
+        onDone: {
+          target: "recover",
+          actions: assign(({ event }) => ({ config: event.output.config, records: event.output.records, previousTree: event.output.previousTree, guardProgram: event.output.guardProgram })),
+        },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
           { target: "failed", actions: { type: "say", params: ({ event }) => ({ message: `Could not record the interrupted iteration: ${errorMessage(event.error)}.` }) } },
@@ -161,7 +165,8 @@ export const iterationMachine = setup({
             if (load.kind !== "treeValid" && load.kind !== "treeInvalid") return { load, message: load.message };
             const { config, records, iteration, previousTree } = load;
             const repair = load.kind === "treeInvalid" ? { treeProblems: load.treeProblems, requiredNodeId: load.requiredNodeId } : {};
-            return { load, config, records, iteration, previousTree, stepKind: load.kind === "treeValid" ? ("leaf" as const) : ("repair" as const), ...repair };
+            const stepKind = load.kind === "treeValid" ? ("leaf" as const) : ("repair" as const);
+            return { load, config, records, iteration, previousTree, stepKind, guardProgram: event.output.guardProgram, ...repair };
           }),
         },
         onError: [
@@ -247,7 +252,7 @@ export const iterationMachine = setup({
       invoke: {
         id: "collectResult",
         src: "collectResult",
-        input: ({ context }) => iterationRef(context),
+        input: ({ context }) => collectRequest(context),
         onDone: {
           actions: assign(({ context, event }) => {
             const result = judgeAgentResult({
@@ -289,6 +294,7 @@ export const iterationMachine = setup({
           changedPaths: context.collected!.changedPaths,
           protectedPaths: context.config!.guard.protectedPaths,
           allowedWritePaths: context.allowedWritePaths,
+          git: context.collected!.git,
         });
         return { judgement, outcome: judgement.outcome, failure: failureFeedback({ judgement }) };
       }),
@@ -299,7 +305,14 @@ export const iterationMachine = setup({
       invoke: {
         id: "runGuard",
         src: "runGuard",
-        input: ({ context }) => ({ ...iterationRef(context), nodeId: context.selection?.leafId, title: context.selection?.title, config: context.config!, deadlineMs: context.agent!.deadlineMs }),
+        input: ({ context }) => ({
+          ...iterationRef(context),
+          nodeId: context.selection?.leafId,
+          title: context.selection?.title,
+          config: context.config!,
+          deadlineMs: context.agent!.deadlineMs,
+          guardProgram: context.guardProgram!,
+        }),
         onDone: {
           actions: assign(({ context, event }) => {
             const guardVerdict = judgeGuardRun(event.output, { judgement: context.judgement!, command: context.config!.guard.command, timeoutSeconds: context.config!.limits.iterationTimeoutSeconds });
@@ -336,7 +349,7 @@ export const iterationMachine = setup({
       invoke: {
         id: "collectAfterError",
         src: "collectResult",
-        input: ({ context }) => iterationRef(context),
+        input: ({ context }) => collectRequest(context),
         onDone: { target: "persist", actions: assign(({ context, event }) => recovery(context, event.output)) },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
@@ -362,7 +375,7 @@ export const iterationMachine = setup({
       invoke: {
         id: "commitIteration",
         src: "commitIteration",
-        input: ({ context }) => ({ record: iterationRecord(context), base: context.repository!.head! }),
+        input: ({ context }) => ({ record: iterationRecord(context), start: startPoint(context) }),
         onDone: [
           {
             guard: "hadRunnerError",
@@ -403,8 +416,17 @@ function promptRequest(context: IterationContext): PromptRequest {
     records: context.records,
     treeProblems: context.treeProblems,
     selection: context.selection,
-    start: { branch: context.repository!.branch!, head: context.repository!.head! },
+    start: startPoint(context),
+    control: context.repository!.control,
   };
+}
+
+function startPoint(context: IterationContext) {
+  return { branch: context.repository!.branch!, head: context.repository!.head! };
+}
+
+function collectRequest(context: IterationContext): CollectRequest {
+  return { ...iterationRef(context), start: startPoint(context), control: context.repository!.control, guardProgram: context.guardProgram! };
 }
 
 /** The selected leaf as the iteration began (ids are unique in a valid tree). */

@@ -21,9 +21,10 @@ export class GitError extends RunnerError {}
 /** Something outside the runner failed during an iteration (recorded as a runner error, exit 1). */
 export class IterationError extends RunnerError {}
 
-/** An error the operating system reported (ENOSPC, EACCES, EIO, …): the environment's, not a bug. */
+/** An error the operating system reported (ENOSPC, EACCES, EIO, … and Node's ERR_FS_* for them): the environment's, not a bug. */
 export function isSystemError(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === "string" && /^E[A-Z0-9]+$/.test((error as NodeJS.ErrnoException).code!);
+  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+  return typeof code === "string" && (/^E[A-Z0-9]+$/.test(code) || code.startsWith("ERR_FS_"));
 }
 
 /** A programming error: neither one of the runner's own errors nor the environment's. */

@@ -1,8 +1,17 @@
 // Git: one git process per call, run with node:child_process (see docs/decisions.md: simple-git
 // waited 50 ms after every silent command and ran one process at a time). Reports facts (branch,
-// changed paths, loop commits); core decides policy. The step counts its git processes
-// (docs/performance.md).
+// changed paths, loop commits); core decides policy.
+//
+// Every git call of the runner runs no repository hook and no program named by configuration the
+// agent could have written (the threat model in docs/decisions.md): hooks go to /dev/null, no
+// fsmonitor, no pager, no editor, no external diff or text conversion. A step also names the git
+// folder, the work tree and its own index explicitly (GitRepo.forStep), so nothing in .git/config or
+// the agent's .git/index decides what the runner sees or commits.
 import { spawn } from "node:child_process";
+import { closeSync, writeSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
+import { StreamRedactor } from "../core/stream-redactor.js";
+import { openSafely } from "./safe-files.js";
 import { readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { GitError, RefusalError } from "../errors.js";
@@ -91,13 +100,62 @@ interface GitOutput {
   stderr: string;
 }
 
-/** Runs git in `cwd` with the runner's environment; resolves with whatever it printed. */
-function runGit(cwd: string, args: readonly string[], input?: string): Promise<GitOutput> {
+/** Settings every git call carries, ahead of the command: they beat anything in .git/config. */
+export const GIT_HARDENING = [
+  "-c", "core.hooksPath=/dev/null",
+  "-c", "core.fsmonitor=false",
+  "-c", "core.pager=cat",
+  "-c", "core.editor=:",
+  "-c", "sequence.editor=:",
+  "-c", "diff.external=",
+  "-c", "commit.gpgSign=false",
+] as const;
+
+/** Where a step's git calls point: the work tree, the git folder and the runner's own index. */
+interface GitLocation {
+  gitDir?: string;
+  indexFile?: string;
+}
+
+interface GitCall {
+  input?: string;
+  /** Extra environment (an identity for commit-tree). */
+  env?: Record<string, string>;
+  /** Stream stdout into this file (at most `capBytes`, secret values redacted) instead of memory. */
+  stdoutFile?: { path: string; capBytes: number; secrets: readonly string[] };
+}
+
+function gitEnv(cwd: string, where: GitLocation, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", LC_ALL: "C", ...extra };
+  delete env.GIT_INDEX_FILE;
+  if (where.gitDir !== undefined) {
+    env.GIT_DIR = where.gitDir;
+    env.GIT_WORK_TREE = cwd;
+  }
+  if (where.indexFile !== undefined) env.GIT_INDEX_FILE = where.indexFile;
+  return env;
+}
+
+/** Runs git in `cwd`, hardened; resolves with whatever it printed (stdout kept in memory unless streamed to a file). */
+function runGit(cwd: string, args: readonly string[], where: GitLocation = {}, call: GitCall = {}): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
-    const child = spawn("git", args, { cwd, stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const input = call.input;
+    const child = spawn("git", [...GIT_HARDENING, ...args], { cwd, env: gitEnv(cwd, where, call.env), stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout?.on("data", (chunk: Buffer) => out.push(chunk));
+    const file = call.stdoutFile;
+    const sink = file ? { fd: openSafely(file.path), room: file.capBytes, decoder: new StringDecoder("utf8"), redactor: new StreamRedactor(file.secrets) } : undefined;
+    child.stdout?.on("data", (chunk: Buffer) => {
+      if (!sink) return void out.push(chunk);
+      const kept = chunk.subarray(0, Math.max(0, sink.room));
+      sink.room -= kept.length;
+      if (kept.length > 0) writeSync(sink.fd, sink.redactor.push(sink.decoder.write(kept)));
+    });
+    child.once("close", () => {
+      if (!sink) return;
+      writeSync(sink.fd, sink.redactor.push(sink.decoder.end()) + sink.redactor.end());
+      closeSync(sink.fd);
+    });
     child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
     child.once("error", reject);
     child.once("close", (code) => resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") }));
@@ -109,13 +167,25 @@ function runGit(cwd: string, args: readonly string[], input?: string): Promise<G
 }
 
 export class GitRepo {
-  constructor(readonly root: string) {}
+  /**
+   * `gitDir` and `indexFile` (GitRepo.forStep) name the git folder and an index explicitly; without
+   * them git finds the repository from `root` and uses its own index (read-only commands).
+   */
+  constructor(
+    readonly root: string,
+    private readonly where: GitLocation = {},
+  ) {}
+
+  /** A step's repository: the git folder named, the runner's own index, not the agent's. */
+  static forStep(root: string, gitDir: string, indexFile: string): GitRepo {
+    return new GitRepo(root, { gitDir, indexFile });
+  }
 
   /** git's stdout; a non-zero exit is a GitError carrying git's first line of complaint. */
-  async raw(args: string[]): Promise<string> {
+  async raw(args: string[], call: GitCall = {}): Promise<string> {
     let result: GitOutput;
     try {
-      result = await runGit(this.root, args);
+      result = await runGit(this.root, args, this.where, call);
     } catch (error) {
       throw asGitError(args, error);
     }
@@ -125,7 +195,7 @@ export class GitRepo {
 
   /** git's stdout when it exits 0, else undefined (for commands whose failure is an answer). */
   private async attempt(args: string[]): Promise<string | undefined> {
-    const result = await runGit(this.root, args).catch(() => undefined);
+    const result = await runGit(this.root, args, this.where).catch(() => undefined);
     return result?.code === 0 ? result.stdout.toString("utf8") : undefined;
   }
 
@@ -153,9 +223,11 @@ export class GitRepo {
   }
 
   /** The subset of `paths` that git ignores. */
-  async ignored(paths: string[]): Promise<string[]> {
-    const out = await this.attempt(["check-ignore", "--no-index", ...paths]); // exit 1: nothing ignored
-    return (out ?? "").split("\n").filter((line) => line.length > 0);
+  async ignored(paths: readonly string[]): Promise<string[]> {
+    if (paths.length === 0) return [];
+    // exit 1: nothing ignored
+    const result = await runGit(this.root, ["check-ignore", "--no-index", "-z", "--stdin"], this.where, { input: `${paths.join("\0")}\0` }).catch(() => undefined);
+    return (result?.code === 0 ? result.stdout.toString("utf8") : "").split("\0").filter((line) => line.length > 0);
   }
 
   /** user.name and user.email as configured, to decide on the fallback identity. */
@@ -172,56 +244,97 @@ export class GitRepo {
     return found;
   }
 
-  async addAll(): Promise<void> {
-    await this.raw(["add", "-A"]);
+  /** Stages every change of the work tree (tracked and untracked, not ignored), `excludes` left out. */
+  async addAll(excludes: readonly string[] = []): Promise<void> {
+    await this.raw(["add", "-A", "--", ".", ...excludes.map((p) => `:(exclude,literal)${p}`)]);
   }
 
-  /** Commits whatever is staged (also nothing) with the repository's identity or the runner's fallback. */
-  async commit(message: string, useFallbackIdentity: boolean): Promise<void> {
-    const identity = useFallbackIdentity ? ["-c", `user.name=${FALLBACK_IDENTITY.name}`, "-c", `user.email=${FALLBACK_IDENTITY.email}`] : [];
-    await this.raw([...identity, "commit", "--allow-empty", "--no-verify", "--no-gpg-sign", "-q", "-m", message]);
+  /** The index as a tree object. */
+  async writeTree(): Promise<string> {
+    return (await this.raw(["write-tree"])).trim();
+  }
+
+  /** The index made to hold `revision`'s tree (stat information is gathered again by the next status). */
+  async readTree(revision: string): Promise<void> {
+    await this.raw(["read-tree", revision]);
   }
 
   /**
-   * The staged change against `base` as a patch (binary files included), `excludes` left out. Safe
-   * to run while a commit of the same index is being made: it names its base explicitly.
+   * A commit of `tree` with exactly `parent`, `message` verbatim (no hook, no cleanup, no
+   * signature), by the repository's identity or, where none is set, the runner's fallback.
    */
-  async stagedPatch(base: string, excludes: readonly string[] = []): Promise<string> {
-    return this.raw(["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", base, "--", ".", ...excludes.map((p) => `:(exclude)${p}`)]);
+  async commitTree(tree: string, parent: string, message: string, useFallbackIdentity: boolean): Promise<string> {
+    const identity = useFallbackIdentity ? ["-c", `user.name=${FALLBACK_IDENTITY.name}`, "-c", `user.email=${FALLBACK_IDENTITY.email}`] : [];
+    return (await this.raw([...identity, "commit-tree", tree, "-p", parent, "-F", "-"], { input: message })).trim();
   }
 
-  /** HEAD's commit: read from the ref files where they are plain, else asked of git. */
-  async headCommit(gitDirectory: string): Promise<string> {
-    try {
-      const head = (await readFile(path.join(gitDirectory, "HEAD"), "utf8")).trim();
-      const ref = /^ref: (refs\/heads\/[^\s]+)$/.exec(head)?.[1];
-      const sha = ref ? (await readFile(path.join(gitDirectory, ref), "utf8")).trim() : head;
-      if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha)) return sha;
-    } catch {
-      // packed or reftable refs: ask git
-    }
-    return (await this.raw(["rev-parse", "HEAD"])).trim();
+  /** Points `ref` at `sha`; with `old`, only if it still points at `old` (else git refuses). */
+  async updateRef(ref: string, sha: string, old?: string): Promise<void> {
+    await this.raw(["update-ref", "-m", "runner", ref, sha, ...(old === undefined ? [] : [old])]);
+  }
+
+  /** HEAD made a symbolic ref to `ref` again (a branch), whatever it was. */
+  async pointHeadAt(ref: string): Promise<void> {
+    await this.raw(["symbolic-ref", "-m", "runner", "HEAD", ref]);
+  }
+
+  /** Where HEAD points: the branch (undefined when detached) and the commit (undefined on an unborn branch). */
+  async head(): Promise<{ branch: string | undefined; sha: string | undefined }> {
+    const [ref, sha] = await Promise.all([this.attempt(["symbolic-ref", "-q", "HEAD"]), this.attempt(["rev-parse", "-q", "--verify", "HEAD"])]);
+    const branch = ref?.trim().replace(/^refs\/heads\//, "");
+    return { branch: branch === "" ? undefined : branch, sha: sha?.trim() || undefined };
+  }
+
+  /** A ref's commit, or undefined. */
+  async resolve(ref: string): Promise<string | undefined> {
+    return (await this.attempt(["rev-parse", "-q", "--verify", `${ref}^{commit}`]))?.trim() || undefined;
+  }
+
+  /** Commits reachable from `tip` but not from `base`, oldest first: sha and subject. */
+  async commitsBetween(base: string, tip: string): Promise<{ sha: string; subject: string }[]> {
+    const out = await this.raw(["log", "--reverse", "--format=%H%x1f%s", `${base}..${tip}`]);
+    return out
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => {
+        const [sha = "", subject = ""] = line.split("\x1f");
+        return { sha, subject };
+      });
+  }
+
+  /**
+   * The patch from `base` to `target` (binary files included), `excludes` left out, streamed into
+   * `file` up to `capBytes` (a file of hundreds of MB never passes through one string).
+   */
+  async diffToFile(base: string, target: string, excludes: readonly string[], file: string, capBytes: number, secrets: readonly string[]): Promise<void> {
+    await this.raw(["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", base, target, "--", ".", ...excludes.map((p) => `:(exclude)${p}`)], { stdoutFile: { path: file, capBytes, secrets } });
+  }
+
+  /** The paths (folders end in /) that git ignores in the work tree, not descending into ignored folders. */
+  async ignoredEntries(): Promise<string[]> {
+    const out = await this.raw(["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]);
+    return out.split("\0").filter(Boolean).sort();
   }
 
   /** Commits after `base` on the first-parent line to `tip` (default HEAD), oldest first, with the paths each changed. */
-  async commitsSince(base: string, tip = "HEAD"): Promise<{ sha: string; subject: string; body: string; changedPaths: string[] }[]> {
+  async commitsSince(base: string, tip = "HEAD"): Promise<{ sha: string; subject: string; body: string; author: string; committer: string; parents: string[]; changedPaths: string[] }[]> {
     const out = await this.raw([
       "log", "--first-parent", "--reverse", "--no-renames", "--diff-merges=first-parent",
-      "--format=%x1e%H%x1f%s%x1f%b%x1f", "--name-only", `${base}..${tip}`,
+      "--format=%x1e%H%x1f%s%x1f%an <%ae>%x1f%cn <%ce>%x1f%P%x1f%b%x1f", "--name-only", `${base}..${tip}`,
     ]);
     return out
       .split("\x1e")
       .filter((record) => record.length > 0)
       .map((record) => {
-        const [sha = "", subject = "", body = "", files = ""] = record.split("\x1f");
-        return { sha, subject, body: body.trimEnd(), changedPaths: files.split("\n").filter((line) => line.length > 0).sort() };
+        const [sha = "", subject = "", author = "", committer = "", parents = "", body = "", files = ""] = record.split("\x1f");
+        return { sha, subject, body: body.trimEnd(), author, committer, parents: parents.split(" ").filter(Boolean), changedPaths: files.split("\n").filter((line) => line.length > 0).sort() };
       });
   }
 
   /** The text of `path` at each revision (undefined where it does not exist), in one git process. */
   async fileAtRevisions(revisions: readonly string[], path: string): Promise<(string | undefined)[]> {
     if (revisions.length === 0) return [];
-    const result = await runGit(this.root, ["cat-file", "--batch"], revisions.map((revision) => `${revision}:${path}\n`).join(""));
+    const result = await runGit(this.root, ["cat-file", "--batch"], this.where, { input: revisions.map((revision) => `${revision}:${path}\n`).join("") });
     if (result.code !== 0) throw asGitError(["cat-file"], new Error(result.stderr.trim()));
     const out = result.stdout;
     const texts: (string | undefined)[] = [];
@@ -242,13 +355,13 @@ export class GitRepo {
     return texts;
   }
 
-  /** Puts paths back as HEAD has them: tracked ones restored, new ones removed. */
-  async restorePaths(paths: readonly string[]): Promise<void> {
+  /** Puts paths back as `revision` has them: tracked ones restored (in the index too), new ones removed. */
+  async restorePaths(paths: readonly string[], revision: string): Promise<void> {
     if (paths.length === 0) return;
-    const tracked = new Set((await this.raw(["ls-tree", "-r", "--name-only", "HEAD", "--", ...paths])).split("\n").filter(Boolean));
+    const tracked = new Set((await this.raw(["ls-tree", "-r", "--name-only", revision, "--", ...paths])).split("\n").filter(Boolean));
     const restore = paths.filter((p) => tracked.has(p));
-    if (restore.length > 0) await this.raw(["checkout", "HEAD", "--", ...restore]);
-    await Promise.all(paths.filter((p) => !tracked.has(p)).map((p) => rm(path.join(this.root, p), { force: true })));
+    if (restore.length > 0) await this.raw(["checkout", revision, "--", ...restore]);
+    await Promise.all(paths.filter((p) => !tracked.has(p)).map((p) => rm(path.join(this.root, p), { force: true, recursive: true })));
   }
 
   async createBranch(name: string): Promise<void> {

@@ -1,16 +1,19 @@
 // The iteration logger (CONTRACT §2, §8): `.runner/iterations/<run-id>/<NNNN>/` and the run's
-// append-only `events.jsonl`. Local-only (gitignored). Everything written is redacted.
-import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+// append-only `events.jsonl`. Local-only (gitignored). Everything written is redacted, and written
+// as src/adapters/safe-files.ts does it: the folder is in the agent's reach, so no write follows a
+// link the agent planted or lands in a file the runner did not create for it.
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { eventsFile, iterationDir } from "../core/layout.js";
 import { redactSecrets } from "../core/text-limits.js";
+import { appendSafely, copySafely, ensureRealFolder, writeSafely } from "./safe-files.js";
 
 export class IterationLog {
   readonly dir: string;
   private readonly eventsPath: string;
 
   constructor(
-    root: string,
+    private readonly root: string,
     readonly runId: string,
     readonly iteration: number,
     private readonly secrets: readonly string[],
@@ -24,13 +27,20 @@ export class IterationLog {
     return path.join(this.dir, name);
   }
 
+  /** The iteration's folder emptied (whatever was there, links included) and made anew. */
+  clear(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+    this.ensureDir();
+  }
+
+  /** The iteration's folder, a real folder all the way from the repository's top. */
   ensureDir(): void {
-    mkdirSync(this.dir, { recursive: true });
+    ensureRealFolder(this.root, this.dir);
   }
 
   write(name: string, text: string): void {
     this.ensureDir();
-    writeFileSync(this.file(name), redactSecrets(text, this.secrets));
+    writeSafely(this.file(name), redactSecrets(text, this.secrets));
   }
 
   /** Whether `write` would change `text` (+ a newline when `trailingNewline`): it holds a secret value. */
@@ -42,7 +52,7 @@ export class IterationLog {
   /** Writes `name` as a byte-for-byte copy of `source`: only for a file known to hold no secret. */
   copyFile(name: string, source: string): void {
     this.ensureDir();
-    copyFileSync(source, this.file(name));
+    copySafely(source, this.file(name));
   }
 
   writeJson(name: string, value: unknown): void {
@@ -52,7 +62,7 @@ export class IterationLog {
   /** Appends one JSON object per line to the run's events.jsonl. */
   appendEvents(events: readonly object[]): void {
     if (events.length === 0) return;
-    mkdirSync(path.dirname(this.eventsPath), { recursive: true });
-    appendFileSync(this.eventsPath, redactSecrets(events.map((event) => `${JSON.stringify(event)}\n`).join(""), this.secrets));
+    ensureRealFolder(this.root, path.dirname(this.eventsPath));
+    appendSafely(this.eventsPath, redactSecrets(events.map((event) => `${JSON.stringify(event)}\n`).join(""), this.secrets));
   }
 }

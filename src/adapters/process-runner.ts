@@ -10,10 +10,12 @@
 // containment, processes that left the group (setsid) cannot be killed; if they hold the output
 // pipes, they are closed on our side 2 s after the child's exit so the result still resolves.
 import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, openSync, statSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
+import { StreamRedactor } from "../core/stream-redactor.js";
+import { openSafely } from "./safe-files.js";
 import { truncateForAgent } from "../core/text-limits.js";
 import { containedStart, containmentRecord, discardStart, endContainedRun, killLeftoversNow, type ContainedStart, type ContainmentMethod, type ContainmentRecord } from "./containment.js";
 import { programProblem } from "./program-path.js";
@@ -81,7 +83,6 @@ const GRACE_MS = 2_000;
 const TAIL_CHARS = 4_096;
 /** setTimeout cannot wait longer than this (larger delays fire at once). */
 const MAX_TIMER_MS = 2_147_483_647;
-const REDACTED = "***";
 
 /** How a run ended, as the machine's facts carry it. */
 export interface ProcessOutcome {
@@ -333,7 +334,7 @@ interface StreamState {
   kept: number;
   dropped: number;
   decoder: StringDecoder;
-  redactor: Redactor;
+  redactor: StreamRedactor;
 }
 
 /**
@@ -351,9 +352,10 @@ class OutputLog {
 
   constructor(private readonly request: ProcessRequest) {
     mkdirSync(path.dirname(request.logFile), { recursive: true });
-    this.fd = openSync(request.logFile, "w");
+    // (the iteration's folder is in the agent's reach: never through a link it planted)
+    this.fd = openSafely(request.logFile);
     const secrets = request.secrets ?? [];
-    const state = (): StreamState => ({ produced: 0, kept: 0, dropped: 0, decoder: new StringDecoder("utf8"), redactor: new Redactor(secrets) });
+    const state = (): StreamState => ({ produced: 0, kept: 0, dropped: 0, decoder: new StringDecoder("utf8"), redactor: new StreamRedactor(secrets) });
     this.streams = { stdout: state(), stderr: state() };
   }
 
@@ -422,79 +424,5 @@ class OutputLog {
       closeSync(this.fd);
       this.fd = undefined;
     }
-  }
-}
-
-/**
- * Replaces secrets by `***` in a stream of text that arrives in pieces. A secret may be split
- * across pieces, so the end of the text that could still be the start of a secret is held back
- * until the next piece (or the end); everything else flows through at once.
- */
-class Redactor {
-  private readonly secrets: string[];
-  private pending = "";
-
-  constructor(secrets: readonly string[]) {
-    // Longest first, so that a secret containing another one is replaced whole.
-    this.secrets = [...new Set(secrets.filter((secret) => secret.length > 0))].sort((a, b) => b.length - a.length);
-  }
-
-  /** Takes the next piece; returns the redacted text that can no longer be part of a secret. */
-  push(text: string): string {
-    if (this.secrets.length === 0) return text;
-    this.pending += text;
-    const { done, rest } = this.scan(this.pending, this.pending.length - this.unfinished(this.pending));
-    this.pending = rest;
-    return done;
-  }
-
-  /** Returns whatever is held back, redacted. */
-  end(): string {
-    const { done } = this.scan(this.pending, this.pending.length);
-    this.pending = "";
-    return done;
-  }
-
-  /** Length of the longest end of `text` that is the beginning (not the whole) of a secret. */
-  private unfinished(text: string): number {
-    let longest = 0;
-    for (const secret of this.secrets) {
-      for (let length = Math.min(secret.length - 1, text.length); length > longest; length--) {
-        if (text.endsWith(secret.slice(0, length))) {
-          longest = length;
-          break;
-        }
-      }
-    }
-    return longest;
-  }
-
-  /**
-   * Redacts `text` up to `limit`. Every secret starting before `limit` is complete (an incomplete
-   * one would be an end of `text` longer than the held-back part), so it is replaced whole even
-   * when it reaches past `limit`.
-   */
-  private scan(text: string, limit: number): { done: string; rest: string } {
-    let done = "";
-    let position = 0;
-    while (position < limit) {
-      let matchAt = -1;
-      let matchLength = 0;
-      for (const secret of this.secrets) {
-        const at = text.indexOf(secret, position);
-        if (at !== -1 && (matchAt === -1 || at < matchAt)) {
-          matchAt = at;
-          matchLength = secret.length;
-        }
-      }
-      if (matchAt === -1 || matchAt >= limit) {
-        done += text.slice(position, limit);
-        position = limit;
-        break;
-      }
-      done += text.slice(position, matchAt) + REDACTED;
-      position = matchAt + matchLength;
-    }
-    return { done, rest: text.slice(position) };
   }
 }

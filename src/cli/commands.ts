@@ -87,7 +87,11 @@ export const COMMANDS = [
   command({
     name: "audit",
     describe: "Replay the current run's commits and check every transition against the rules",
-    options: { json, "run-id": runId },
+    options: {
+      json,
+      "run-id": runId,
+      replay: { type: "boolean", describe: "Also run the guard again, in a clean checkout, on every commit that passed a leaf" },
+    },
     load: () => import("./commands/audit.js"),
   }),
   command({

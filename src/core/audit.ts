@@ -13,6 +13,11 @@ export interface AuditCommit {
   sha: string;
   subject: string;
   body: string;
+  /** "Name <email>" of the author and of the committer. */
+  author?: string;
+  committer?: string;
+  /** The commit's parents (a loop commit has exactly one). */
+  parents?: string[];
   /** Paths the commit changed (against its first parent). */
   changedPaths: string[];
   /** The tree at this commit; undefined when it does not validate. */
@@ -30,6 +35,8 @@ export interface AuditReport {
   loopCommits: number;
   otherCommits: number;
   violations: AuditViolation[];
+  /** With --replay: how many passing commits had their guard run again. */
+  replayed?: number;
 }
 
 function byId(tree: TaskTree): Map<string, TaskNode> {
@@ -98,6 +105,26 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
 
   let current: TaskTree | undefined = base; // the tree at the previous commit (undefined: invalid)
   let lastValid: TaskTree | undefined = base;
+  // Commits the runner did not make, between loop commits of the run: the runner never lets an
+  // agent commit, so each needs a person's look. (After the last loop commit they are left alone:
+  // a person's fix before the run goes on.)
+  const lastLoop = commits.map((commit) => parseLoopCommit(commit.sha, commit.subject, commit.body, runId) !== undefined).lastIndexOf(true);
+  // The run's identity: the first loop commit's author; every loop commit is by it and committed by it.
+  let identity: string | undefined;
+  commits.forEach((commit, index) => {
+    const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
+    if (!record && index < lastLoop) {
+      violations.push({ sha: commit.sha, iteration: undefined, message: `a commit between loop commits that the runner did not make (${JSON.stringify(commit.subject)}); the runner never lets the agent commit, so check it by hand` });
+    }
+    if (record && commit.author !== undefined) {
+      identity ??= commit.author;
+      const who = [commit.author, commit.committer].filter((name) => name !== identity);
+      if (who.length > 0) violations.push({ sha: commit.sha, iteration: record.subject.iteration, message: `made by ${who.join(" and ")}, not the run's identity ${identity}` });
+    }
+    if (record && commit.parents !== undefined && commit.parents.length !== 1) {
+      violations.push({ sha: commit.sha, iteration: record.subject.iteration, message: `has ${commit.parents.length} parents; a loop commit has exactly one, the commit its iteration started from` });
+    }
+  });
   for (const commit of commits) {
     const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
     const fail = (message: string) => violations.push({ sha: commit.sha, iteration: record?.subject.iteration, message });
@@ -133,7 +160,7 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
       const kind = classifyChangedPaths(commit.changedPaths);
       if (kind !== subject.kind) fail(`the subject says ${subject.kind}, but the commit changed ${kind === "execute" ? "paths outside .runner/" : "only .runner/"}`);
       if (subject.guard === "pass" && subject.kind !== "execute") fail("guard=pass on an iteration that changed nothing outside .runner/");
-      if (subject.guard === "pass" && record.trailers.status !== undefined && record.trailers.status !== "done") fail(`guard=pass although the agent said ${record.trailers.status}`);
+      if (subject.guard === "pass" && record.trailers.status !== "done") fail(`guard=pass although the agent said ${record.trailers.status ?? "nothing"}`);
       if (record.trailers.error !== undefined && subject.guard !== "skipped") fail(`a runner error with guard=${subject.guard}; runner errors skip the guard`);
       if (!current) {
         fail("a leaf iteration ran on an invalid task tree; the runner must run a repair step first");
@@ -159,5 +186,8 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
     current = after;
     if (after) lastValid = after;
   }
-  return { loopCommits, otherCommits, violations };
+  // In history order: the first one printed is the first commit that breaks a rule.
+  const position = new Map(commits.map((commit, index) => [commit.sha, index]));
+  const ordered = violations.map((violation, index) => ({ violation, index })).sort((a, b) => (position.get(a.violation.sha) ?? -1) - (position.get(b.violation.sha) ?? -1) || a.index - b.index);
+  return { loopCommits, otherCommits, violations: ordered.map((entry) => entry.violation) };
 }

@@ -10,7 +10,13 @@ export type ExecutorKind = NonNullable<ExecutorConfig["kind"]>;
 
 export interface ResolvedConfig {
   executor: ExecutorConfig & { kind: ExecutorKind };
-  guard: { command: string[]; protectedPaths: string[] };
+  guard: {
+    command: string[];
+    protectedPaths: string[];
+    /** Run in a clean checkout before the guard there (audit --replay, isolation = worktree). */
+    setup: string[] | undefined;
+    isolation: "in-place" | "worktree";
+  };
   limits: {
     iterationTimeoutSeconds: number;
     maxIterations: number;
@@ -21,8 +27,8 @@ export interface ResolvedConfig {
 
 export const DEFAULT_GUARD_COMMAND = ["just", "ci"];
 export const CONFIG_PATH = ".runner/state/config.toml";
-/** Always protected, whatever the config says: the agent never edits the runner's own rules. */
-export const ALWAYS_PROTECTED = [CONFIG_PATH, ".runner/state/schema.json"];
+/** Always protected, whatever the config says: the agent never edits the runner's own rules, nor a node's write policy. */
+export const ALWAYS_PROTECTED = [CONFIG_PATH, ".runner/state/schema.json", ".runner/nodes/*/policy.json"];
 /** The guard's own files, protected unless `[guard] protected_paths` says otherwise. */
 export const DEFAULT_GUARD_FILES = ["justfile", "Justfile", ".justfile"];
 const SCRIPT_FILE = /\.(sh|bash|js|mjs|cjs|ts|py|rb|pl)$/;
@@ -88,6 +94,8 @@ export function resolveConfig(raw: unknown): ConfigResult {
       guard: {
         command: [...guardCommand],
         protectedPaths: unique([...ALWAYS_PROTECTED, ...(protectedPaths ?? defaultGuardFiles(guardCommand))]),
+        setup: config.guard?.setup ? [...config.guard.setup] : undefined,
+        isolation: config.guard?.isolation ?? "in-place",
       },
       limits: {
         iterationTimeoutSeconds: config.limits?.iteration_timeout_seconds ?? DEFAULT_LIMITS.iterationTimeoutSeconds,

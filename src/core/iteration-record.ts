@@ -6,7 +6,7 @@ import type { Judgement } from "./iteration.js";
 import { pathsInside } from "./path-rules.js";
 import type { Problem } from "./problems.js";
 import type { AgentStatus, GuardOutcome, StateUpdateResult } from "./state-update.js";
-import type { CollectedFacts, RunnerErrorFact, StepKind } from "./step-facts.js";
+import type { AgentGitFacts, CollectedFacts, RunnerErrorFact, StepKind } from "./step-facts.js";
 import type { CommitSubject } from "./run-id.js";
 import { findNode, type TaskTree } from "./tree.js";
 import type { AgentOutput } from "../schemas/types.generated.js";
@@ -33,6 +33,8 @@ export interface IterationRecord {
   derivedPasses: string[];
   /** Changed paths the agent may not touch: restored before the commit. */
   protectedChanged: string[];
+  /** What the agent did to git itself (undone), when its result was collected. */
+  agentGit: AgentGitFacts | undefined;
 }
 
 /** The parts of the machine's context a record is made from. */
@@ -80,7 +82,22 @@ export function iterationRecord(source: RecordSource): IterationRecord {
     changedPaths,
     derivedPasses: source.updated?.derivedPasses ?? [],
     protectedChanged: source.config ? pathsInside(changedPaths, source.config.guard.protectedPaths) : [],
+    agentGit: source.collected?.git,
   };
+}
+
+/** What the agent did to git itself, in one line for the commit (Runner-Git), or undefined when nothing. */
+export function describeAgentGit(git: AgentGitFacts | undefined): string | undefined {
+  if (!git) return undefined;
+  const parts: string[] = [];
+  if (git.agentCommits.length > 0) parts.push(`committed ${git.agentCommits.length} commit(s) itself (${git.agentCommits.map((c) => JSON.stringify(c.subject)).join(", ")}), folded into this iteration`);
+  if (git.headMoved) parts.push(`left HEAD ${git.headMoved.branch ? `on ${git.headMoved.branch}` : "detached"}, put back on the run branch`);
+  if (git.operations.length > 0) parts.push(`left a ${git.operations.join(" and a ")} in progress, removed`);
+  if (git.controlChanged.length > 0) parts.push(`changed ${git.controlChanged.map((name) => `.git/${name}`).join(", ")}, put back`);
+  if (git.nestedRepositories.length > 0) parts.push(`created repositories without a commit (${git.nestedRepositories.join(", ")}), moved to the iteration's log`);
+  if (git.hiddenByIgnoreRules.length > 0) parts.push(`hid ${git.hiddenByIgnoreRules.join(", ")} with an ignore rule it changed`);
+  if (git.guardProgramChanged) parts.push(`changed the guard's program ${git.guardProgramChanged}`);
+  return parts.length > 0 ? `The agent ${parts.join("; ")}.` : undefined;
 }
 
 /** The commit subject of a record (CONTRACT §7). */

@@ -6,6 +6,7 @@ import { checkPassedImmutable, checkTreeShape } from "./invariants.js";
 import { pathsInside, pathsOutside } from "./path-rules.js";
 import { childPath, type Problem } from "./problems.js";
 import { judgeAgentStatus, type AgentStatus, type AgentVerdict, type GuardOutcome } from "./state-update.js";
+import type { AgentGitFacts } from "./step-facts.js";
 import { truncateForAgent } from "./text-limits.js";
 import { findNode, forEachNode, jsonPathsOf, type TaskNode, type TaskTree } from "./tree.js";
 
@@ -49,6 +50,8 @@ export interface PolicyInput {
   protectedPaths: readonly string[];
   /** The selected node's allowed_write_paths, when it has a policy. */
   allowedWritePaths: readonly string[] | undefined;
+  /** What the agent did to git itself (undone before the runner's own git calls). */
+  git?: AgentGitFacts;
 }
 
 export interface PolicyResult {
@@ -67,6 +70,13 @@ export function checkChangePolicy(input: PolicyInput): PolicyResult {
   const parts: string[] = [];
   if (protectedChanged.length > 0) parts.push(`changed protected paths (${protectedChanged.join(", ")}), which the agent may not touch`);
   if (outsideAllowed.length > 0) parts.push(`changed paths outside the node's allowed_write_paths (${outsideAllowed.join(", ")})`);
+  const git = input.git;
+  if (git && git.controlChanged.length > 0) parts.push(`changed git's own files (${git.controlChanged.map((name) => `.git/${name}`).join(", ")}), which the runner put back`);
+  if (git?.guardProgramChanged) parts.push(`changed the guard's program (${git.guardProgramChanged})`);
+  if (git && git.hiddenByIgnoreRules.length > 0) {
+    parts.push(`hid files from the commit with an ignore rule it changed (${git.hiddenByIgnoreRules.join(", ")}): the guard would judge files that are not committed; commit them, or ignore them in an iteration of their own`);
+  }
+  if (git && git.nestedRepositories.length > 0) parts.push(`created git repositories without a commit (${git.nestedRepositories.join(", ")}), which cannot be committed and were moved to the iteration's log`);
   return parts.length > 0
     ? { protectedChanged, outsideAllowed, failure: `The iteration ${parts.join(" and ")}; the guard stage failed.` }
     : { protectedChanged, outsideAllowed };
@@ -90,6 +100,7 @@ export function judgeIteration(input: {
   changedPaths: readonly string[];
   protectedPaths: readonly string[];
   allowedWritePaths: readonly string[] | undefined;
+  git?: AgentGitFacts;
 }): Judgement {
   const kind = classifyChangedPaths(input.changedPaths);
   const selectedAfter = findNode(input.agentTree, input.previousLeaf.id); // ids are unique: checkAgentTree passed it
@@ -101,7 +112,7 @@ export function judgeIteration(input: {
     status: input.status,
     kind,
   });
-  const policy = checkChangePolicy({ changedPaths: input.changedPaths, protectedPaths: input.protectedPaths, allowedWritePaths: kind === "execute" ? input.allowedWritePaths : undefined });
+  const policy = checkChangePolicy({ changedPaths: input.changedPaths, protectedPaths: input.protectedPaths, allowedWritePaths: kind === "execute" ? input.allowedWritePaths : undefined, git: input.git });
   if (policy.failure) {
     // A policy violation fails the guard stage: guard=fail after "done", else a retry. Both cost an attempt.
     const status = verdict.status === "done" ? "done" : "retry";

@@ -9,6 +9,8 @@ export interface LoopRecord {
   subject: CommitSubject;
   summary: string;
   trailers: Record<string, string>;
+  /** The failure the runner told the next iteration, in full (bounded), when there was one. */
+  failure?: string;
 }
 
 export interface CommitDetails {
@@ -16,10 +18,16 @@ export interface CommitDetails {
   status?: AgentStatus;
   attempts?: { after: number; max: number };
   runnerError?: string;
+  /** What the next iteration is told (CONTRACT §9-bounded): its first line becomes the Runner-Failure trailer, the whole of it a section of the body. */
   failure?: string;
+  /** What the agent did to git itself, in one line (Runner-Git). */
+  gitNote?: string;
   /** The runner did not accept the tree the iteration commits (left as the agent wrote it, for a repair). */
   treeLeftInvalid?: boolean;
 }
+
+/** The heading of the failure section of a loop commit's body; its lines follow, indented by four spaces. */
+export const FAILURE_HEADING = "Failure (told to the next iteration):";
 
 /** The trailer value (`Runner-Tree: invalid`) of an iteration that committed a tree the runner did not accept. */
 export const TREE_LEFT_INVALID = "invalid";
@@ -43,10 +51,14 @@ export function formatCommitMessage(subject: CommitSubject, details: CommitDetai
   if (details.status) trailers.push(`Runner-Status: ${details.status}`);
   if (details.attempts) trailers.push(`Runner-Attempts: ${details.attempts.after}/${details.attempts.max}`);
   if (details.runnerError) trailers.push(`Runner-Error: ${oneLine(details.runnerError)}`);
-  if (details.failure) trailers.push(`Runner-Failure: ${oneLine(details.failure)}`);
+  const failure = details.failure?.trim();
+  if (failure) trailers.push(`Runner-Failure: ${oneLine(failure.split("\n")[0]!)}`);
+  if (details.gitNote) trailers.push(`Runner-Git: ${oneLine(details.gitNote, 600)}`);
   if (details.treeLeftInvalid) trailers.push(`Runner-Tree: ${TREE_LEFT_INVALID}`);
   const parts = [formatCommitSubject(subject)];
   if (summary) parts.push(summary.length > SUMMARY_LIMIT ? `${summary.slice(0, SUMMARY_LIMIT - 1)}…` : summary);
+  // Indented, so that blank lines of the guard's output do not end the section.
+  if (failure) parts.push(`${FAILURE_HEADING}\n${truncateForAgent(failure).split("\n").map((line) => `    ${line}`.trimEnd() || "    ").join("\n")}`);
   if (trailers.length > 0) parts.push(trailers.join("\n"));
   return `${parts.join("\n\n")}\n`;
 }
@@ -76,7 +88,14 @@ export function parseLoopCommit(sha: string, subjectLine: string, body: string, 
       trailers[line.slice("Runner-".length, colon).toLowerCase()] = line.slice(colon + 2);
     }
   }
-  return { sha, subject, summary: paragraphs.join("\n\n").trim(), trailers };
+  // The failure section is the runner's only where its trailer says there was a failure; the last one is the runner's.
+  let failure: string | undefined;
+  const at = trailers.failure === undefined ? -1 : paragraphs.map((p) => p.startsWith(`${FAILURE_HEADING}\n`)).lastIndexOf(true);
+  if (at >= 0) {
+    failure = paragraphs[at]!.slice(FAILURE_HEADING.length + 1).split("\n").map((line) => line.replace(/^ {4}/, "")).join("\n").trimEnd();
+    paragraphs.splice(at, 1);
+  }
+  return { sha, subject, summary: paragraphs.join("\n\n").trim(), trailers, ...(failure !== undefined ? { failure } : {}) };
 }
 
 /** The number the next iteration gets: 1 + this run's loop commits on the branch (CONTRACT §7). */
@@ -130,4 +149,13 @@ export function lastFailureRecord(records: readonly LoopRecord[], nodeId: string
   const previous = records.find((record) => record.subject.kind !== "repair" && record.trailers.error === undefined);
   if (previous && previous.subject.kind !== "repair" && ancestorIds.includes(previous.subject.nodeId) && previous.trailers.failure) latest = previous;
   return latest?.trailers.failure ? latest : undefined;
+}
+
+/**
+ * `context/failure.md`'s text: that iteration's failure as its commit tells it (the runner's own
+ * words in the runner's own commit; never a local log file the agent could have rewritten).
+ */
+export function lastFailure(records: readonly LoopRecord[], nodeId: string, ancestorIds: readonly string[]): string | undefined {
+  const latest = lastFailureRecord(records, nodeId, ancestorIds);
+  return latest ? `Iteration ${latest.subject.iteration}: ${latest.failure ?? latest.trailers.failure}\n` : undefined;
 }

@@ -1,6 +1,6 @@
 // Repository-relative path rules (CONTRACT §9, seed 003 §4): allowed_write_paths and protected
 // paths. An entry ending in `/` names a folder and everything under it; any other entry names
-// exactly one file.
+// exactly one file. A `*` segment stands for any one folder or file name (`.runner/nodes/*/policy.json`).
 
 /** Why an entry is not a safe repository-relative path, or undefined when it is. */
 export function pathEntryProblem(entry: string): string | undefined {
@@ -18,7 +18,11 @@ export function pathEntryProblem(entry: string): string | undefined {
 
 /** Whether `path` (repository-relative, as git prints it) is covered by `entry`. */
 export function pathMatchesEntry(path: string, entry: string): boolean {
-  return entry.endsWith("/") ? path.startsWith(entry) : path === entry;
+  if (!entry.includes("*")) return entry.endsWith("/") ? path.startsWith(entry) : path === entry;
+  const wanted = entry.replace(/\/$/, "").split("/");
+  const segments = path.split("/");
+  if (entry.endsWith("/") ? segments.length <= wanted.length : segments.length !== wanted.length) return false;
+  return wanted.every((segment, i) => segment === "*" || segment === segments[i]);
 }
 
 /** The changed paths not covered by any entry, sorted. */

@@ -2,6 +2,7 @@
 // never on main/master, a branch with commits, a run id, a clean working tree (untracked included),
 // and the local-only folders ignored by git.
 import { parseCommitSubject, runIdFromBranch, runIdProblem } from "./run-id.js";
+import type { ControlSnapshot } from "./step-facts.js";
 
 /** An iteration the journal says was begun and not committed (the runner was killed). */
 export interface InterruptedIteration {
@@ -42,6 +43,10 @@ export interface RepositoryFacts {
   operationInProgress: string | undefined;
   /** An interrupted iteration to record (journal status `resume`) or one of another branch. */
   interrupted?: InterruptedIteration & { status: "resume" | "other-branch" };
+  /** The git control files before this iteration's agent runs (put back after it). */
+  control: ControlSnapshot;
+  /** Control files an interrupted iteration's agent had changed, put back from its journal. */
+  controlRestored: string[];
 }
 
 export const PROTECTED_BRANCHES = ["main", "master"];

@@ -15,6 +15,14 @@ export interface RunnerErrorFact {
   message: string;
 }
 
+/** The guard's program as found before the agent ran (src/adapters/program.ts). */
+export interface ProgramIdentity {
+  /** The file the command's first word names, absolute; undefined when it was not found. */
+  file: string | undefined;
+  /** Its identity (device, inode, size, times), or undefined when it was not found. */
+  signature: string | undefined;
+}
+
 /** loadState: the config, the tree and this run's history. */
 export interface LoadedState {
   config: ConfigResult;
@@ -23,11 +31,14 @@ export interface LoadedState {
   records: LoopRecord[];
   /** When the tree is invalid: the tree to repair it against (the last one the runner accepted, else the newest valid one in history). */
   lastValidTree?: TaskTree;
+  /** The guard's program, found before the agent runs. */
+  guardProgram: ProgramIdentity;
 }
 
 /** loadInterrupted: what recording an interrupted iteration needs. */
 export interface InterruptedState {
   config: ResolvedConfig;
+  guardProgram: ProgramIdentity;
   records: LoopRecord[];
   /** The valid tree the interrupted iteration began from (HEAD's, or the last accepted one). */
   previousTree: TaskTree;
@@ -59,14 +70,36 @@ export interface AgentRunFacts extends ProcessFacts {
   deadlineMs: number;
 }
 
+/** The git control files (config, info/*, hooks) as they were: text and mode, null when absent. */
+export type ControlSnapshot = Record<string, { text: string; mode: number } | null>;
+
+/** What the agent did to git itself, found (and undone) right after it ran. */
+export interface AgentGitFacts {
+  /** Control files the agent changed (put back as they were). */
+  controlChanged: string[];
+  /** Operations it left in progress (MERGE_HEAD, a rebase, …), removed. */
+  operations: string[];
+  /** Where it left HEAD, when not on the run branch at the starting commit (HEAD is put back). */
+  headMoved?: { branch: string | undefined; sha: string | undefined };
+  /** Commits it made itself (reachable from where it left HEAD or the run branch), oldest first. */
+  agentCommits: { sha: string; subject: string }[];
+  /** Files an ignore rule the iteration changed hides from the commit. */
+  hiddenByIgnoreRules: string[];
+  /** Git repositories without a commit the agent created inside the work tree (they cannot be committed). */
+  nestedRepositories: string[];
+  /** The guard's program, when the file changed since the iteration began. */
+  guardProgramChanged?: string;
+}
+
 /** collectResult: what the agent left behind. */
 export interface CollectedFacts {
   /** The output file's text; undefined when the agent wrote none. */
   outputText: string | undefined;
   /** The tree file freshly parsed as JSON, or the parse problem. */
   treeData: { ok: true; data: unknown } | { ok: false; problems: Problem[] };
-  /** Changed paths (tracked and untracked, not ignored), sorted. */
+  /** Changed paths (tracked and untracked, not ignored) against the starting commit, sorted. */
   changedPaths: string[];
+  git: AgentGitFacts;
 }
 
 /** runGuard: the guard command. */

@@ -50,7 +50,9 @@ export function judgeLoadedState(loaded: LoadedState): LoadVerdict {
     const first = formatProblem(config.problems[0]!);
     return { kind: "configInvalid", message: `.runner/state/config.toml is invalid: ${first}; fix it (\`runner validate\` lists every problem) and run \`runner step\` again.` };
   }
-  if (!tree.ok && tree.missing) return { kind: "treeMissing", message: ".runner/state/tree.json does not exist; run `runner init` and commit it first." };
+  if (!tree.ok && tree.missing && loaded.lastValidTree === undefined) {
+    return { kind: "treeMissing", message: ".runner/state/tree.json does not exist and no valid tree exists in this branch's history; run `runner init` and commit it first." };
+  }
   const start = { config: config.config, records, iteration: nextIterationNumber(records) };
   if (tree.ok) return { kind: "treeValid", ...start, previousTree: tree.tree };
   const repairs = trailingRepairs(records);

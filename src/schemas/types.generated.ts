@@ -103,6 +103,16 @@ export interface GuardConfig {
    * Repository-relative paths (a trailing / means a folder) the agent may not change.
    */
   protected_paths?: string[];
+  /**
+   * Run (argv) in a clean checkout before the guard there: by `runner audit --replay`, and by every guard run when isolation = "worktree" (e.g. ["npm", "ci"] to install what the guard needs).
+   *
+   * @minItems 1
+   */
+  setup?: [string, ...string[]];
+  /**
+   * Where the guard runs: "in-place" (default) in the work tree the agent left; "worktree" in a clean checkout of exactly what will be committed (slower; proof that the committed content passes).
+   */
+  isolation?: "in-place" | "worktree";
 }
 export interface LimitsConfig {
   iteration_timeout_seconds?: number;

@@ -548,7 +548,7 @@ return errors === 0;
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRunnerConfig = validate24;
-const schema34 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://runner.dev/schemas/config/v1.schema.json","title":"RunnerConfig","description":"The runner's configuration (.runner/state/config.toml). Defaults fill what is left out; kind = \"command\" (the default kind) needs executor.command.","type":"object","additionalProperties":false,"properties":{"executor":{"title":"ExecutorConfig","type":"object","additionalProperties":false,"properties":{"kind":{"type":"string","enum":["command","codex","claude","demo"]},"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"kind = \"command\": the argv, run in the repository root with the prompt on stdin."},"model":{"type":"string","minLength":1,"description":"codex / claude: the model to ask for."},"profile":{"type":"string","minLength":1,"description":"codex: a profile from ~/.codex/config.toml."},"sandbox":{"type":"string","enum":["read-only","workspace-write","danger-full-access"],"description":"codex: --sandbox (default workspace-write)."},"config_overrides":{"type":"array","items":{"type":"string","pattern":"^[^=\\s]+=.*$"},"description":"codex: each entry becomes -c key=value."},"permission_mode":{"type":"string","enum":["acceptEdits","bypassPermissions","default","dontAsk","plan","auto"],"description":"claude: --permission-mode (default acceptEdits)."},"allowed_tools":{"type":"array","items":{"type":"string","minLength":1},"description":"claude: --allowedTools."},"max_turns":{"type":"integer","minimum":1,"maximum":100000,"description":"claude: --max-turns."},"extra_args":{"type":"array","items":{"type":"string"},"description":"codex / claude: appended to the argv as given."},"fail_once":{"type":"boolean","description":"demo: fail the first execution on purpose so a retry shows."}}},"guard":{"title":"GuardConfig","type":"object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"The guard entrypoint, run in the repository root after an EXECUTE iteration whose agent said done."},"protected_paths":{"type":"array","items":{"type":"string"},"description":"Repository-relative paths (a trailing / means a folder) the agent may not change."}}},"limits":{"title":"LimitsConfig","type":"object","additionalProperties":false,"properties":{"iteration_timeout_seconds":{"type":"integer","minimum":1,"maximum":604800},"max_iterations":{"type":"integer","minimum":1,"maximum":1000000},"output_cap_bytes":{"type":"integer","minimum":1024,"maximum":1073741824},"max_repair_attempts":{"type":"integer","minimum":1,"maximum":100}}}}};
+const schema34 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://runner.dev/schemas/config/v1.schema.json","title":"RunnerConfig","description":"The runner's configuration (.runner/state/config.toml). Defaults fill what is left out; kind = \"command\" (the default kind) needs executor.command.","type":"object","additionalProperties":false,"properties":{"executor":{"title":"ExecutorConfig","type":"object","additionalProperties":false,"properties":{"kind":{"type":"string","enum":["command","codex","claude","demo"]},"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"kind = \"command\": the argv, run in the repository root with the prompt on stdin."},"model":{"type":"string","minLength":1,"description":"codex / claude: the model to ask for."},"profile":{"type":"string","minLength":1,"description":"codex: a profile from ~/.codex/config.toml."},"sandbox":{"type":"string","enum":["read-only","workspace-write","danger-full-access"],"description":"codex: --sandbox (default workspace-write)."},"config_overrides":{"type":"array","items":{"type":"string","pattern":"^[^=\\s]+=.*$"},"description":"codex: each entry becomes -c key=value."},"permission_mode":{"type":"string","enum":["acceptEdits","bypassPermissions","default","dontAsk","plan","auto"],"description":"claude: --permission-mode (default acceptEdits)."},"allowed_tools":{"type":"array","items":{"type":"string","minLength":1},"description":"claude: --allowedTools."},"max_turns":{"type":"integer","minimum":1,"maximum":100000,"description":"claude: --max-turns."},"extra_args":{"type":"array","items":{"type":"string"},"description":"codex / claude: appended to the argv as given."},"fail_once":{"type":"boolean","description":"demo: fail the first execution on purpose so a retry shows."}}},"guard":{"title":"GuardConfig","type":"object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"The guard entrypoint, run in the repository root after an EXECUTE iteration whose agent said done."},"protected_paths":{"type":"array","items":{"type":"string"},"description":"Repository-relative paths (a trailing / means a folder) the agent may not change."},"setup":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"Run (argv) in a clean checkout before the guard there: by `runner audit --replay`, and by every guard run when isolation = \"worktree\" (e.g. [\"npm\", \"ci\"] to install what the guard needs)."},"isolation":{"type":"string","enum":["in-place","worktree"],"description":"Where the guard runs: \"in-place\" (default) in the work tree the agent left; \"worktree\" in a clean checkout of exactly what will be committed (slower; proof that the committed content passes)."}}},"limits":{"title":"LimitsConfig","type":"object","additionalProperties":false,"properties":{"iteration_timeout_seconds":{"type":"integer","minimum":1,"maximum":604800},"max_iterations":{"type":"integer","minimum":1,"maximum":1000000},"output_cap_bytes":{"type":"integer","minimum":1024,"maximum":1073741824},"max_repair_attempts":{"type":"integer","minimum":1,"maximum":100}}}}};
 const pattern5 = new RegExp("^[^=\\s]+=.*$", "u");
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -933,7 +933,7 @@ if(data.guard !== undefined){
 let data16 = data.guard;
 if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
 for(const key2 in data16){
-if(!((key2 === "command") || (key2 === "protected_paths"))){
+if(!((((key2 === "command") || (key2 === "protected_paths")) || (key2 === "setup")) || (key2 === "isolation"))){
 const err29 = {instancePath:instancePath+"/guard",schemaPath:"#/properties/guard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err29];
@@ -1023,9 +1023,11 @@ vErrors.push(err35);
 errors++;
 }
 }
-}
-else {
-const err36 = {instancePath:instancePath+"/guard",schemaPath:"#/properties/guard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data16.setup !== undefined){
+let data21 = data16.setup;
+if(Array.isArray(data21)){
+if(data21.length < 1){
+const err36 = {instancePath:instancePath+"/guard/setup",schemaPath:"#/properties/guard/properties/setup/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1034,13 +1036,12 @@ vErrors.push(err36);
 }
 errors++;
 }
-}
-if(data.limits !== undefined){
-let data21 = data.limits;
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-for(const key3 in data21){
-if(!((((key3 === "iteration_timeout_seconds") || (key3 === "max_iterations")) || (key3 === "output_cap_bytes")) || (key3 === "max_repair_attempts"))){
-const err37 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+const len6 = data21.length;
+for(let i6=0; i6<len6; i6++){
+let data22 = data21[i6];
+if(typeof data22 === "string"){
+if(func2(data22) < 1){
+const err37 = {instancePath:instancePath+"/guard/setup/" + i6,schemaPath:"#/properties/guard/properties/setup/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1050,10 +1051,8 @@ vErrors.push(err37);
 errors++;
 }
 }
-if(data21.iteration_timeout_seconds !== undefined){
-let data22 = data21.iteration_timeout_seconds;
-if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-const err38 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err38 = {instancePath:instancePath+"/guard/setup/" + i6,schemaPath:"#/properties/guard/properties/setup/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1062,9 +1061,10 @@ vErrors.push(err38);
 }
 errors++;
 }
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 > 604800 || isNaN(data22)){
-const err39 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/guard/setup",schemaPath:"#/properties/guard/properties/setup/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1073,8 +1073,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(data22 < 1 || isNaN(data22)){
-const err40 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data16.isolation !== undefined){
+let data23 = data16.isolation;
+if(typeof data23 !== "string"){
+const err40 = {instancePath:instancePath+"/guard/isolation",schemaPath:"#/properties/guard/properties/isolation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1083,12 +1086,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-}
-if(data21.max_iterations !== undefined){
-let data23 = data21.max_iterations;
-if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-const err41 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((data23 === "in-place") || (data23 === "worktree"))){
+const err41 = {instancePath:instancePath+"/guard/isolation",schemaPath:"#/properties/guard/properties/isolation/enum",keyword:"enum",params:{allowedValues: schema34.properties.guard.properties.isolation.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1097,9 +1096,10 @@ vErrors.push(err41);
 }
 errors++;
 }
-if((typeof data23 == "number") && (isFinite(data23))){
-if(data23 > 1000000 || isNaN(data23)){
-const err42 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/guard",schemaPath:"#/properties/guard/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1108,8 +1108,13 @@ vErrors.push(err42);
 }
 errors++;
 }
-if(data23 < 1 || isNaN(data23)){
-const err43 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.limits !== undefined){
+let data24 = data.limits;
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+for(const key3 in data24){
+if(!((((key3 === "iteration_timeout_seconds") || (key3 === "max_iterations")) || (key3 === "output_cap_bytes")) || (key3 === "max_repair_attempts"))){
+const err43 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1119,11 +1124,10 @@ vErrors.push(err43);
 errors++;
 }
 }
-}
-if(data21.output_cap_bytes !== undefined){
-let data24 = data21.output_cap_bytes;
-if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
-const err44 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data24.iteration_timeout_seconds !== undefined){
+let data25 = data24.iteration_timeout_seconds;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+const err44 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1132,9 +1136,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-if((typeof data24 == "number") && (isFinite(data24))){
-if(data24 > 1073741824 || isNaN(data24)){
-const err45 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"};
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 > 604800 || isNaN(data25)){
+const err45 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1143,8 +1147,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(data24 < 1024 || isNaN(data24)){
-const err46 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(data25 < 1 || isNaN(data25)){
+const err46 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1155,10 +1159,10 @@ errors++;
 }
 }
 }
-if(data21.max_repair_attempts !== undefined){
-let data25 = data21.max_repair_attempts;
-if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
-const err47 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data24.max_iterations !== undefined){
+let data26 = data24.max_iterations;
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+const err47 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1167,9 +1171,9 @@ vErrors.push(err47);
 }
 errors++;
 }
-if((typeof data25 == "number") && (isFinite(data25))){
-if(data25 > 100 || isNaN(data25)){
-const err48 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 > 1000000 || isNaN(data26)){
+const err48 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1178,8 +1182,8 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(data25 < 1 || isNaN(data25)){
-const err49 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data26 < 1 || isNaN(data26)){
+const err49 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1190,9 +1194,10 @@ errors++;
 }
 }
 }
-}
-else {
-const err50 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data24.output_cap_bytes !== undefined){
+let data27 = data24.output_cap_bytes;
+if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
+const err50 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1201,15 +1206,84 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-}
-else {
-const err51 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data27 == "number") && (isFinite(data27))){
+if(data27 > 1073741824 || isNaN(data27)){
+const err51 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"};
 if(vErrors === null){
 vErrors = [err51];
 }
 else {
 vErrors.push(err51);
+}
+errors++;
+}
+if(data27 < 1024 || isNaN(data27)){
+const err52 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+}
+if(data24.max_repair_attempts !== undefined){
+let data28 = data24.max_repair_attempts;
+if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
+const err53 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+if((typeof data28 == "number") && (isFinite(data28))){
+if(data28 > 100 || isNaN(data28)){
+const err54 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+if(data28 < 1 || isNaN(data28)){
+const err55 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+}
+else {
+const err57 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
 }
 errors++;
 }

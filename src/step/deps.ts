@@ -1,6 +1,7 @@
 // What the step's actors are made from: the repository, the environment, the clock, and the
 // callbacks of the command that runs the step. Created once per step by run-step.ts.
 import type { GitRepo } from "../adapters/git.js";
+import type { RepositoryStatePaths } from "../adapters/runner-state.js";
 
 export type Phase = "prompt" | "agent" | "guard" | "commit";
 
@@ -24,8 +25,13 @@ export interface StepDeps {
   onProgress?: (event: ProgressEvent) => void;
 }
 
-/** StepDeps plus what every actor shares and never changes: the git adapter and the secret values. */
+/** StepDeps plus what every actor shares and never changes. */
 export interface ActorDeps extends StepDeps {
+  /** The repository's git folder. */
+  gitDir: string;
+  /** The runner's own state for this repository (its index, the journal), outside the repository. */
+  state: RepositoryStatePaths;
+  /** Git on the work tree with the runner's own index, hardened (src/adapters/git.ts). */
   git: GitRepo;
   /** Values replaced by `***` in everything written (CONTRACT §9). */
   secrets: readonly string[];

@@ -31,6 +31,8 @@ export function iterationMeta(input: {
     runner_error: record.runnerError ?? null,
     tree_problems: record.treeProblems,
     changed_paths: record.changedPaths,
+    // What the agent did to git itself (undone by the runner): its own commits, HEAD, control files.
+    agent_git: record.agentGit ?? null,
     executor: context.agent ? { argv: context.agent.argv, exit_code: context.agent.exitCode ?? null, timed_out: context.agent.timedOut, spawn_error: context.agent.spawnError ?? null } : null,
     guard: context.guardRun ? { command: context.config?.guard.command, exit_code: context.guardRun.exitCode ?? null, timed_out: context.guardRun.timedOut, spawn_error: context.guardRun.spawnError ?? null } : null,
     durations: { agent_ms: durations.agentMs, guard_ms: durations.guardMs, total_ms: durations.totalMs },

@@ -8,7 +8,7 @@ import { IterationLog } from "../adapters/iteration-log.js";
 import { iterationMeta } from "./meta.js";
 import { createStepActors } from "./actors/index.js";
 import type { StepDeps } from "./deps.js";
-import { killOnEntry, withInjectedBug } from "./test-hooks.js";
+import { killOnEntry, withInjectedFaults } from "./test-hooks.js";
 
 export interface StepResult extends StepOutput {
   iteration?: number;
@@ -22,8 +22,8 @@ const RECORDED_FROM = new Set(["execute", "recover", "resumeInterrupted"]);
 
 export async function runStep(step: StepDeps & { runIdOption?: string }): Promise<StepResult> {
   const startedAt = step.now();
-  const { actors, deps } = createStepActors(step);
-  const machine = iterationMachine.provide({ actors: withInjectedBug(step.env, actors) });
+  const { actors, deps } = await createStepActors(step);
+  const machine = iterationMachine.provide({ actors: withInjectedFaults(step.env, actors) });
 
   // Transitions are appended to events.jsonl once the iteration is certain to be recorded (the
   // agent starts, or a runner error is being recorded): a refusal before that leaves no trace under

@@ -1,8 +1,11 @@
 // Hooks for the crash and bug tests, off unless RUNNER_TEST_HOOKS=1:
 // - RUNNER_TEST_KILL_AT=<state>: the runner kills itself with SIGKILL on entry to that state
 //   (before the state's actor starts);
-// - RUNNER_TEST_BUG_IN=<actor>: that actor throws a TypeError, as a bug in the runner would.
+// - RUNNER_TEST_BUG_IN=<actor>: that actor throws a TypeError, as a bug in the runner would;
+// - RUNNER_TEST_FAIL_IN=<actor>: that actor fails as the environment can make it fail (a runner
+//   error), where the runner leaves no real fault to provoke (it clears what is in its way).
 import { fromPromise } from "xstate";
+import { IterationError } from "../errors.js";
 
 export function killOnEntry(env: Record<string, string>): ((state: string) => void) | undefined {
   const target = env.RUNNER_TEST_HOOKS === "1" ? env.RUNNER_TEST_KILL_AT : undefined;
@@ -12,11 +15,20 @@ export function killOnEntry(env: Record<string, string>): ((state: string) => vo
   };
 }
 
-export function withInjectedBug<A extends Record<string, unknown>>(env: Record<string, string>, actors: A): A {
-  const name = env.RUNNER_TEST_HOOKS === "1" ? env.RUNNER_TEST_BUG_IN : undefined;
-  if (name === undefined || !(name in actors)) return actors;
-  const broken = fromPromise<never, unknown>(async () => {
-    throw new TypeError(`Cannot read properties of undefined (a bug injected into ${name} by RUNNER_TEST_BUG_IN)`);
-  });
-  return { ...actors, [name]: broken };
+export function withInjectedFaults<A extends Record<string, unknown>>(env: Record<string, string>, actors: A): A {
+  if (env.RUNNER_TEST_HOOKS !== "1") return actors;
+  const result: Record<string, unknown> = { ...actors };
+  const bug = env.RUNNER_TEST_BUG_IN;
+  if (bug !== undefined && bug in actors) {
+    result[bug] = fromPromise<never, unknown>(async () => {
+      throw new TypeError(`Cannot read properties of undefined (a bug injected into ${bug} by RUNNER_TEST_BUG_IN)`);
+    });
+  }
+  const fault = env.RUNNER_TEST_FAIL_IN;
+  if (fault !== undefined && fault in actors) {
+    result[fault] = fromPromise<never, unknown>(async () => {
+      throw new IterationError(`an environment failure injected into ${fault} by RUNNER_TEST_FAIL_IN`);
+    });
+  }
+  return result as A;
 }

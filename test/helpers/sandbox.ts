@@ -23,12 +23,20 @@ export function tempDir(prefix = "runner-test-"): string {
   return dir;
 }
 
+/** The runner's own state folder for this test file's repositories (never the user's ~/.local/state). */
+let stateDir: string | undefined;
+export function testStateDir(): string {
+  stateDir ??= tempDir("runner-state-");
+  return stateDir;
+}
+
 /** Environment for child processes: no user git config, fixed identity unless `identity: false`. */
 export function testEnv(extra: Record<string, string> = {}, identity = true): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
   env.GIT_CONFIG_GLOBAL = "/dev/null";
   env.GIT_CONFIG_NOSYSTEM = "1";
+  env.RUNNER_STATE_DIR = testStateDir();
   delete env.GIT_AUTHOR_NAME;
   delete env.GIT_AUTHOR_EMAIL;
   delete env.GIT_COMMITTER_NAME;

@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterAll, expect } from "vitest";
 import { serializeTree } from "../../src/core/canonical.js";
 import { RUNNER_GITIGNORE } from "../../src/core/layout.js";
+import { repositoryState } from "../../src/adapters/runner-state.js";
 import type { TaskNode, TaskTree } from "../../src/core/tree.js";
 import { PROJECT_ROOT, git, node, runner, tempDir, testEnv, tree, writeFiles, type CliResult } from "./sandbox.js";
 
@@ -35,6 +36,8 @@ export interface AgentAction {
   status?: "done" | "retry" | "decomposed";
   summary?: string;
   rawOutput?: string;
+  /** A shell script the agent runs in the repository after it wrote its files and its output (git tricks, hooks, symlinks). */
+  sh?: string;
   /** Spawn a background `sleep 1000` in the agent's process group; its pid goes to `agent-child-<n>.pid`. */
   spawnChild?: boolean;
   /** Seconds to sleep after everything else. */
@@ -64,7 +67,7 @@ export interface AgentRecord {
 
 const AGENT_SCRIPT = String.raw`// Scripted test agent: does what the scenario's script says for RUNNER_ITERATION.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import path from "node:path";
 
 const dir = process.env.SCENARIO_DIR;
@@ -104,6 +107,7 @@ if (act.print) process.stdout.write(act.print + "\n");
 if (act.printErr) process.stderr.write(act.printErr + "\n");
 if (act.rawOutput !== undefined) writeFileSync(process.env.RUNNER_OUTPUT_FILE, act.rawOutput);
 else if (act.status) writeFileSync(process.env.RUNNER_OUTPUT_FILE, JSON.stringify({ status: act.status, summary: act.summary ?? ("iteration " + iter) }));
+if (act.sh) execFileSync("sh", ["-c", act.sh], { stdio: ["ignore", "inherit", "inherit"] });
 if (act.spawnChild) {
   const child = spawn("sleep", ["1000"], { stdio: "ignore" });
   child.unref();
@@ -239,6 +243,11 @@ export class Scenario {
     for (const [iteration, action] of Object.entries(entries)) this.entries[iteration] = action;
     writeFileSync(path.join(this.scriptDir, "script.json"), JSON.stringify(this.entries));
     return this;
+  }
+
+  /** The runner's journal of this repository (in its own state folder, outside the repository). */
+  journalFile(): string {
+    return repositoryState(this.env, path.join(this.dir, ".git")).journal;
   }
 
   /** `runner step` through the built binary. */

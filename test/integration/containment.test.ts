@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CONTAINMENT_ENV, killLeftovers, probeContainment, type ContainmentMethod, type ContainmentRecord } from "../../src/adapters/containment.js";
 import { taggedProcesses } from "../../src/adapters/proc-table.js";
 import { runProcess, type ProcessRequest } from "../../src/adapters/process-runner.js";
-import { PROJECT_ROOT, tempDir } from "../helpers/sandbox.js";
+import { TEST_MODULES_DIR } from "../helpers/global-setup.js";
+import { tempDir } from "../helpers/sandbox.js";
 
 const METHODS = ["cgroup", "pid-namespace", "scan"] as const;
 const WORKS = new Map<ContainmentMethod, boolean>();
@@ -107,7 +108,7 @@ async function startRunner(dir: string, script: string, containment: string, exi
       onSpawn: (record) => process.stdout.write(JSON.stringify(record) + "\\n"),
     });
     process.stdout.write("done\\n");`;
-  const modulePath = path.join(PROJECT_ROOT, "dist", "src", "adapters", "process-runner.js");
+  const modulePath = path.join(TEST_MODULES_DIR, "process-runner.mjs");
   const runner = spawn(process.execPath, ["--input-type=module", "-e", fixture, modulePath, script, dir, containment, exitWhen], { stdio: ["ignore", "pipe", "inherit"] });
   if (containment === "off") return { runner, record: undefined };
   const line = await new Promise<string>((resolve, reject) => {
@@ -125,7 +126,7 @@ async function startRunner(dir: string, script: string, containment: string, exi
 
 /** A new runner process's first probe of the cgroup method (it collects the cgroups of dead runners). */
 async function probeInNewProcess(): Promise<void> {
-  const modulePath = path.join(PROJECT_ROOT, "dist", "src", "adapters", "containment.js");
+  const modulePath = path.join(TEST_MODULES_DIR, "containment.mjs");
   const next = spawn(process.execPath, ["--input-type=module", "-e", `const c = await import(process.argv[1]); await c.probeContainment("cgroup");`, modulePath], { stdio: "inherit" });
   expect(await new Promise((resolve) => next.once("exit", resolve))).toBe(0);
 }

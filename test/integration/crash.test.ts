@@ -16,7 +16,6 @@ import { node, tree } from "../helpers/sandbox.js";
 import { repairSubject, scenario, subject, TREE_FILE, type AgentAction, type Scenario, type ScenarioOptions } from "../helpers/scenario.js";
 
 const MACHINE_STATES = Object.keys(iterationMachine.root.states);
-const JOURNAL = "runner-journal.json";
 const RUN = "t1";
 
 /** root → a (attempts 1, selected first), b. */
@@ -276,7 +275,7 @@ async function expectConsistent(s: Scenario, stderrs: string[], audit: boolean):
   expect(tempFilesIn(path.join(s.dir, ".runner/state"))).toEqual([]);
   expect(() => JSON.parse(s.read(TREE_FILE)) as unknown).not.toThrow();
   expect(await s.git(["status", "--porcelain"])).toBe("");
-  expect(existsSync(path.join(gitDir(s), JOURNAL))).toBe(false);
+  expect(existsSync(s.journalFile())).toBe(false);
   // Iterations numbered 1..n, each once.
   const subjects = await loopSubjects(s);
   expect(subjects.map((line) => Number(/ iter (\d+) /.exec(line)?.[1]))).toEqual(subjects.map((_, i) => i + 1));
@@ -314,7 +313,7 @@ async function runCase(c: CrashCase): Promise<void> {
   const killed = await killedStep(s, c.state, c.hooks);
   stderrs.push(killed.stderr);
   covered.add(c.state);
-  const journal = path.join(gitDir(s), JOURNAL);
+  const journal = s.journalFile();
   // The lock of the killed runner is left behind (SIGKILL runs no handler); it must not block.
   expect(existsSync(path.join(gitDir(s), "runner.lock"))).toBe(true);
   switch (c.expectation) {
@@ -420,13 +419,13 @@ describe.concurrent("crash safety: journals and dirty trees", () => {
     const s = await scenario({ tree: TWO_LEAVES });
     s.script({ 1: PASS("src/a.txt") });
     await killedStep(s, "execute");
-    expect(existsSync(path.join(gitDir(s), JOURNAL))).toBe(true);
+    expect(existsSync(s.journalFile())).toBe(true);
     await s.git(["commit", "-q", "--allow-empty", "-m", "a human commit"]);
     const result = await s.step();
     expect(result.exitCode, result.stderr).toBe(0);
     expect(await loopSubjects(s)).toEqual([subject(RUN, 1, "a", "execute", "pass")]);
     expect(await s.message()).not.toMatch(/Runner-Error/);
-    expect(existsSync(path.join(gitDir(s), JOURNAL))).toBe(false);
+    expect(existsSync(s.journalFile())).toBe(false);
   });
 
   it("a journal of another branch: the step refuses, naming the branch to check out, and changes nothing", async () => {
@@ -441,7 +440,7 @@ describe.concurrent("crash safety: journals and dirty trees", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^Iteration 1 of run t1 was interrupted on branch runner\/t1; check out runner\/t1 and run `runner step`/);
     expect(await s.head()).toBe(head);
-    expect(existsSync(path.join(gitDir(s), JOURNAL))).toBe(true);
+    expect(existsSync(s.journalFile())).toBe(true);
     // The way out works.
     await s.git(["checkout", "-q", "runner/t1"]);
     const recorded = await s.step();

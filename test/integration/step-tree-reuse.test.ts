@@ -1,6 +1,6 @@
-// A step reads the agent's tree from the file again only when the agent may have changed it
-// (docs/performance.md, change 4): when git lists the tree file as changed, or when HEAD moved
-// (an agent that commits its own work). And tree.before.json is the tree file as the step loaded it.
+// A step reads the agent's tree from the file the agent left, whatever the agent did with git (an
+// agent that commits its own work: the commit is folded into the iteration). And tree.before.json
+// is the tree file as the step loaded it.
 import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { scenario, subject, TREE_FILE } from "../helpers/scenario.js";
@@ -29,7 +29,7 @@ writeFileSync(process.env.RUNNER_OUTPUT_FILE, JSON.stringify({ status: "decompos
 `;
 
 describe.concurrent("the agent's tree after the agent", () => {
-  it("an agent that commits its own tree change: HEAD moved, so the step reads the tree the agent left (not the one it loaded)", async () => {
+  it("an agent that commits its own tree change: the step reads the tree the agent left, and its commit is folded into the loop commit", async () => {
     const s = await scenario({
       tree: tree(node("root", { children: [node("a"), node("b", { order: 1 })] })),
       executor: ["node", "committing-agent.mjs"],
@@ -38,8 +38,8 @@ describe.concurrent("the agent's tree after the agent", () => {
     const result = await s.step();
     expect(result.exitCode, result.stderr).toBe(0);
     expect(s.node("a").children.map((child) => child.id)).toEqual(["x1", "x2"]);
-    expect(await s.subjects()).toEqual(["the agent commits its own work", subject("t1", 1, "a", "decompose", "skipped")]);
-    expect(s.meta(1)).toMatchObject({ agent_status: "decomposed", tree_problems: [] });
+    expect(await s.subjects()).toEqual([subject("t1", 1, "a", "decompose", "skipped")]);
+    expect(s.meta(1)).toMatchObject({ agent_status: "decomposed", tree_problems: [], agent_git: { agentCommits: [{ subject: "the agent commits its own work" }] } });
   });
 
   it("tree.before.json is the tree file as loaded, byte for byte; tree.after.json is the file the step wrote", async () => {

@@ -15,10 +15,10 @@ import { setImmediate as tick } from "node:timers/promises";
 import { createActor, fromPromise, type Actor, type AnyMachineSnapshot, type AnyTransitionDefinition } from "xstate";
 import { describe, expect, it } from "vitest";
 import { iterationMachine } from "../../machines/iteration.js";
-import type { AgentRequest, CommitRequest, GuardRequest, IterationContext, IterationRef, PersistRequest, PromptRequest, StepInput, StepOutput } from "../../machines/iteration-types.js";
+import type { AgentRequest, CollectRequest, CommitRequest, GuardRequest, IterationContext, PersistRequest, PromptRequest, StepInput, StepOutput } from "../../machines/iteration-types.js";
 import { createRecorder, type Recorder } from "../../machines/recorder.js";
 import { iterationRecord, type IterationRecord } from "../../src/core/iteration-record.js";
-import type { AgentRunFacts, CollectedFacts, GuardFacts, InterruptedState, LoadedState, PromptFacts } from "../../src/core/step-facts.js";
+import type { AgentGitFacts, AgentRunFacts, CollectedFacts, GuardFacts, InterruptedState, LoadedState, PromptFacts } from "../../src/core/step-facts.js";
 import { GitError } from "../../src/errors.js";
 import { serializeTree } from "../../src/core/canonical.js";
 import { resolveConfig, type ResolvedConfig } from "../../src/core/config.js";
@@ -103,12 +103,16 @@ function tampered(t: TaskTree, selectedId: string | undefined): TaskTree {
 const problem = (message: string): Problem => ({ path: "$", message });
 
 function repositoryFacts(overrides: Partial<RepositoryFacts> = {}): RepositoryFacts {
-  return { branch: `runner/${RUN}`, head: HEAD, dirtyPaths: [], logsIgnored: true, operationInProgress: undefined, ...overrides };
+  return { branch: `runner/${RUN}`, head: HEAD, dirtyPaths: [], logsIgnored: true, operationInProgress: undefined, control: { config: { text: "[core]\n", mode: 0o644 } }, controlRestored: [], ...overrides };
 }
 
+const GUARD_PROGRAM = { file: "/usr/bin/node", signature: "1:2:3:4:5:6" };
+
 function loaded(fields: Partial<LoadedState> & Pick<LoadedState, "tree">): LoadedState {
-  return { config: { ok: true, config: CONFIG }, records: [], ...fields };
+  return { config: { ok: true, config: CONFIG }, records: [], guardProgram: GUARD_PROGRAM, ...fields };
 }
+
+const NO_GIT_TRICKS: AgentGitFacts = { controlChanged: [], operations: [], agentCommits: [], hiddenByIgnoreRules: [], nestedRepositories: [] };
 
 function loopRecord(subject: CommitSubject, trailers: Record<string, string> = {}): LoopRecord {
   return { sha: `${subject.iteration}`.padStart(40, "0"), subject, summary: `iteration ${subject.iteration}`, trailers };
@@ -137,6 +141,7 @@ function collected(fields: { output?: Status | string | null; tree: unknown; cha
     outputText,
     treeData: fields.tree instanceof Error ? { ok: false, problems: [problem(`is not valid JSON (${fields.tree.message})`)] } : { ok: true, data: clone(fields.tree) },
     changedPaths: [...fields.changed].sort(),
+    git: NO_GIT_TRICKS,
   };
 }
 
@@ -217,7 +222,7 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
   },
   "resumeInterrupted:done": ({ world }): InterruptedState => {
     world.previousTree = LEAF_TREE;
-    return { config: CONFIG, records: [leafRecord("a")], previousTree: LEAF_TREE };
+    return { config: CONFIG, records: [leafRecord("a")], previousTree: LEAF_TREE, guardProgram: GUARD_PROGRAM };
   },
   "loadTree:always:configInvalid": ({ pick }) =>
     loaded({
@@ -398,7 +403,7 @@ class Driver {
         loadState: scripted<LoadedState, { runId: string }>(),
         preparePrompt: scripted<PromptFacts, PromptRequest>(),
         runAgent: scripted<AgentRunFacts, AgentRequest>(),
-        collectResult: scripted<CollectedFacts, IterationRef>(),
+        collectResult: scripted<CollectedFacts, CollectRequest>(),
         runGuard: scripted<GuardFacts, GuardRequest>(),
         persistIteration: scripted<void, PersistRequest>(),
         commitIteration: scripted<{ sha: string }, CommitRequest>(),

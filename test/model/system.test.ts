@@ -71,6 +71,13 @@ interface Recipe {
   treeFolder: boolean;
   /** The actor a bug is injected into for the step under test (RUNNER_TEST_BUG_IN). */
   bugIn?: string;
+  /** The actor an environment failure is injected into (RUNNER_TEST_FAIL_IN). */
+  failIn?: string;
+}
+
+function failIn(recipe: Recipe, actor: string): void {
+  if (recipe.failIn !== undefined && recipe.failIn !== actor) throw new Unsupported(`needs failures in both ${recipe.failIn} and ${actor}`);
+  recipe.failIn = actor;
 }
 
 /** A path no recipe can build: it needs two faults that exclude each other, or an agent where none runs. */
@@ -100,11 +107,6 @@ function commitFiles(files: Record<string, string | null>, message: string) {
     await s.git(["commit", "-q", "-m", message]);
   };
 }
-
-const mkdirInLog = (iteration: number, name: string) => (s: Scenario) => {
-  // Iteration logs are ignored by git: a folder here leaves the working tree clean.
-  mkdirSync(path.join(s.dir, s.iterFile(iteration, name)), { recursive: true });
-};
 
 const stderrSays = (pattern: RegExp) => Object.assign((run: StepRun) => expect(run.stderr, "the sentence on stderr").toMatch(pattern), { readsOutcome: true });
 const runnerError = (kind: string, message: RegExp) =>
@@ -149,8 +151,12 @@ function recipeFor(p: ModelPath): Recipe {
         evidence(edge.key, stderrSays(/Refusing to run on main/));
         break;
       case "safetyCheck:error":
-        recipe.prepare.push((s) => writeFileSync(path.join(s.dir, ".git", "index"), "this is not a git index"));
-        evidence(edge.key, stderrSays(/git status failed/));
+        // (the runner's own index is not the repository's: a broken object store is what stops git)
+        recipe.prepare.push(async (s) => {
+          const head = await s.head();
+          rmSync(path.join(s.dir, ".git", "objects", head.slice(0, 2), head.slice(2)));
+        });
+        evidence(edge.key, stderrSays(/git \w[\w-]* failed/));
         break;
       case "safetyCheck:always:wasInterrupted":
         // The runner is killed on entry to reloadTree, after the agent ran: its journal is left behind.
@@ -166,8 +172,17 @@ function recipeFor(p: ModelPath): Recipe {
         evidence(edge.key, stderrSays(/config\.toml is invalid/));
         break;
       case "loadTree:always:treeMissing":
-        recipe.prepare.push(commitFiles({ [TREE_FILE]: null }, "remove the tree"));
-        evidence(edge.key, stderrSays(/tree\.json does not exist/));
+        // No tree and none in the branch's history (else the step repairs it from there): a run branch that starts anew without it.
+        recipe.prepare.push(async (s) => {
+          await s.git(["checkout", "-q", "--orphan", "fresh"]);
+          await s.git(["rm", "-q", "--cached", TREE_FILE]);
+          rmSync(path.join(s.dir, TREE_FILE));
+          await s.git(["commit", "-q", "-m", "a project without its tree"]);
+          await s.git(["branch", "-q", "-D", `runner/${RUN}`]);
+          await s.git(["branch", "-q", "-m", `runner/${RUN}`]);
+          s.baseRef = "HEAD";
+        });
+        evidence(edge.key, stderrSays(/tree\.json does not exist and no valid tree exists in this branch's history/));
         break;
       case "loadTree:always:treeValid":
         if (has("selectLeaf:always:rootPasses")) setOption(recipe, "tree", ALL_PASSED);
@@ -224,8 +239,9 @@ function recipeFor(p: ModelPath): Recipe {
         );
         break;
       case "execute:error":
-        recipe.prepare.push(mkdirInLog(1, "executor.log"));
-        evidence(edge.key, runnerError("other", /executor\.log/));
+        // (the runner clears its log folder of anything in the way: the hook stands in for a failing environment)
+        failIn(recipe, "runAgent");
+        evidence(edge.key, runnerError("other", /injected into runAgent/));
         break;
       case "reloadTree:always:outputInvalid":
         agent({ write: { "src/a.txt": "a\n" }, rawOutput: "this is not JSON" });
@@ -268,16 +284,17 @@ function recipeFor(p: ModelPath): Recipe {
         agent({ guard: { exit: 0 } });
         break;
       case "guard:error":
-        recipe.prepare.push(mkdirInLog(1, "guard.log"));
-        evidence(edge.key, runnerError("guard_error", /guard\.log/));
+        failIn(recipe, "runGuard");
+        evidence(edge.key, runnerError("guard_error", /injected into runGuard/));
         break;
       case "commit:done:hadRunnerError":
         evidence(edge.key, stderrSays(/ended in a runner error: .* without using an attempt/));
         break;
       case "commit:error":
-        if (recipe.agentRuns === "no") throw new Unsupported("only the agent can leave .git/index.lock behind, and no agent runs on this path");
-        agent({ write: { ".git/index.lock": "" } });
-        evidence(edge.key, stderrSays(/Could not commit the iteration: .*index\.lock/));
+        // A lock on the run branch (a git process that never finished, or an agent's trick): the branch cannot move.
+        if (recipe.agentRuns === "no") throw new Unsupported("only the agent can leave the run branch locked, and no agent runs on this path");
+        agent({ write: { [`.git/refs/heads/runner/${RUN}.lock`]: "" } });
+        evidence(edge.key, stderrSays(/Could not commit the iteration: .*\.lock/));
         break;
       case "safetyCheck:always:repositorySafe":
       case "resumeInterrupted:done":
@@ -429,7 +446,8 @@ async function runPath(p: ModelPath): Promise<void> {
   const metaFile = s.iterFile(iteration, "meta.json");
   const metaBefore = s.exists(metaFile) ? s.read(metaFile) : undefined;
 
-  const result = recipe.bugIn ? await runner(s.dir, ["step", "--json"], { env: { ...s.env, RUNNER_TEST_HOOKS: "1", RUNNER_TEST_BUG_IN: recipe.bugIn } }) : await s.step(["--json"]);
+  const hooks = { ...(recipe.bugIn ? { RUNNER_TEST_BUG_IN: recipe.bugIn } : {}), ...(recipe.failIn ? { RUNNER_TEST_FAIL_IN: recipe.failIn } : {}) };
+  const result = Object.keys(hooks).length > 0 ? await runner(s.dir, ["step", "--json"], { env: { ...s.env, RUNNER_TEST_HOOKS: "1", ...hooks } }) : await s.step(["--json"]);
   let json: StepRun["json"];
   try {
     json = JSON.parse(result.stdout) as StepRun["json"];
@@ -476,7 +494,7 @@ async function runPath(p: ModelPath): Promise<void> {
     if (end === "crashed") {
       // A bug commits nothing; an iteration that had begun (journaled before the agent) is left for the next step to record.
       const journaled = ["execute", "recover", "resumeInterrupted"].some((state) => p.states.includes(state));
-      expect(existsSync(path.join(s.dir, ".git", "runner-journal.json")), `${where}\nthe journal`).toBe(journaled);
+      expect(existsSync(s.journalFile()), `${where}\nthe journal`).toBe(journaled);
       if (!journaled) expect(after.status, `${where}\nnothing changed`).toBe(before.status);
     } else if (p.states.includes("persist")) {
       // Persisting or committing failed: the agent's changes stay in the working tree, not lost.

@@ -414,11 +414,12 @@ describe("CONTRACT §5 configuration: schema messages with the key path, default
       ok: true,
       config: {
         executor: { kind: "codex" },
-        guard: { command: ["just", "ci"], protectedPaths: [...ALWAYS_PROTECTED, "justfile", "Justfile", ".justfile"] },
+        guard: { command: ["just", "ci"], protectedPaths: [...ALWAYS_PROTECTED, "justfile", "Justfile", ".justfile"], setup: undefined, isolation: "in-place" },
         limits: DEFAULT_LIMITS,
       },
     });
     expect(ALWAYS_PROTECTED).toContain(".runner/state/config.toml");
+    expect(ALWAYS_PROTECTED).toContain(".runner/nodes/*/policy.json");
     expect(DEFAULT_LIMITS).toEqual({ iterationTimeoutSeconds: 1800, maxIterations: 50, outputCapBytes: 1_048_576, maxRepairAttempts: 3 });
   });
 

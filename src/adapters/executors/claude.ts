@@ -5,7 +5,8 @@
 // The prompt goes on stdin. Claude streams one JSON event per line (kept in executor.log, shown as
 // live progress); the last event, `{"type":"result", ...}`, carries `structured_output`, which the
 // runner writes to output.json.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { writeSafely } from "../safe-files.js";
 import type { ExecutorConfig } from "../../schemas/types.generated.js";
 import { schemaFile } from "../../package-files.js";
 import { redactSecrets } from "../../core/text-limits.js";
@@ -98,7 +99,7 @@ export const claudeExecutor: Executor = {
     watcher.end();
     const output = outputFromResult(watcher.result);
     // The runner writes this file (not the agent): secrets are redacted like in every other log (CONTRACT §9).
-    if (output !== undefined) writeFileSync(request.outputFile, redactSecrets(output, request.secrets));
+    if (output !== undefined) writeSafely(request.outputFile, redactSecrets(output, request.secrets));
     return result;
   },
 };

@@ -15,6 +15,7 @@ export async function runArgv(argv: string[], request: ExecutorRequest): Promise
     abortSignal: request.abortSignal,
     onOutput: request.onOutput,
     observeStdout: request.observeStdout,
+    onSpawn: request.onSpawn,
   });
   return { ...outcomeOf(result), argv, tail: result.tail };
 }

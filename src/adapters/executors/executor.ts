@@ -1,6 +1,7 @@
 // The executor interface (CONTRACT §6): one fresh agent session per iteration, the prompt on stdin,
 // the RUNNER_* environment, the whole process group killed at the deadline, output capped.
 import type { ExecutorConfig } from "../../schemas/types.generated.js";
+import type { ContainmentRecord } from "../containment.js";
 
 export interface ExecutorRequest {
   root: string;
@@ -18,6 +19,8 @@ export interface ExecutorRequest {
   onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
   /** Sees every chunk of stdout, also beyond the cap (to find a final result line). */
   observeStdout?: (chunk: string) => void;
+  /** Called right after the spawn with the containment record (for the crash journal). */
+  onSpawn?: (record: ContainmentRecord) => void;
 }
 
 export interface ExecutorResult {

@@ -3,14 +3,16 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { GitRepo } from "../../adapters/git.js";
+import { replayPasses } from "../../adapters/replay.js";
 import { auditHistory, runBase } from "../../adapters/run-audit.js";
+import { processEnv } from "../environment.js";
 import { loopSubjectPattern, parseCommitSubject, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 
-export async function run(argv: GlobalArgs & { json?: boolean; runId?: string }): Promise<number> {
+export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; replay?: boolean }): Promise<number> {
   if (argv.runId !== undefined) {
     const problem = runIdProblem(argv.runId);
     if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
@@ -31,6 +33,14 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string })
   const base = await runBase(git, first);
   if (base === undefined) throw new RefusalError(`The run's first loop commit ${first.slice(0, 7)} has no parent to start the audit from.`);
   const report = await auditHistory(git, runId, base);
+  if (argv.replay) {
+    // Each commit that passed a leaf, its guard run again on exactly what was committed.
+    const replays = await replayPasses(git, await git.commitsSince(base), runId, processEnv());
+    for (const replay of replays.filter((r) => !r.passed)) {
+      report.violations.push({ sha: replay.sha, iteration: replay.iteration, message: `guard=pass, but replayed in a clean checkout ${replay.problem}` });
+    }
+    report.replayed = replays.length;
+  }
   const clean = report.violations.length === 0;
   if (argv.json) {
     printJson({
@@ -38,12 +48,14 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string })
       clean,
       loop_commits: report.loopCommits,
       other_commits: report.otherCommits,
+      ...(report.replayed !== undefined ? { replayed: report.replayed } : {}),
       violations: report.violations.map((v) => ({ commit: v.sha, iteration: v.iteration ?? null, message: v.message })),
     });
     return clean ? 0 : 1;
   }
   if (clean) {
-    printLine(`audit: run ${runId} is clean: ${report.loopCommits} loop commit${report.loopCommits === 1 ? "" : "s"} and ${report.otherCommits} other commit${report.otherCommits === 1 ? "" : "s"} obey the rules.`);
+    const replayed = report.replayed === undefined ? "" : `; the guard passed again on all ${report.replayed} passing commit${report.replayed === 1 ? "" : "s"} in a clean checkout`;
+    printLine(`audit: run ${runId} is clean: ${report.loopCommits} loop commit${report.loopCommits === 1 ? "" : "s"} and ${report.otherCommits} other commit${report.otherCommits === 1 ? "" : "s"} obey the rules${replayed}.`);
     return 0;
   }
   const firstViolation = report.violations[0]!;

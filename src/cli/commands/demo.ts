@@ -56,7 +56,8 @@ export async function run(argv: GlobalArgs & { dir?: string; json: boolean }): P
   await git.raw(["init", "-q", "-b", "main"]);
   await git.addAll();
   const identity = await git.identity();
-  await git.commit("Calculator project with its runner goal", identity.name === undefined || identity.email === undefined);
+  const fallback = identity.name === undefined || identity.email === undefined ? ["-c", "user.name=runner", "-c", "user.email=runner@localhost"] : [];
+  await git.raw([...fallback, "commit", "-q", "-m", "Calculator project with its runner goal"]);
   await git.createBranch("runner/demo");
   say("$ runner start --run-id demo   # branch runner/demo");
   say("$ runner run");

@@ -1,22 +1,46 @@
-// Step 6, re-load: what the agent left — its output file, the tree file freshly parsed, the changed
-// paths. Also what the recovery of a runner error collects. core decides what it means.
+// Step 6, re-load: first what the agent did to git itself is undone (control files, operations in
+// progress, HEAD and the run branch back on the starting commit); then what it left — its output
+// file, the tree file freshly parsed, the paths changed against the starting commit (through the
+// runner's own index), files hidden by an ignore rule it changed, repositories it created that
+// cannot be committed, whether the guard's program is still the one found before it ran. Also what
+// the recovery of a runner error collects. core decides what it all means.
 import { readFile, stat } from "node:fs/promises";
 import { fromPromise } from "xstate";
+import { undoAgentGit } from "../../adapters/agent-git.js";
 import { changedPathList } from "../../adapters/git.js";
+import { hiddenByChangedIgnoreRules, isIgnoreFile } from "../../adapters/ignore-rules.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
+import { moveAside, uncommittableRepositories } from "../../adapters/nested-repositories.js";
+import { signatureOf } from "../../adapters/program.js";
 import { projectPath, readOptional } from "../../adapters/project-files.js";
 import { MAX_TREE_BYTES } from "../../adapters/tree-store.js";
 import { LAYOUT } from "../../core/layout.js";
 import { jsonSyntaxMessage } from "../../core/problems.js";
 import type { CollectedFacts } from "../../core/step-facts.js";
-import type { IterationRef } from "../../../machines/iteration-types.js";
+import type { CollectRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 
-export function collectResultActor({ root, git, secrets }: ActorDeps) {
-  return fromPromise<CollectedFacts, IterationRef>(async ({ input }) => {
+export function collectResultActor({ root, git, gitDir, secrets }: ActorDeps) {
+  return fromPromise<CollectedFacts, CollectRequest>(async ({ input }) => {
+    const undone = await undoAgentGit(git, gitDir, input.start, input.control);
     const log = new IterationLog(root, input.runId, input.iteration, secrets);
-    const [outputText, status, treeData] = await Promise.all([readOptional(log.file("output.json")), git.status(), readTreeData(projectPath(root, LAYOUT.tree))]);
-    return { outputText, treeData, changedPaths: changedPathList(status.changes) };
+    const status = await git.status();
+    let changedPaths = changedPathList(status.changes);
+    const nestedRepositories = await uncommittableRepositories(root, changedPaths);
+    if (nestedRepositories.length > 0) {
+      await moveAside(root, nestedRepositories, log.dir);
+      changedPaths = changedPaths.filter((relative) => !nestedRepositories.includes(relative));
+    }
+    const hiddenByIgnoreRules = changedPaths.some(isIgnoreFile) ? await hiddenByChangedIgnoreRules(git, gitDir, input.start.head) : [];
+    const program = input.guardProgram;
+    const guardProgramChanged = program.file !== undefined && signatureOf(program.file) !== program.signature ? program.file : undefined;
+    const [outputText, treeData] = await Promise.all([readOptional(log.file("output.json")), readTreeData(projectPath(root, LAYOUT.tree))]);
+    return {
+      outputText,
+      treeData,
+      changedPaths: [...changedPaths, ...nestedRepositories].sort(),
+      git: { ...undone, hiddenByIgnoreRules, nestedRepositories, ...(guardProgramChanged ? { guardProgramChanged } : {}) },
+    };
   });
 }
 

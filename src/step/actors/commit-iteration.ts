@@ -1,21 +1,26 @@
 // Step 10, commit: every iteration, failures included, with the deterministic subject and the
 // Runner-* trailers (CONTRACT §7). Changes to protected paths are taken back first and kept in the
-// log, so the agent can never make its own guard pass.
+// log, so the agent can never make its own guard pass. The commit is made with git's plumbing
+// through the runner's own index — no hook, no message editing, no signing — with the starting
+// commit as its only parent, and the run branch is moved to it only if it still points there.
 import { existsSync } from "node:fs";
 import { fromPromise } from "xstate";
-import { gitDir } from "../../adapters/git.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { removeJournal } from "../../adapters/journal.js";
 import { projectPath } from "../../adapters/project-files.js";
-import { commitSubjectOf } from "../../core/iteration-record.js";
+import { publishRunnerIndex } from "../../adapters/runner-index.js";
+import { commitSubjectOf, describeAgentGit } from "../../core/iteration-record.js";
 import { LAYOUT } from "../../core/layout.js";
 import { formatCommitMessage } from "../../core/loop-history.js";
 import { redactSecrets } from "../../core/text-limits.js";
 import type { CommitRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 
-export function commitIterationActor({ root, git, secrets, onProgress }: ActorDeps) {
-  return fromPromise<{ sha: string }, CommitRequest>(async ({ input: { record, base } }) => {
+/** diff.patch keeps at most this much (a 600 MB file must not become a 600 MB log). */
+const PATCH_CAP_BYTES = 16 * 1024 * 1024;
+
+export function commitIterationActor({ root, git, gitDir, state, secrets, onProgress }: ActorDeps) {
+  return fromPromise<{ sha: string }, CommitRequest>(async ({ input: { record, start } }) => {
     onProgress?.({ type: "phase", phase: "commit", iteration: record.iteration, nodeId: record.nodeId });
     const log = new IterationLog(root, record.runId, record.iteration, secrets);
     const message = redactSecrets(
@@ -24,7 +29,8 @@ export function commitIterationActor({ root, git, secrets, onProgress }: ActorDe
         status: record.stepKind === "repair" ? undefined : record.status,
         attempts: record.attemptsAfter !== undefined && record.maxAttempts !== undefined ? { after: record.attemptsAfter, max: record.maxAttempts } : undefined,
         runnerError: record.runnerError ? `${record.runnerError.kind}: ${record.runnerError.message}` : undefined,
-        failure: record.failure?.split("\n")[0],
+        failure: record.failure,
+        gitNote: describeAgentGit(record.agentGit),
         treeLeftInvalid: record.treeToWrite === undefined,
       }),
       secrets,
@@ -33,17 +39,19 @@ export function commitIterationActor({ root, git, secrets, onProgress }: ActorDe
       // Files the agent created show in the patch once git knows of them (intent to add).
       const present = record.protectedChanged.filter((relative) => existsSync(projectPath(root, relative)));
       if (present.length > 0) await git.raw(["add", "--intent-to-add", "--", ...present]).catch(() => "");
-      log.write("protected.patch", await git.raw(["diff", "--binary", "--no-color", "HEAD", "--", ...record.protectedChanged]).catch(() => ""));
-      await git.restorePaths(record.protectedChanged);
+      log.write("protected.patch", await git.raw(["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", start.head, "--", ...record.protectedChanged]).catch(() => ""));
+      await git.restorePaths(record.protectedChanged, start.head);
     }
     const [, identity] = await Promise.all([git.addAll(), git.identity()]);
-    // diff.patch (against the commit the iteration began from, so it can run beside the commit)
-    // leaves out the tree file: tree.before.json and tree.after.json hold it whole.
-    const [patch] = await Promise.all([git.stagedPatch(base, [LAYOUT.tree]), git.commit(message, identity.name === undefined || identity.email === undefined)]);
-    const dir = await gitDir(root);
-    const sha = await git.headCommit(dir);
-    log.write("diff.patch", patch);
-    await removeJournal(dir);
+    const tree = await git.writeTree();
+    const sha = await git.commitTree(tree, start.head, message, identity.name === undefined || identity.email === undefined);
+    await git.updateRef(`refs/heads/${start.branch}`, sha, start.head);
+    // diff.patch leaves out the tree file: tree.before.json and tree.after.json hold it whole.
+    await Promise.all([
+      publishRunnerIndex(state, gitDir, sha),
+      git.diffToFile(start.head, sha, [LAYOUT.tree], log.file("diff.patch"), PATCH_CAP_BYTES, secrets),
+    ]);
+    await removeJournal(state.journal);
     return { sha };
   });
 }

@@ -1,5 +1,6 @@
 // The wiring: the real actors of the iteration machine, each made from the step's dependencies.
-import { GitRepo } from "../../adapters/git.js";
+import { gitDir, GitRepo } from "../../adapters/git.js";
+import { repositoryState } from "../../adapters/runner-state.js";
 import { secretValues } from "../../core/text-limits.js";
 import type { ActorDeps, StepDeps } from "../deps.js";
 import { collectResultActor } from "./collect-result.js";
@@ -12,8 +13,10 @@ import { preparePromptActor } from "./prepare-prompt.js";
 import { runAgentActor } from "./run-agent.js";
 import { runGuardActor } from "./run-guard.js";
 
-export function createStepActors(step: StepDeps) {
-  const deps: ActorDeps = { ...step, git: new GitRepo(step.root), secrets: secretValues(step.env) };
+export async function createStepActors(step: StepDeps) {
+  const dir = await gitDir(step.root);
+  const state = repositoryState(step.env, dir);
+  const deps: ActorDeps = { ...step, gitDir: dir, state, git: GitRepo.forStep(step.root, dir, state.index), secrets: secretValues(step.env) };
   return {
     deps,
     actors: {

@@ -1,44 +1,46 @@
 // Step 1, safety check: the facts about the repository (branch, HEAD, changed paths, whether the
-// local-only folders are ignored, an operation in progress) and the journal of an iteration that a
-// killed runner left behind. core/safety.ts decides what they mean.
+// local-only folders are ignored, an operation in progress), the git control files as they are
+// before this iteration's agent, and the journal of an iteration that a killed runner left behind
+// (whose agent's changes to the control files are put back first). core/safety.ts decides.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fromPromise } from "xstate";
-import { changedPathList, gitDir } from "../../adapters/git.js";
+import { OPERATION_MARKERS } from "../../adapters/agent-git.js";
+import { killLeftovers } from "../../adapters/containment.js";
+import { changedPathList } from "../../adapters/git.js";
+import { restoreControlFiles, snapshotControlFiles } from "../../adapters/git-control.js";
 import { readJournal, removeJournal } from "../../adapters/journal.js";
+import { ensureRunnerIndex } from "../../adapters/runner-index.js";
 import { LAYOUT } from "../../core/layout.js";
 import { journalStatus, type RepositoryFacts } from "../../core/safety.js";
 import type { ActorDeps } from "../deps.js";
 
-const OPERATION_MARKERS: [string, string][] = [
-  ["MERGE_HEAD", "merge"],
-  ["rebase-merge", "rebase"],
-  ["rebase-apply", "rebase"],
-  ["CHERRY_PICK_HEAD", "cherry-pick"],
-  ["REVERT_HEAD", "revert"],
-];
-
-export function inspectRepositoryActor({ root, git }: ActorDeps) {
+export function inspectRepositoryActor({ gitDir, git, state }: ActorDeps) {
   return fromPromise<RepositoryFacts, { runIdOption: string | undefined }>(async () => {
-    const dir = await gitDir(root);
-    const [status, ignored, journal] = await Promise.all([
-      git.status(),
-      git.ignored([`${LAYOUT.iterations}/x`, `${LAYOUT.context}/x`]),
-      readJournal(dir),
-    ]);
-    const operation = OPERATION_MARKERS.find(([marker]) => existsSync(path.join(dir, marker)));
+    const journal = await readJournal(state.journal);
+    // A killed runner's agent (or guard) may still be running, writing into the work tree: it ends first.
+    if (journal?.containment) await killLeftovers(journal.containment);
+    // Before any git call reads them: what an interrupted iteration's agent did to them is undone.
+    const controlRestored = journal?.control ? restoreControlFiles(gitDir, journal.control) : [];
+    const head = await git.head();
+    // After a killed iteration the runner's index may hold half of its `git add`: built anew.
+    await ensureRunnerIndex(git, state, head.sha, journal !== undefined);
+    const [status, ignored] = await Promise.all([git.status(), git.ignored([`${LAYOUT.iterations}/x`, `${LAYOUT.context}/x`])]);
+    const operation = OPERATION_MARKERS.find(([marker]) => existsSync(path.join(gitDir, marker)));
     const facts: RepositoryFacts = {
       branch: status.branch,
       head: status.head,
       dirtyPaths: changedPathList(status.changes),
       logsIgnored: ignored.length === 2,
       operationInProgress: operation?.[1],
+      control: snapshotControlFiles(gitDir),
+      controlRestored,
     };
     if (journal) {
       const headSubject = status.head === undefined ? undefined : (await git.raw(["log", "-1", "--format=%s", "HEAD"])).trim();
       const verdict = journalStatus(journal, status.branch, status.head, headSubject);
       // A journal whose iteration was committed, or whose branch moved on by other hands, is spent.
-      if (verdict === "committed" || verdict === "abandoned") await removeJournal(dir);
+      if (verdict === "committed" || verdict === "abandoned") await removeJournal(state.journal);
       else facts.interrupted = { ...journal, status: verdict };
     }
     return facts;

@@ -3,6 +3,7 @@
 import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { fromPromise } from "xstate";
+import { identifyProgram } from "../../adapters/program.js";
 import { loadConfig, projectPath } from "../../adapters/project-files.js";
 import { acceptedTree, lastValidTree } from "../../adapters/run-trees.js";
 import { checkTreeText } from "../../adapters/tree-store.js";
@@ -14,7 +15,7 @@ import type { InterruptedState } from "../../core/step-facts.js";
 import { IterationError } from "../../errors.js";
 import type { ActorDeps } from "../deps.js";
 
-export function loadInterruptedActor({ root, git }: ActorDeps) {
+export function loadInterruptedActor({ root, env, git }: ActorDeps) {
   return fromPromise<InterruptedState, { runId: string }>(async ({ input }) => {
     const [config, commits, headText] = await Promise.all([
       loadConfig(root),
@@ -29,7 +30,7 @@ export function loadInterruptedActor({ root, git }: ActorDeps) {
     if (!previousTree) throw new IterationError("no valid task tree exists in this branch's history");
     // A temp file of an atomic write the kill cut short must not be committed.
     await removeStaleTempFiles(path.dirname(projectPath(root, LAYOUT.tree)));
-    return { config: config.config, records, previousTree };
+    return { config: config.config, records, previousTree, guardProgram: identifyProgram(config.config.guard.command[0]!, root, env.PATH) };
   });
 }
 

@@ -2,6 +2,7 @@
 // is invalid, or was left invalid by the last iteration — the tree to check and repair it against.
 import { fromPromise } from "xstate";
 import { loadConfig, loadTree } from "../../adapters/project-files.js";
+import { identifyProgram } from "../../adapters/program.js";
 import { acceptedTree, lastValidTree } from "../../adapters/run-trees.js";
 import { checkAgentTree } from "../../core/iteration.js";
 import { lastLeafNode, leftTreeInvalid, loopRecords } from "../../core/loop-history.js";
@@ -9,7 +10,7 @@ import { loopSubjectPattern } from "../../core/run-id.js";
 import type { LoadedState } from "../../core/step-facts.js";
 import type { ActorDeps } from "../deps.js";
 
-export function loadStateActor({ root, git }: ActorDeps) {
+export function loadStateActor({ root, env, git }: ActorDeps) {
   return fromPromise<LoadedState, { runId: string }>(async ({ input }) => {
     const [config, tree, commits] = await Promise.all([loadConfig(root), loadTree(root), git.loopCommits(loopSubjectPattern(input.runId))]);
     const records = loopRecords(commits, input.runId);
@@ -17,6 +18,8 @@ export function loadStateActor({ root, git }: ActorDeps) {
       config,
       tree: tree.ok ? { ok: true, tree: tree.tree } : { ok: false, problems: tree.problems, missing: tree.missing },
       records,
+      // Found now, before the agent can change what PATH leads to.
+      guardProgram: config.ok ? identifyProgram(config.config.guard.command[0]!, root, env.PATH) : { file: undefined, signature: undefined },
     };
     // After an iteration that left the tree invalid (committed as the agent wrote it), the tree must
     // be checked against the last one the runner accepted, as the agent's tree was: a changed passed
@@ -28,7 +31,8 @@ export function loadStateActor({ root, git }: ActorDeps) {
         loaded.tree = { ok: false, problems };
         loaded.lastValidTree = accepted;
       }
-    } else if (!tree.ok && !tree.missing) {
+    } else if (!tree.ok) {
+      // (a deleted tree file too: repaired from the last valid tree, if the history has one)
       loaded.lastValidTree = accepted ?? (await lastValidTree(git));
     }
     return loaded;

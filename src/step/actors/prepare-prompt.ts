@@ -4,13 +4,11 @@
 import { readFile } from "node:fs/promises";
 import { fromPromise } from "xstate";
 import { clearContext, writeContext } from "../../adapters/context-writer.js";
-import { lastFailure } from "../../adapters/failure-log.js";
-import { gitDir } from "../../adapters/git.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { writeJournal } from "../../adapters/journal.js";
 import { loadPolicy, projectPath, readOptional } from "../../adapters/project-files.js";
 import { LAYOUT } from "../../core/layout.js";
-import { renderHistory } from "../../core/loop-history.js";
+import { lastFailure, renderHistory } from "../../core/loop-history.js";
 import { formatProblem } from "../../core/problems.js";
 import { BUILTIN_TEMPLATES, buildLeafPrompt, buildRepairPrompt, renderNodeContext, repairContextFiles } from "../../core/prompt-pack.js";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
@@ -22,7 +20,7 @@ import type { ActorDeps } from "../deps.js";
 
 const NOTES = [["Assumptions", LAYOUT.assumptions], ["Open questions", LAYOUT.questions], ["Feedback", LAYOUT.feedback], ["Improvements", LAYOUT.improvements]] as const;
 
-export function preparePromptActor({ root, secrets, now, onProgress }: ActorDeps) {
+export function preparePromptActor({ root, state, secrets, now, onProgress }: ActorDeps) {
   const file = (relative: string) => projectPath(root, relative);
   return fromPromise<PromptFacts, PromptRequest>(async ({ input }) => {
     const selected = input.stepKind === "leaf" ? selectLeftmostOpenLeaf(input.previousTree) : undefined;
@@ -35,8 +33,10 @@ export function preparePromptActor({ root, secrets, now, onProgress }: ActorDeps
     // From here on the iteration changes things: journal it, so that a runner killed before the
     // commit is noticed and recorded by the next step.
     const log = new IterationLog(root, input.runId, input.iteration, secrets);
-    log.ensureDir();
-    await writeJournal(await gitDir(root), {
+    // A folder of this iteration's number can only be left over or planted (an earlier agent knows
+    // the next number): the iteration starts with an empty one, so nothing in it is not its own.
+    log.clear();
+    await writeJournal(state.journal, {
       runId: input.runId,
       iteration: input.iteration,
       branch: input.start.branch,
@@ -44,6 +44,7 @@ export function preparePromptActor({ root, secrets, now, onProgress }: ActorDeps
       stepKind: input.stepKind,
       nodeId: leaf ? leaf.leaf.id : null,
       startedAt: new Date(now()).toISOString(),
+      control: input.control,
     });
     onProgress?.({ type: "phase", phase: "prompt", iteration: input.iteration, nodeId: leaf?.leaf.id, title: leaf?.leaf.title });
 
@@ -57,7 +58,7 @@ export function preparePromptActor({ root, secrets, now, onProgress }: ActorDeps
       await writeContext(root, repairContextFiles(goal, input.treeProblems), secrets);
     } else {
       const [failure, nodeContext, notes] = await Promise.all([
-        lastFailure(root, input.runId, input.records, leaf.leaf.id, leaf.path.slice(0, -1).map((node) => node.id)),
+        lastFailure(input.records, leaf.leaf.id, leaf.path.slice(0, -1).map((node) => node.id)),
         readOptional(file(`${LAYOUT.nodes}/${leaf.leaf.id}/context.md`)),
         Promise.all(NOTES.map(async ([name, relative]) => ({ name: `${name} (${relative})`, text: await readOptional(file(relative)) }))),
       ]);

@@ -4,12 +4,13 @@
 import { fromPromise } from "xstate";
 import { executorFor } from "../../adapters/executors/registry.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
+import { recordContainment } from "../../adapters/journal.js";
 import type { AgentRunFacts } from "../../core/step-facts.js";
 import { redactSecrets } from "../../core/text-limits.js";
 import type { AgentRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 
-export function runAgentActor({ root, env, secrets, now, abortSignal, onProgress }: ActorDeps) {
+export function runAgentActor({ root, env, state, secrets, now, abortSignal, onProgress }: ActorDeps) {
   return fromPromise<AgentRunFacts, AgentRequest>(async ({ input }) => {
     const log = new IterationLog(root, input.runId, input.iteration, secrets);
     const deadlineMs = now() + input.config.limits.iterationTimeoutSeconds * 1000;
@@ -36,6 +37,7 @@ export function runAgentActor({ root, env, secrets, now, abortSignal, onProgress
       secrets,
       abortSignal,
       onOutput: (chunk) => onProgress?.({ type: "output", phase: "agent", iteration: input.iteration, text: chunk }),
+      onSpawn: (record) => recordContainment(state.journal, record),
     });
     return {
       exitCode: result.exitCode,

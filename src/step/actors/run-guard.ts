@@ -2,17 +2,20 @@
 // iteration's budget.
 import { fromPromise } from "xstate";
 import { IterationLog } from "../../adapters/iteration-log.js";
+import { recordContainment } from "../../adapters/journal.js";
 import { runProcess } from "../../adapters/process-runner.js";
 import type { GuardFacts } from "../../core/step-facts.js";
 import type { GuardRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 
-export function runGuardActor({ root, env, secrets, abortSignal, onProgress }: ActorDeps) {
+export function runGuardActor({ root, env, state, secrets, abortSignal, onProgress }: ActorDeps) {
   return fromPromise<GuardFacts, GuardRequest>(async ({ input }) => {
     const log = new IterationLog(root, input.runId, input.iteration, secrets);
     onProgress?.({ type: "phase", phase: "guard", iteration: input.iteration, nodeId: input.nodeId, title: input.title });
+    // The program found before the agent ran (its identity was checked since): not a new PATH lookup.
+    const [program, ...args] = input.config.guard.command;
     const result = await runProcess({
-      argv: input.config.guard.command,
+      argv: [input.guardProgram.file ?? program!, ...args],
       cwd: root,
       env: { ...env, RUNNER_RUN_ID: input.runId, RUNNER_ITERATION: String(input.iteration), RUNNER_NODE_ID: input.nodeId ?? "" },
       deadlineMs: input.deadlineMs,
@@ -21,6 +24,7 @@ export function runGuardActor({ root, env, secrets, abortSignal, onProgress }: A
       secrets,
       abortSignal,
       onOutput: (chunk) => onProgress?.({ type: "output", phase: "guard", iteration: input.iteration, text: chunk }),
+      onSpawn: (record) => recordContainment(state.journal, record),
     });
     return { exitCode: result.exitCode, timedOut: result.timedOut, aborted: result.aborted, spawnError: result.spawnError, durationMs: result.durationMs, output: result.excerpt };
   });

@@ -1,0 +1,62 @@
+// `runner audit --replay`: the guard run again on the content of every commit of a run that passed
+// a leaf (guard=pass), in a clean checkout of that commit, with the guard and its setup as that
+// commit's config names them. A pass the committed content does not earn shows here.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseConfig } from "../core/config.js";
+import { LAYOUT } from "../core/layout.js";
+import { parseCommitSubject } from "../core/run-id.js";
+import { secretValues } from "../core/text-limits.js";
+import { runInCleanCheckout } from "./clean-checkout.js";
+import type { GitRepo } from "./git.js";
+
+export interface ReplayResult {
+  sha: string;
+  iteration: number;
+  nodeId: string;
+  passed: boolean;
+  /** Why it did not pass, in one sentence with the output's tail. */
+  problem?: string;
+}
+
+export async function replayPasses(git: GitRepo, commits: readonly { sha: string; subject: string }[], runId: string, env: Record<string, string>): Promise<ReplayResult[]> {
+  const results: ReplayResult[] = [];
+  const logs = await mkdtemp(path.join(tmpdir(), "runner-replay-"));
+  try {
+    for (const commit of commits) {
+      const subject = parseCommitSubject(commit.subject);
+      if (!subject || subject.runId !== runId || subject.kind === "repair" || subject.guard !== "pass") continue;
+      const base = { sha: commit.sha, iteration: subject.iteration, nodeId: subject.nodeId };
+      const config = parseConfig((await git.showFile(commit.sha, LAYOUT.config)) ?? "");
+      if (!config.ok) {
+        results.push({ ...base, passed: false, problem: `${LAYOUT.config} at that commit is invalid, so its guard cannot be known` });
+        continue;
+      }
+      const guard = config.config.guard;
+      const run = await runInCleanCheckout(git, {
+        commit: commit.sha,
+        guard: guard.command,
+        setup: guard.setup,
+        env: { ...env, RUNNER_REPLAY: "1", RUNNER_RUN_ID: runId, RUNNER_ITERATION: String(subject.iteration), RUNNER_NODE_ID: subject.nodeId },
+        deadlineMs: Date.now() + config.config.limits.iterationTimeoutSeconds * 1000,
+        setupLog: path.join(logs, `${subject.iteration}-setup.log`),
+        guardLog: path.join(logs, `${subject.iteration}-guard.log`),
+        capBytes: config.config.limits.outputCapBytes,
+        secrets: secretValues(env),
+      });
+      const failed = run.guard ?? run.setup!;
+      const what = run.guard ? `the guard \`${guard.command.join(" ")}\`` : `the setup \`${guard.setup!.join(" ")}\``;
+      if (failed.exitCode === 0 && !failed.timedOut && !failed.spawnError) {
+        results.push({ ...base, passed: true });
+        continue;
+      }
+      const how = failed.spawnError ?? (failed.timedOut ? "did not finish within the iteration budget" : `exited with code ${failed.exitCode ?? failed.signal}`);
+      const tail = failed.excerpt.trim().split("\n").slice(-3).join(" / ");
+      results.push({ ...base, passed: false, problem: `${what} ${how} on the committed content${tail ? ` (${tail})` : ""}` });
+    }
+  } finally {
+    await rm(logs, { recursive: true, force: true });
+  }
+  return results;
+}

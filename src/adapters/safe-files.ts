@@ -1,0 +1,78 @@
+// Writing the runner's own logs where the agent can reach (.runner/iterations/ is in the work tree):
+// never through a symbolic link, never into a file the runner did not create for this write. A
+// folder on the way that is a symbolic link (or a file) is replaced by a real folder; the file is
+// removed first (a link, a hard link to someone else's file, an earlier copy) and created anew,
+// exclusively, without following links. So a link the agent plants cannot aim the runner's writes
+// at a file outside the repository.
+import { closeSync, constants, copyFileSync, fstatSync, lstatSync, mkdirSync, openSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import path from "node:path";
+
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW;
+
+/** Makes `dir` a real folder, every folder between `top` and it too (`top` itself is trusted). */
+export function ensureRealFolder(top: string, dir: string): void {
+  const relative = path.relative(top, dir);
+  if (relative.startsWith("..") || path.isAbsolute(relative)) throw new Error(`${dir} is not inside ${top}`);
+  let at = top;
+  for (const part of relative.split(path.sep).filter(Boolean)) {
+    at = path.join(at, part);
+    let info;
+    try {
+      info = lstatSync(at);
+    } catch {
+      info = undefined;
+    }
+    if (info && !info.isDirectory()) rmSync(at, { force: true }); // a link or a file where a folder belongs
+    if (!info || !info.isDirectory()) mkdirSync(at);
+  }
+}
+
+/** Removes whatever is at `file` and creates it anew for writing: a descriptor to a file only this write owns. */
+export function openSafely(file: string): number {
+  removeAnything(file);
+  return openSync(file, CREATE, 0o644);
+}
+
+export function writeSafely(file: string, data: string): void {
+  const fd = openSafely(file);
+  try {
+    writeSync(fd, data);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function copySafely(source: string, file: string): void {
+  removeAnything(file);
+  copyFileSync(source, file, constants.COPYFILE_EXCL);
+}
+
+/** Appends to a log the runner keeps across iterations; a link or a hard link found there is replaced by a new file. */
+export function appendSafely(file: string, text: string): void {
+  let fd: number;
+  try {
+    fd = openSync(file, APPEND, 0o644);
+    if (fstatSync(fd).nlink > 1) {
+      closeSync(fd);
+      fd = openSafely(file);
+    }
+  } catch {
+    fd = openSafely(file); // a symbolic link (ELOOP) or something else in the way
+  }
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function removeAnything(file: string): void {
+  try {
+    const info = lstatSync(file);
+    if (info.isDirectory()) rmSync(file, { recursive: true, force: true });
+    else unlinkSync(file);
+  } catch {
+    // nothing there
+  }
+}
