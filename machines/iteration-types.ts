@@ -140,6 +140,8 @@ export interface GuardRequest extends IterationRef {
   deadlineMs: number;
   /** The guard's program as found before the agent ran: run by that path. */
   guardProgram: ProgramIdentity;
+  /** Where the iteration started (the candidate commit's parent, for a guard in a clean checkout). */
+  start: StartPoint;
 }
 
 export interface PersistRequest {

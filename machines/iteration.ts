@@ -312,6 +312,7 @@ export const iterationMachine = setup({
           config: context.config!,
           deadlineMs: context.agent!.deadlineMs,
           guardProgram: context.guardProgram!,
+          start: startPoint(context),
         }),
         onDone: {
           actions: assign(({ context, event }) => {

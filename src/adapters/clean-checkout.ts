@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { GitRepo } from "./git.js";
+import { GitRepo } from "./git.js";
 import { runProcess, type ProcessResult } from "./process-runner.js";
 
 export interface CleanRun {
@@ -30,7 +30,9 @@ export interface CleanRunRequest {
   onOutput?: (chunk: string) => void;
 }
 
-export async function runInCleanCheckout(git: GitRepo, request: CleanRunRequest): Promise<CleanRun> {
+export async function runInCleanCheckout(repository: GitRepo, request: CleanRunRequest): Promise<CleanRun> {
+  // The worktree gets git's own index and work tree, never the step's (GIT_INDEX_FILE, GIT_WORK_TREE).
+  const git = new GitRepo(repository.root);
   const dir = await mkdtemp(path.join(tmpdir(), "runner-checkout-"));
   const worktree = path.join(dir, "work");
   try {
@@ -55,4 +57,20 @@ export async function runInCleanCheckout(git: GitRepo, request: CleanRunRequest)
     await rm(dir, { recursive: true, force: true });
     await git.raw(["worktree", "prune"]).catch(() => "");
   }
+}
+
+/**
+ * The candidate commit of an iteration: the work tree as the loop commit will hold it (staged in
+ * the runner's own index), on top of `base`. Not on any branch; the loop commit made later holds
+ * the same tree.
+ */
+export async function candidateCommit(git: GitRepo, base: string): Promise<string> {
+  await git.addAll();
+  const tree = await git.writeTree();
+  return git.commitTree(tree, base, "runner: the candidate an iteration's guard judges\n", true);
+}
+
+/** A clean run's outcome as one process result: the guard's, or the setup's when it failed. */
+export function cleanRunResult(run: CleanRun): ProcessResult {
+  return run.guard ?? run.setup!;
 }

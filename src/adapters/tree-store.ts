@@ -55,17 +55,18 @@ export async function writeFileAtomic(file: string, text: string | Iterable<stri
   const durable = options.durable ?? true;
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`);
-  const handle = await open(temp, "w");
   try {
-    if (typeof text === "string") await handle.writeFile(text);
-    else await writePieces(handle, text);
-    if (durable) await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    const handle = await open(temp, "w");
+    try {
+      if (typeof text === "string") await handle.writeFile(text);
+      else await writePieces(handle, text);
+      if (durable) await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temp, file);
   } catch (error) {
+    // A full disk, a failed write or rename: the old file stays, and no temp file is left behind.
     await unlink(temp).catch(() => undefined);
     throw error;
   }

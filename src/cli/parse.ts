@@ -1,5 +1,6 @@
 // The command line, parsed from the command table (src/cli/commands.ts) and nothing else: help,
 // `--version`, and for any mistake one sentence naming the argument and what it may be.
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { camelCase, type AnyCommand, type OptionSpec, type ParsedArgs } from "./command-table.js";
 import { COMMANDS, GLOBAL_OPTIONS } from "./commands.js";
 import { UsageError } from "../errors.js";
@@ -42,50 +43,35 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
   return { kind: "run", spec, args: parseOptions(spec, tokens) };
 }
 
-function parseOptions(spec: AnyCommand, tokens: string[]): ParsedArgs {
+function parseOptions(spec: AnyCommand, argv: string[]): ParsedArgs {
   const table: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, ...spec.options };
   const values: Record<string, unknown> = {};
   const positionals: string[] = [];
   const where = `\`${PROGRAM} ${spec.name}\``;
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!;
-    if (token === "--") {
-      positionals.push(...tokens.slice(i + 1));
-      break;
-    }
-    if (!token.startsWith("-") || token === "-") {
-      positionals.push(token);
-      continue;
-    }
-    const match = /^--?([^=]+)(?:=(.*))?$/s.exec(token)!;
-    let key = match[1]!;
-    let inline = match[2];
-    // -Cdir: a short option with its value attached.
-    if (!token.startsWith("--") && key.length > 1 && table[key[0]!]) {
-      inline = key.slice(1);
-      key = key[0]!;
-    }
-    const negated = key.startsWith("no-") && table[key.slice(3)]?.type === "boolean";
-    const option = negated ? table[key.slice(3)] : table[key];
+  // node:util's parseArgs splits the words (--name=value, -Cdir, --); the checks and their sentences are ours.
+  const known: NonNullable<ParseArgsConfig["options"]> = {};
+  for (const [name, option] of Object.entries(table)) known[name] = { type: option.type === "boolean" ? "boolean" : "string", ...(name.length === 1 ? { short: name } : {}) };
+  const { tokens } = parseArgs({ args: argv, options: known, strict: false, allowPositionals: true, tokens: true });
+  for (const token of tokens) {
+    if (token.kind === "positional") positionals.push(token.value);
+    if (token.kind !== "option") continue;
+    const negated = token.name.startsWith("no-") && table[token.name.slice(3)]?.type === "boolean";
+    const name = negated ? token.name.slice(3) : token.name;
+    const option = table[name];
     if (!option) {
       const names = Object.keys(spec.options).map(flag);
       const own = names.length > 0 ? `its options are ${names.join(", ")}` : "it takes no options";
-      throw new UsageError(`Unknown option ${token.split("=")[0]} for ${where}${suggestion(key, Object.keys(table), flag)}; ${own} (and -C <dir>, --debug). See \`${PROGRAM} ${spec.name} --help\`.`);
+      throw new UsageError(`Unknown option ${token.rawName} for ${where}${suggestion(token.name, Object.keys(table), flag)}; ${own} (and -C <dir>, --debug). See \`${PROGRAM} ${spec.name} --help\`.`);
     }
-    const name = negated ? key.slice(3) : key;
     if (option.type === "boolean") {
-      if (inline !== undefined) throw new UsageError(`${flag(name)} takes no value (given "${inline}"). See \`${PROGRAM} ${spec.name} --help\`.`);
+      if (token.value !== undefined) throw new UsageError(`${flag(name)} takes no value (given "${token.value}"). See \`${PROGRAM} ${spec.name} --help\`.`);
       values[name] = !negated;
       continue;
     }
-    let value = inline;
-    if (value === undefined) {
-      const next = tokens[i + 1];
-      if (next === undefined || (next.startsWith("-") && next !== "-" && !/^-[0-9]/.test(next))) {
-        throw new UsageError(`${flag(name)} needs a value (${flag(name)} <${valueName(option)}>). See \`${PROGRAM} ${spec.name} --help\`.`);
-      }
-      value = next;
-      i += 1;
+    // (a value that looks like another option is a missing value: `--run-id --json`)
+    const value = token.value;
+    if (value === undefined || (!token.inlineValue && value.startsWith("-") && value !== "-" && !/^-[0-9]/.test(value))) {
+      throw new UsageError(`${flag(name)} needs a value (${flag(name)} <${valueName(option)}>). See \`${PROGRAM} ${spec.name} --help\`.`);
     }
     values[name] = checkValue(name, option, value, spec.name);
   }

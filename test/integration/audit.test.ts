@@ -100,6 +100,20 @@ async function rewrite(dir: string, edit: (sha: string, message: string) => stri
   return mapped;
 }
 
+/** Re-commits the run's loop commits unchanged, each with the extra environment `env(sha)` gives (another identity). */
+async function rewriteWith(dir: string, env: (sha: string) => Record<string, string>): Promise<Map<string, string>> {
+  let parent = (await gitIn(dir, ["rev-parse", `${shas[0]}^`])).trim();
+  const mapped = new Map<string, string>();
+  for (const sha of shas) {
+    const message = await gitIn(dir, ["log", "-1", "--format=%B", sha]);
+    const result = await execa("git", ["commit-tree", `${sha}^{tree}`, "-p", parent, "-F", "-"], { cwd: dir, env: testEnv(env(sha)), extendEnv: false, input: message });
+    parent = String(result.stdout).trim();
+    mapped.set(sha, parent);
+  }
+  await gitIn(dir, ["reset", "-q", "--hard", parent]);
+  return mapped;
+}
+
 async function audit(dir: string) {
   return runRaw(dir, ["audit"]);
 }
@@ -198,6 +212,23 @@ describe.concurrent("runner audit catches tampering by hand", () => {
     const dir = await copyOfClean();
     const mapped = await rewrite(dir, (sha, message) => (sha === shas[0] ? message.replace("decompose guard", "execute guard") : message));
     await expectCaught(dir, mapped.get(shas[0]!)!, "(iteration 1)", /the subject says execute, but the commit changed only \.runner\//);
+  });
+
+  it("8. a commit between loop commits that the runner did not make (an agent's own commit kept on the branch), even one that leaves the tree alone", async () => {
+    const dir = await copyOfClean();
+    const parent = (await gitIn(dir, ["rev-parse", `${shas[2]}`])).trim();
+    // Insert a commit after iteration 3, then the rest of the run on top of it.
+    await gitIn(dir, ["reset", "-q", "--hard", parent]);
+    writeFileSync(path.join(dir, "src", "sneaky.txt"), "unguarded work\n");
+    const inserted = await commitAll(dir, "agent: my own work");
+    for (const sha of shas.slice(3)) await execa("git", ["cherry-pick", "--allow-empty", "--keep-redundant-commits", sha], { cwd: dir, env: testEnv(), extendEnv: false });
+    await expectCaught(dir, inserted, "(not a loop commit)", /a commit between loop commits that the runner did not make \("agent: my own work"\)/);
+  });
+
+  it("9. a loop commit by another identity than the run's", async () => {
+    const dir = await copyOfClean();
+    const mapped = await rewriteWith(dir, (sha): Record<string, string> => (sha === shas[4] ? { GIT_AUTHOR_NAME: "Mallory", GIT_AUTHOR_EMAIL: "mallory@example.com" } : {}));
+    await expectCaught(dir, mapped.get(shas[4]!)!, "(iteration 5)", /made by Mallory <mallory@example\.com>, not the run's identity Test Author <author@example\.com>/);
   });
 
   it("--json names every violation with its commit; the first is the first bad commit", async () => {

@@ -12,7 +12,8 @@ import { iterationMachine } from "../../machines/iteration.js";
 import { serializeTree } from "../../src/core/canonical.js";
 import type { TaskTree } from "../../src/core/tree.js";
 import { ASKS_FOR_GIT, runRaw, stderrLines, tempFilesIn, type RawResult } from "../helpers/bad-input.js";
-import { node, tree } from "../helpers/sandbox.js";
+import { execa } from "execa";
+import { node, RUNNER_BIN, tree } from "../helpers/sandbox.js";
 import { repairSubject, scenario, subject, TREE_FILE, type AgentAction, type Scenario, type ScenarioOptions } from "../helpers/scenario.js";
 
 const MACHINE_STATES = Object.keys(iterationMachine.root.states);
@@ -448,4 +449,41 @@ describe.concurrent("crash safety: journals and dirty trees", () => {
     expect(await loopSubjects(s)).toEqual([subject(RUN, 1, "a", "decompose", "skipped")]);
     expect(await s.message()).toMatch(/^Runner-Error: other: the runner stopped/m);
   });
+});
+
+describe("crash safety: the runner alone killed at random moments mid-agent", () => {
+  /** An agent that keeps writing into the repository (and starts a setsid daemon that does too) until it is done. */
+  const BUSY: AgentAction = {
+    write: { "src/a.txt": "a\n" },
+    status: "done",
+    sh: [
+      "setsid sh -c 'while :; do date >> daemon.log; sleep 0.02; done' >/dev/null 2>&1 < /dev/null &",
+      "i=0; while [ $i -lt 60 ]; do echo $i >> busy.log; i=$((i+1)); sleep 0.02; done",
+      "rm -f busy.log daemon.log",
+    ].join("\n"),
+  };
+
+  it("every time, the next `runner run` completes with a clean tree: nothing the killed agent started writes on", async () => {
+    // A fixed sequence of moments (ms after the start), so that a failure replays.
+    const moments = [250, 420, 600, 330, 780, 510, 690, 380, 900, 460];
+    for (const [trial, ms] of moments.entries()) {
+      const s = await scenario({ tree: tree(node("root", { children: [node("a")] })), runId: RUN, timeoutSeconds: 30 });
+      s.script({ 1: BUSY, 2: BUSY, 3: BUSY });
+      const runner = execa("node", [RUNNER_BIN, "run"], { cwd: s.dir, env: s.env, extendEnv: false, reject: false });
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      process.kill(runner.pid!, "SIGKILL"); // the runner alone, not its process group
+      await runner;
+      const next = await runRaw(s.dir, ["run"], s.env);
+      expect(next.exitCode === 0 || next.exitCode === 1, `trial ${trial} (${ms} ms): ${next.stderr}`).toBe(true);
+      // A recorded interruption ends that run (exit 1): one more run finishes the work.
+      const last = next.exitCode === 0 ? next : await runRaw(s.dir, ["run"], s.env);
+      expect(last.exitCode, `trial ${trial} (${ms} ms): ${last.stderr}`).toBe(0);
+      expect(s.node("root").passes, `trial ${trial}`).toBe(true);
+      expect(await s.git(["status", "--porcelain", "--untracked-files=all"]), `trial ${trial}: a clean tree`).toBe("");
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(await s.git(["status", "--porcelain", "--untracked-files=all"]), `trial ${trial}: still clean (nothing left writes)`).toBe("");
+      const audit = await runRaw(s.dir, ["audit"], s.env);
+      expect(audit.exitCode, `trial ${trial}: ${audit.stderr}`).toBe(0);
+    }
+  }, 240_000);
 });

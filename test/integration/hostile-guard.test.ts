@@ -190,3 +190,31 @@ describe.concurrent("smaller things that must not block the loop", () => {
     expect(statSync(path.join(s.dir, s.iterFile(1, "diff.patch"))).size).toBeLessThanOrEqual(16 * 1024 * 1024);
   }, 180_000);
 });
+
+describe.concurrent("the stricter mode: the guard in a clean checkout of the candidate commit", () => {
+  const BUILD = { write: { "src/a.txt": "ok\n", "build/out.txt": "built\n" }, status: "done" as const };
+  const files = { ".gitignore": "build/\n", "needs.txt": "build/out.txt\n" };
+
+  it("in place, a file the guard needs but git ignores passes the guard (what the default mode judges)", async () => {
+    const s = await hostileScenario({ files });
+    s.script({ 1: BUILD });
+    expect((await s.step()).exitCode).toBe(0);
+    expect((await runHistory(s)).map((c) => c.subject)).toEqual([subject("t1", 1, "a", "execute", "pass")]);
+    // ...which the committed content does not earn: audit --replay says so.
+    const replay = await s.runner(["audit", "--replay"]);
+    expect(replay.exitCode).toBe(1);
+    expect(replay.stderr).toMatch(/guard=pass, but replayed in a clean checkout the guard `sh guard\.sh` exited with code 1 on the committed content \(FAIL: build\/out\.txt is missing\)/);
+  });
+
+  it('with isolation = "worktree" the guard judges exactly what is committed: the same iteration fails', async () => {
+    const s = await hostileScenario({ files });
+    writeFileSync(path.join(s.dir, ".runner/state/config.toml"), `${s.read(".runner/state/config.toml").replace('[guard]\n', '[guard]\nisolation = "worktree"\n')}`);
+    await s.git(["commit", "-qam", "guard in a clean checkout"]);
+    s.baseRef = await s.head(); // the run starts here
+    s.script({ 1: BUILD });
+    expect((await s.step()).exitCode).toBe(0);
+    expect((await runHistory(s)).map((c) => c.subject)).toEqual([subject("t1", 1, "a", "execute", "fail")]);
+    expect(s.read(s.iterFile(1, "guard.log"))).toContain("FAIL: build/out.txt is missing");
+    await expectAudit(s, true);
+  });
+});

@@ -1,6 +1,8 @@
 // Step 8, the guard (`just ci` by default), run in the repository root within what is left of the
-// iteration's budget.
+// iteration's budget; with `[guard] isolation = "worktree"`, in a clean checkout of exactly what the
+// iteration will commit (after the guard's setup command), for proof that the committed content passes.
 import { fromPromise } from "xstate";
+import { candidateCommit, cleanRunResult, runInCleanCheckout } from "../../adapters/clean-checkout.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { recordContainment } from "../../adapters/journal.js";
 import { runProcess } from "../../adapters/process-runner.js";
@@ -8,22 +10,44 @@ import type { GuardFacts } from "../../core/step-facts.js";
 import type { GuardRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 
-export function runGuardActor({ root, env, state, secrets, abortSignal, onProgress }: ActorDeps) {
+export function runGuardActor({ root, env, git, state, secrets, abortSignal, onProgress }: ActorDeps) {
   return fromPromise<GuardFacts, GuardRequest>(async ({ input }) => {
     const log = new IterationLog(root, input.runId, input.iteration, secrets);
     onProgress?.({ type: "phase", phase: "guard", iteration: input.iteration, nodeId: input.nodeId, title: input.title });
+    const guardEnv = { ...env, RUNNER_RUN_ID: input.runId, RUNNER_ITERATION: String(input.iteration), RUNNER_NODE_ID: input.nodeId ?? "" };
+    const onOutput = (chunk: string) => onProgress?.({ type: "output", phase: "guard", iteration: input.iteration, text: chunk });
+    const guard = input.config.guard;
+    if (guard.isolation === "worktree") {
+      log.ensureDir();
+      const run = await runInCleanCheckout(git, {
+        commit: await candidateCommit(git, input.start.head),
+        guard: guard.command,
+        setup: guard.setup,
+        env: guardEnv,
+        deadlineMs: input.deadlineMs,
+        setupLog: log.file("setup.log"),
+        guardLog: log.file("guard.log"),
+        capBytes: input.config.limits.outputCapBytes,
+        secrets,
+        abortSignal,
+        onOutput,
+      });
+      const result = cleanRunResult(run);
+      const output = run.guard ? result.excerpt : `The guard's setup \`${guard.setup!.join(" ")}\` failed in the clean checkout:\n${result.excerpt}`;
+      return { exitCode: result.exitCode, timedOut: result.timedOut, aborted: result.aborted, spawnError: result.spawnError, durationMs: result.durationMs, output };
+    }
     // The program found before the agent ran (its identity was checked since): not a new PATH lookup.
-    const [program, ...args] = input.config.guard.command;
+    const [program, ...args] = guard.command;
     const result = await runProcess({
       argv: [input.guardProgram.file ?? program!, ...args],
       cwd: root,
-      env: { ...env, RUNNER_RUN_ID: input.runId, RUNNER_ITERATION: String(input.iteration), RUNNER_NODE_ID: input.nodeId ?? "" },
+      env: guardEnv,
       deadlineMs: input.deadlineMs,
       logFile: log.file("guard.log"),
       capBytes: input.config.limits.outputCapBytes,
       secrets,
       abortSignal,
-      onOutput: (chunk) => onProgress?.({ type: "output", phase: "guard", iteration: input.iteration, text: chunk }),
+      onOutput,
       onSpawn: (record) => recordContainment(state.journal, record),
     });
     return { exitCode: result.exitCode, timedOut: result.timedOut, aborted: result.aborted, spawnError: result.spawnError, durationMs: result.durationMs, output: result.excerpt };
