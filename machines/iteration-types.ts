@@ -152,4 +152,6 @@ export interface CommitRequest {
   record: IterationRecord;
   /** The run branch and the commit the iteration started from (the loop commit's only parent). */
   start: StartPoint;
+  /** The repository's identity as configured before the agent ran. */
+  identity: { name?: string; email?: string };
 }

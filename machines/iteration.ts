@@ -376,7 +376,7 @@ export const iterationMachine = setup({
       invoke: {
         id: "commitIteration",
         src: "commitIteration",
-        input: ({ context }) => ({ record: iterationRecord(context), start: startPoint(context) }),
+        input: ({ context }) => ({ record: iterationRecord(context), start: startPoint(context), identity: context.repository!.identity }),
         onDone: [
           {
             guard: "hadRunnerError",

@@ -26,8 +26,16 @@ export function benchEnv(extra = {}) {
     GIT_TERMINAL_PROMPT: "0",
     LC_ALL: "C",
     NO_COLOR: "1",
+    // The runner's own state (its index, the journal) in a temp folder, never the user's.
+    RUNNER_STATE_DIR: benchStateDir(),
   });
   return { ...env, ...extra };
+}
+
+let stateDir;
+function benchStateDir() {
+  stateDir ??= tempDir("runner-bench-state-");
+  return stateDir;
 }
 
 const made = [];

@@ -25,14 +25,18 @@ export interface Start {
   head: string;
 }
 
-/** Undoes the agent's changes to git (see above) and says what they were. */
-export async function undoAgentGit(git: GitRepo, gitDir: string, start: Start, control: ControlSnapshot): Promise<Omit<AgentGitFacts, "hiddenByIgnoreRules" | "nestedRepositories" | "guardProgramChanged">> {
+/** Puts the control files back and removes operations left in progress; says what they were. Before any git call. */
+export function undoAgentControl(gitDir: string, control: ControlSnapshot): Pick<AgentGitFacts, "controlChanged" | "operations"> {
   const controlChanged = restoreControlFiles(gitDir, control);
   const operations = OPERATION_MARKERS.filter(([marker]) => existsSync(path.join(gitDir, marker))).map(([, name]) => name);
   for (const name of [...OPERATION_MARKERS.map(([marker]) => marker), ...LEFTOVERS]) rmSync(path.join(gitDir, name), { recursive: true, force: true });
+  return { controlChanged, operations };
+}
 
+/** Puts HEAD and the run branch back on the starting commit; names the agent's own commits. `moved`: anything was put back. */
+export async function undoAgentRefs(git: GitRepo, start: Start): Promise<Pick<AgentGitFacts, "headMoved" | "agentCommits"> & { moved: boolean }> {
   const ref = `refs/heads/${start.branch}`;
-  const [head, branchTip] = await Promise.all([git.head(), git.resolve(ref)]);
+  const { head, branchSha: branchTip } = await git.headAndBranch(start.branch);
   const headMoved = head.branch !== start.branch || head.sha !== start.head ? head : undefined;
   // The agent's own commits: anything new on the run branch or where it left HEAD.
   const tips = [...new Set([branchTip, head.sha].filter((sha): sha is string => sha !== undefined && sha !== start.head))];
@@ -46,5 +50,5 @@ export async function undoAgentGit(git: GitRepo, gitDir: string, start: Start, c
   }
   if (branchTip !== start.head) await git.updateRef(ref, start.head);
   if (headMoved) await git.pointHeadAt(ref);
-  return { controlChanged, operations, ...(headMoved ? { headMoved } : {}), agentCommits };
+  return { ...(headMoved ? { headMoved } : {}), agentCommits, moved: headMoved !== undefined || branchTip !== start.head };
 }

@@ -285,6 +285,20 @@ export class GitRepo {
     return { branch: branch === "" ? undefined : branch, sha: sha?.trim() || undefined };
   }
 
+  /**
+   * Where HEAD and the branch `branch` point, in one git process (the two calls it replaces when a
+   * name does not resolve): HEAD's branch (undefined when detached), HEAD's commit, the branch's commit.
+   */
+  async headAndBranch(branch: string): Promise<{ head: { branch: string | undefined; sha: string | undefined }; branchSha: string | undefined }> {
+    const out = await this.attempt(["rev-parse", "HEAD", `refs/heads/${branch}`, "--symbolic-full-name", "HEAD"]);
+    const [sha, branchSha, symbolic] = (out ?? "").split("\n");
+    if (out !== undefined && sha && branchSha && symbolic) {
+      return { head: { branch: symbolic.startsWith("refs/heads/") ? symbolic.slice("refs/heads/".length) : undefined, sha }, branchSha };
+    }
+    const [head, tip] = await Promise.all([this.head(), this.resolve(`refs/heads/${branch}`)]);
+    return { head, branchSha: tip };
+  }
+
   /** A ref's commit, or undefined. */
   async resolve(ref: string): Promise<string | undefined> {
     return (await this.attempt(["rev-parse", "-q", "--verify", `${ref}^{commit}`]))?.trim() || undefined;

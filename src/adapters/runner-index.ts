@@ -9,14 +9,28 @@ import path from "node:path";
 import type { GitRepo } from "./git.js";
 import type { RepositoryStatePaths } from "./runner-state.js";
 
-/** Makes the runner's index hold `head`'s tree (unless it already mirrors that commit and `rebuild` is not asked). */
+/**
+ * Makes the runner's index hold `head`'s tree (unless it already mirrors that commit and `rebuild`
+ * is not asked). An index it had is moved on with `read-tree --reset`, which keeps what git
+ * knows of every file whose content did not change (after a user's commit between runs, only the
+ * files that commit changed are read again); else it is built anew.
+ */
 export async function ensureRunnerIndex(git: GitRepo, state: RepositoryStatePaths, head: string | undefined, rebuild = false): Promise<void> {
   if (head === undefined) return;
-  const mirrored = (await readFile(state.indexCommit, "utf8").catch(() => "")).trim();
+  const mirrored = (await mirroredCommit(state)) ?? "";
   if (mirrored === head && !rebuild) return;
-  await rm(state.index, { force: true });
-  await git.readTree(head);
+  const moved = !rebuild && mirrored !== "" && (await git.raw(["read-tree", "--reset", head]).then(() => true, () => false));
+  if (!moved) {
+    await rm(state.index, { force: true });
+    await git.readTree(head);
+  }
   await writeFile(state.indexCommit, `${head}\n`);
+}
+
+/** The commit the runner's index was last written for, if any. */
+export async function mirroredCommit(state: RepositoryStatePaths): Promise<string | undefined> {
+  const text = (await readFile(state.indexCommit, "utf8").catch(() => "")).trim();
+  return text === "" ? undefined : text;
 }
 
 /** After a commit: the index mirrors `commit`, and .git/index is a copy of it (written atomically). */

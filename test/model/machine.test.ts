@@ -103,7 +103,7 @@ function tampered(t: TaskTree, selectedId: string | undefined): TaskTree {
 const problem = (message: string): Problem => ({ path: "$", message });
 
 function repositoryFacts(overrides: Partial<RepositoryFacts> = {}): RepositoryFacts {
-  return { branch: `runner/${RUN}`, head: HEAD, dirtyPaths: [], logsIgnored: true, operationInProgress: undefined, control: { config: { text: "[core]\n", mode: 0o644 } }, controlRestored: [], ...overrides };
+  return { branch: `runner/${RUN}`, head: HEAD, dirtyPaths: [], logsIgnored: true, operationInProgress: undefined, control: { config: { text: "[core]\n", mode: 0o644 } }, controlRestored: [], identity: {}, ...overrides };
 }
 
 const GUARD_PROGRAM = { file: "/usr/bin/node", signature: "1:2:3:4:5:6" };

@@ -3,20 +3,20 @@
 // Node's own modules, and from node_modules only runtime dependencies (never a dev dependency such
 // as the bundler). What ships is the bundle, the entry and the schemas: no test or benchmark file.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../helpers/sandbox.js";
 
-const bundleFile = path.join(PROJECT_ROOT, "dist", "runner.mjs");
+const bundleFiles = [path.join(PROJECT_ROOT, "dist", "runner.mjs"), ...readdirSync(path.join(PROJECT_ROOT, "dist", "chunks")).map((name) => path.join(PROJECT_ROOT, "dist", "chunks", name))];
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string>; files: string[] };
 const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
 const isBuiltin = (specifier: string) => specifier.startsWith("node:") || builtinModules.includes(specifier);
 
-describe("dist/runner.mjs", () => {
-  const text = readFileSync(bundleFile, "utf8");
+describe("dist/runner.mjs and its chunks", () => {
+  const text = bundleFiles.map((file) => readFileSync(file, "utf8")).join("\n");
 
   it("is what bin/runner.js imports", () => {
     expect(readFileSync(path.join(PROJECT_ROOT, "bin", "runner.js"), "utf8")).toContain('await import("../dist/runner.mjs")');
@@ -42,6 +42,7 @@ describe("what ships", () => {
     expect(packed.status, packed.stderr).toBe(0);
     const files = (JSON.parse(packed.stdout) as { files: { path: string }[] }[])[0]!.files.map((file) => file.path);
     expect(files).toEqual(expect.arrayContaining(["bin/runner.js", "dist/runner.mjs", "dist/demo-agent.mjs", "schemas/task_tree/v1.schema.json", "package.json"]));
+    expect(files.some((file) => file.startsWith("dist/chunks/"))).toBe(true);
     expect(files.filter((file) => /(^|\/)(test|bench)\/|\.test\.|\.map$|tsbuildinfo/.test(file)), "nothing but what runs").toEqual([]);
   });
 });

@@ -20,7 +20,7 @@ import type { ActorDeps } from "../deps.js";
 const PATCH_CAP_BYTES = 16 * 1024 * 1024;
 
 export function commitIterationActor({ root, git, gitDir, state, secrets, onProgress }: ActorDeps) {
-  return fromPromise<{ sha: string }, CommitRequest>(async ({ input: { record, start } }) => {
+  return fromPromise<{ sha: string }, CommitRequest>(async ({ input: { record, start, identity } }) => {
     onProgress?.({ type: "phase", phase: "commit", iteration: record.iteration, nodeId: record.nodeId });
     const log = new IterationLog(root, record.runId, record.iteration, secrets);
     const message = redactSecrets(
@@ -42,13 +42,13 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
       log.write("protected.patch", await git.raw(["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", start.head, "--", ...record.protectedChanged]).catch(() => ""));
       await git.restorePaths(record.protectedChanged, start.head);
     }
-    const [, identity] = await Promise.all([git.addAll(), git.identity()]);
+    await git.addAll();
     const tree = await git.writeTree();
     const sha = await git.commitTree(tree, start.head, message, identity.name === undefined || identity.email === undefined);
-    await git.updateRef(`refs/heads/${start.branch}`, sha, start.head);
-    // diff.patch leaves out the tree file: tree.before.json and tree.after.json hold it whole.
+    // diff.patch (beside the branch's move: it names both commits) leaves out the tree file:
+    // tree.before.json and tree.after.json hold it whole.
     await Promise.all([
-      publishRunnerIndex(state, gitDir, sha),
+      git.updateRef(`refs/heads/${start.branch}`, sha, start.head).then(() => publishRunnerIndex(state, gitDir, sha)),
       git.diffToFile(start.head, sha, [LAYOUT.tree], log.file("diff.patch"), PATCH_CAP_BYTES, secrets),
     ]);
     await removeJournal(state.journal);

@@ -10,7 +10,7 @@ import { killLeftovers } from "../../adapters/containment.js";
 import { changedPathList } from "../../adapters/git.js";
 import { restoreControlFiles, snapshotControlFiles } from "../../adapters/git-control.js";
 import { readJournal, removeJournal } from "../../adapters/journal.js";
-import { ensureRunnerIndex } from "../../adapters/runner-index.js";
+import { ensureRunnerIndex, mirroredCommit } from "../../adapters/runner-index.js";
 import { LAYOUT } from "../../core/layout.js";
 import { journalStatus, type RepositoryFacts } from "../../core/safety.js";
 import type { ActorDeps } from "../deps.js";
@@ -22,10 +22,20 @@ export function inspectRepositoryActor({ gitDir, git, state }: ActorDeps) {
     if (journal?.containment) await killLeftovers(journal.containment);
     // Before any git call reads them: what an interrupted iteration's agent did to them is undone.
     const controlRestored = journal?.control ? restoreControlFiles(gitDir, journal.control) : [];
-    const head = await git.head();
-    // After a killed iteration the runner's index may hold half of its `git add`: built anew.
-    await ensureRunnerIndex(git, state, head.sha, journal !== undefined);
-    const [status, ignored] = await Promise.all([git.status(), git.ignored([`${LAYOUT.iterations}/x`, `${LAYOUT.context}/x`])]);
+    const [mirrored, first, ignored, identity] = await Promise.all([
+      mirroredCommit(state),
+      git.status(),
+      git.ignored([`${LAYOUT.iterations}/x`, `${LAYOUT.context}/x`]),
+      git.identity(),
+    ]);
+    // Usually the runner's index mirrors HEAD already and that status is the one. Else (a first
+    // step, commits by other hands, or a killed iteration whose `git add` may be half done in it)
+    // the index is brought to HEAD and the status taken again.
+    let status = first;
+    if (mirrored !== status.head || journal !== undefined) {
+      await ensureRunnerIndex(git, state, status.head, journal !== undefined);
+      status = await git.status();
+    }
     const operation = OPERATION_MARKERS.find(([marker]) => existsSync(path.join(gitDir, marker)));
     const facts: RepositoryFacts = {
       branch: status.branch,
@@ -35,6 +45,7 @@ export function inspectRepositoryActor({ gitDir, git, state }: ActorDeps) {
       operationInProgress: operation?.[1],
       control: snapshotControlFiles(gitDir),
       controlRestored,
+      identity,
     };
     if (journal) {
       const headSubject = status.head === undefined ? undefined : (await git.raw(["log", "-1", "--format=%s", "HEAD"])).trim();
