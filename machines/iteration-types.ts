@@ -7,13 +7,19 @@ import type { LoopRecord } from "../src/core/loop-history.js";
 import type { Problem } from "../src/core/problems.js";
 import type { RepositoryFacts } from "../src/core/safety.js";
 import type { AgentStatus, GuardOutcome, StateUpdateResult } from "../src/core/state-update.js";
-import type { AgentRunFacts, CollectedFacts, ControlSnapshot, GuardFacts, ProgramIdentity, RunnerErrorFact, StepKind } from "../src/core/step-facts.js";
-import type { AgentRunVerdict, GuardVerdict, LoadVerdict, ResultVerdict, SafetyVerdict } from "../src/core/step-verdicts.js";
+import type { AgentRunFacts, AgentStepKind, CollectedFacts, ControlSnapshot, GuardFacts, ProgramIdentity, RunnerErrorFact, StepKind } from "../src/core/step-facts.js";
+import type { AgentRunVerdict, GuardVerdict, LoadVerdict, ResultVerdict, SafetyVerdict, SelectionVerdict } from "../src/core/step-verdicts.js";
 import type { TaskTree } from "../src/core/tree.js";
 import type { AgentOutput } from "../src/schemas/types.generated.js";
 
 export interface StepInput {
   runIdOption?: string;
+  /** `runner recheck [node-id]`: the guard alone judges an open leaf (default: the leftmost). */
+  recheck?: RecheckRequest;
+}
+
+export interface RecheckRequest {
+  nodeId?: string;
 }
 
 /** How a step ended, as its final state says. */
@@ -40,6 +46,8 @@ export interface Selection {
 /** The whole state of one step: everything the actors report and the verdicts made of it. */
 export interface IterationContext {
   runIdOption: string | undefined;
+  /** Set for `runner recheck`. */
+  recheck?: RecheckRequest;
   /** 1. What the safety check found (branch and HEAD the iteration starts from). */
   repository?: RepositoryFacts;
   safety?: SafetyVerdict;
@@ -57,12 +65,16 @@ export interface IterationContext {
   treeProblems: Problem[];
   /** The node that must still exist after the agent (the selected leaf, or for a repair the node that broke the tree). */
   requiredNodeId?: string;
-  /** 3. The selected leaf (none for a repair). */
+  /** 3. The selection's verdict: the leaf, the root passing, or a re-check refused. */
+  selected?: SelectionVerdict;
+  /** The selected leaf (none for a repair). */
   selection?: Selection;
   /** 4. The prompt pack. */
   prompt?: string;
   allowedWritePaths?: string[];
   policyProblem?: string;
+  /** The iteration's deadline (ms since the epoch), set when the agent (or a re-check's guard) starts; the guard shares it. */
+  deadlineMs?: number;
   /** 5. The agent session. */
   agent?: AgentRunFacts;
   agentVerdict?: AgentRunVerdict;
@@ -106,7 +118,7 @@ export interface StartPoint {
 }
 
 export interface PromptRequest extends IterationRef {
-  stepKind: StepKind;
+  stepKind: AgentStepKind;
   config: ResolvedConfig;
   previousTree: TaskTree;
   records: LoopRecord[];
@@ -125,7 +137,7 @@ export interface CollectRequest extends IterationRef {
 }
 
 export interface AgentRequest extends IterationRef {
-  stepKind: StepKind;
+  stepKind: AgentStepKind;
   nodeId: string | undefined;
   title: string | undefined;
   config: ResolvedConfig;
@@ -142,6 +154,14 @@ export interface GuardRequest extends IterationRef {
   guardProgram: ProgramIdentity;
   /** Where the iteration started (the candidate commit's parent, for a guard in a clean checkout). */
   start: StartPoint;
+}
+
+/** What a re-check needs before its guard runs: the iteration journaled and logged like any other. */
+export interface RecheckPrepareRequest extends IterationRef {
+  nodeId: string;
+  config: ResolvedConfig;
+  start: StartPoint;
+  control: ControlSnapshot;
 }
 
 export interface PersistRequest {

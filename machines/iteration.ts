@@ -5,15 +5,15 @@
 // assigned once; the `always` branches only read the verdict's kind. Final states set the outcome.
 import { assign, fromPromise, setup } from "xstate";
 import { isBug, errorMessage } from "../src/errors.js";
+import { runnerErrorSentence } from "../src/core/run-policy.js";
 import { failureFeedback, judgeIteration } from "../src/core/iteration.js";
 import { iterationRecord } from "../src/core/iteration-record.js";
 import { iterationDir } from "../src/core/layout.js";
 import type { RepositoryFacts } from "../src/core/safety.js";
-import { selectLeftmostOpenLeaf } from "../src/core/select.js";
 import { findNode } from "../src/core/tree.js";
 import { applyStateUpdates, type RunnerErrorKind } from "../src/core/state-update.js";
-import type { AgentRunFacts, CollectedFacts, GuardFacts, InterruptedState, LoadedState, PromptFacts } from "../src/core/step-facts.js";
-import { judgeAgentResult, judgeAgentRun, judgeGuardRun, judgeLoadedState, judgeRepository, recoverIteration } from "../src/core/step-verdicts.js";
+import type { AgentRunFacts, AgentStepKind, CollectedFacts, GuardFacts, InterruptedState, LoadedState, PromptFacts } from "../src/core/step-facts.js";
+import { judgeAgentResult, judgeAgentRun, judgeGuardRun, judgeLoadedState, judgeRepository, judgeSelection, recoverIteration } from "../src/core/step-verdicts.js";
 import type {
   AgentRequest,
   CollectRequest,
@@ -23,6 +23,7 @@ import type {
   IterationRef,
   PersistRequest,
   PromptRequest,
+  RecheckPrepareRequest,
   StepInput,
   StepOutcome,
   StepOutput,
@@ -46,6 +47,7 @@ export const iterationMachine = setup({
     loadInterrupted: placeholder<InterruptedState, { runId: string }>("loadInterrupted"),
     loadState: placeholder<LoadedState, { runId: string }>("loadState"),
     preparePrompt: placeholder<PromptFacts, PromptRequest>("preparePrompt"),
+    prepareRecheck: placeholder<{ deadlineMs: number }, RecheckPrepareRequest>("prepareRecheck"),
     runAgent: placeholder<AgentRunFacts, AgentRequest>("runAgent"),
     collectResult: placeholder<CollectedFacts, CollectRequest>("collectResult"),
     runGuard: placeholder<GuardFacts, GuardRequest>("runGuard"),
@@ -71,9 +73,13 @@ export const iterationMachine = setup({
     treeMissing: ({ context }) => context.load?.kind === "treeMissing",
     repairsExhausted: ({ context }) => context.load?.kind === "repairsExhausted",
     noValidTreeInHistory: ({ context }) => context.load?.kind === "noValidTreeInHistory",
+    recheckOnInvalidTree: ({ context }) => context.load?.kind === "recheckOnInvalidTree",
     treeValid: ({ context }) => context.load?.kind === "treeValid",
     treeInvalid: ({ context }) => context.load?.kind === "treeInvalid",
-    rootPasses: ({ context }) => context.selection === undefined,
+    rootPasses: ({ context }) => context.selected?.kind === "complete",
+    recheckRefused: ({ context }) => context.selected?.kind === "recheckRefused",
+    leafSelected: ({ context }) => context.selected?.kind === "selected" && context.stepKind === "leaf",
+    recheckSelected: ({ context }) => context.selected?.kind === "selected" && context.stepKind === "recheck",
     policyInvalid: ({ context }) => context.prompt !== undefined && context.policyProblem !== undefined,
     promptReady: ({ context }) => context.prompt !== undefined && context.policyProblem === undefined,
     agentStopped: ({ context }) => context.agentVerdict?.kind === "agentStopped",
@@ -92,7 +98,7 @@ export const iterationMachine = setup({
 }).createMachine({
   id: "iteration",
   initial: "safetyCheck",
-  context: ({ input }) => ({ runIdOption: input.runIdOption, records: [], treeProblems: [] }),
+  context: ({ input }) => ({ runIdOption: input.runIdOption, recheck: input.recheck, records: [], treeProblems: [] }),
   output: ({ context }) => ({
     outcome: context.ending ?? "failed",
     message: context.message ?? "",
@@ -160,12 +166,12 @@ export const iterationMachine = setup({
         src: "loadState",
         input: ({ context }) => ({ runId: context.runId! }),
         onDone: {
-          actions: assign(({ event }) => {
-            const load = judgeLoadedState(event.output);
+          actions: assign(({ context, event }) => {
+            const load = judgeLoadedState(event.output, { recheck: context.recheck !== undefined });
             if (load.kind !== "treeValid" && load.kind !== "treeInvalid") return { load, message: load.message };
             const { config, records, iteration, previousTree } = load;
             const repair = load.kind === "treeInvalid" ? { treeProblems: load.treeProblems, requiredNodeId: load.requiredNodeId } : {};
-            const stepKind = load.kind === "treeValid" ? ("leaf" as const) : ("repair" as const);
+            const stepKind = load.kind === "treeInvalid" ? ("repair" as const) : context.recheck ? ("recheck" as const) : ("leaf" as const);
             return { load, config, records, iteration, previousTree, stepKind, guardProgram: event.output.guardProgram, ...repair };
           }),
         },
@@ -179,20 +185,38 @@ export const iterationMachine = setup({
         { guard: "treeMissing", target: "refused" },
         { guard: "noValidTreeInHistory", target: "refused" },
         { guard: "repairsExhausted", target: "failed" },
+        { guard: "recheckOnInvalidTree", target: "refused" },
         { guard: "treeValid", target: "selectLeaf" },
         // 5.1 REPAIR TREE: the tree is invalid after an agent session.
         { guard: "treeInvalid", target: "repairTree" },
       ],
     },
-    // 3. Select the leftmost open leaf.
+    // 3. Select the leftmost open leaf (a re-check: the open leaf a person named).
     selectLeaf: {
       entry: assign(({ context }) => {
-        const selected = selectLeftmostOpenLeaf(context.previousTree!);
-        if (selected.kind === "complete") return { message: `Nothing to do: the root passes (run ${context.runId}).` };
-        const selection = { leafId: selected.leaf.id, title: selected.leaf.title, pathIds: selected.path.map((node) => node.id), stuck: selected.stuck };
-        return { selection, requiredNodeId: selected.leaf.id };
+        const selected = judgeSelection(context.previousTree!, context.runId!, context.recheck);
+        if (selected.kind !== "selected") return { selected, message: selected.message };
+        return { selected, selection: selected.selection, requiredNodeId: selected.selection.leafId };
       }),
-      always: [{ guard: "rootPasses", target: "nothingToDo" }, { target: "buildPrompt" }],
+      always: [
+        { guard: "rootPasses", target: "nothingToDo" },
+        { guard: "recheckRefused", target: "refused" },
+        { guard: "leafSelected", target: "buildPrompt" },
+        { guard: "recheckSelected", target: "prepareRecheck" },
+      ],
+    },
+    // \`runner recheck\`: no agent; the iteration is journaled and logged, then the guard alone judges the leaf.
+    prepareRecheck: {
+      invoke: {
+        id: "prepareRecheck",
+        src: "prepareRecheck",
+        input: ({ context }) => ({ ...iterationRef(context), nodeId: context.selection!.leafId, config: context.config!, start: startPoint(context), control: context.repository!.control }),
+        onDone: { target: "guard", actions: assign({ deadlineMs: ({ event }) => event.output.deadlineMs }) },
+        onError: [
+          { guard: "isBug", target: "crashed", actions: "recordBug" },
+          { target: "recover", actions: { type: "recordRunnerError", params: ({ event }) => ({ kind: "other", error: event.error }) } },
+        ],
+      },
     },
     // 4. Build the prompt pack and the context folder.
     buildPrompt: {
@@ -229,11 +253,11 @@ export const iterationMachine = setup({
       invoke: {
         id: "runAgent",
         src: "runAgent",
-        input: ({ context }) => ({ ...iterationRef(context), stepKind: context.stepKind!, nodeId: context.selection?.leafId, title: context.selection?.title, config: context.config!, prompt: context.prompt ?? "" }),
+        input: ({ context }) => ({ ...iterationRef(context), stepKind: agentStepKind(context), nodeId: context.selection?.leafId, title: context.selection?.title, config: context.config!, prompt: context.prompt ?? "" }),
         onDone: {
           actions: assign(({ context, event }) => {
             const agentVerdict = judgeAgentRun(event.output, context.config!.limits.iterationTimeoutSeconds);
-            return { agent: event.output, agentVerdict, ...(agentVerdict.kind === "agentFinished" ? {} : { runnerError: agentVerdict.runnerError }) };
+            return { agent: event.output, deadlineMs: event.output.deadlineMs, agentVerdict, ...(agentVerdict.kind === "agentFinished" ? {} : { runnerError: agentVerdict.runnerError }) };
           }),
         },
         onError: [
@@ -310,13 +334,13 @@ export const iterationMachine = setup({
           nodeId: context.selection?.leafId,
           title: context.selection?.title,
           config: context.config!,
-          deadlineMs: context.agent!.deadlineMs,
+          deadlineMs: context.deadlineMs!,
           guardProgram: context.guardProgram!,
           start: startPoint(context),
         }),
         onDone: {
           actions: assign(({ context, event }) => {
-            const guardVerdict = judgeGuardRun(event.output, { judgement: context.judgement!, command: context.config!.guard.command, timeoutSeconds: context.config!.limits.iterationTimeoutSeconds });
+            const guardVerdict = judgeGuardRun(event.output, { judgement: context.judgement, command: context.config!.guard.command, timeoutSeconds: context.config!.limits.iterationTimeoutSeconds });
             if (guardVerdict.kind !== "guardFinished") return { guardRun: event.output, guardVerdict, runnerError: guardVerdict.runnerError };
             return { guardRun: event.output, guardVerdict, outcome: guardVerdict.outcome, failure: guardVerdict.failure };
           }),
@@ -333,15 +357,16 @@ export const iterationMachine = setup({
       ],
     },
     // 9. Runner-owned state updates (seed 002): reset, transition, saturation, derived passes, sorting.
+    //    A re-check changes the tree only on a green guard (no agent tried, so no attempt is counted).
     updateState: {
-      entry: assign(({ context }) => ({
-        updated: applyStateUpdates(
-          context.previousTree!,
-          context.agentTree!,
-          context.stepKind === "repair" ? undefined : context.selection!.leafId,
-          context.stepKind === "repair" ? undefined : context.outcome,
-        ),
-      })),
+      entry: assign(({ context }) => {
+        if (context.stepKind === "recheck") {
+          const pass = context.outcome?.guard === "pass" ? context.outcome : undefined;
+          return { updated: applyStateUpdates(context.previousTree!, structuredClone(context.previousTree!), context.selection!.leafId, pass) };
+        }
+        const leaf = context.stepKind === "leaf";
+        return { updated: applyStateUpdates(context.previousTree!, context.agentTree!, leaf ? context.selection!.leafId : undefined, leaf ? context.outcome : undefined) };
+      }),
       always: { target: "persist" },
     },
     // Seed 002 "Runner Error Recovery": retry, guard skipped, attempts unchanged; persist and commit,
@@ -381,10 +406,7 @@ export const iterationMachine = setup({
           {
             guard: "hadRunnerError",
             target: "failed",
-            actions: assign(({ context, event }) => ({
-              commit: event.output.sha,
-              message: `Iteration ${context.iteration} ended in a runner error: ${context.runnerError!.message}. It was recorded and committed as a retry without using an attempt; fix the cause and run \`runner step\` again.`,
-            })),
+            actions: assign(({ context, event }) => ({ commit: event.output.sha, message: runnerErrorSentence(context.iteration!, context.runnerError!) })),
           },
           { target: "committed", actions: assign({ commit: ({ event }) => event.output.sha }) },
         ],
@@ -411,7 +433,7 @@ function iterationRef(context: IterationContext): IterationRef {
 function promptRequest(context: IterationContext): PromptRequest {
   return {
     ...iterationRef(context),
-    stepKind: context.stepKind!,
+    stepKind: agentStepKind(context),
     config: context.config!,
     previousTree: context.previousTree!,
     records: context.records,
@@ -420,6 +442,12 @@ function promptRequest(context: IterationContext): PromptRequest {
     start: startPoint(context),
     control: context.repository!.control,
   };
+}
+
+/** The kind of a step that runs the agent (a re-check never does). */
+function agentStepKind(context: IterationContext): AgentStepKind {
+  if (context.stepKind === "recheck" || context.stepKind === undefined) throw new Error(`an agent step with step kind ${context.stepKind}`);
+  return context.stepKind;
 }
 
 function startPoint(context: IterationContext) {

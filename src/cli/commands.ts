@@ -42,7 +42,10 @@ export const COMMANDS = [
   command({
     name: "start",
     describe: "Create and check out the run branch runner/<id> (clean working tree required)",
-    options: { "run-id": { type: "string", describe: "The run id (default: the UTC time as YYYYMMDD-HHMMSS)", value: "id" } },
+    options: {
+      "run-id": { type: "string", describe: "The run id (default: the UTC time as YYYYMMDD-HHMMSS)", value: "id" },
+      from: { type: "string", describe: "Start from this branch or commit (default: HEAD; needed on another run's branch)", value: "ref" },
+    },
     load: () => import("./commands/start.js"),
   }),
   command({
@@ -61,6 +64,13 @@ export const COMMANDS = [
       "run-id": runId,
     },
     load: () => import("./commands/run.js"),
+  }),
+  command({
+    name: "recheck",
+    describe: "Run the guard alone on an open leaf whose work is already on the branch; a green guard passes it (committed like an iteration)",
+    positional: { name: "node-id", describe: "The open leaf to re-check (default: the one `runner next` names)", required: false },
+    options: { "run-id": runId, json },
+    load: () => import("./commands/recheck.js"),
   }),
   command({
     name: "log",

@@ -4,7 +4,8 @@
 import type { RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";
 import type { ProgressEvent } from "../step/deps.js";
-import { describeStep, stepJson } from "./commands/step.js";
+import { EXIT } from "../exit-codes.js";
+import { describeIteration, stepJson } from "./commands/step.js";
 
 export interface ProgressView {
   progress(event: ProgressEvent): void;
@@ -19,11 +20,15 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }
 
+/**
+ * The run's last lines on stdout: how it ended when it ended well or stopped early (an error's
+ * sentence goes to stderr, once: src/cli/commands/run.ts), then the counts and times.
+ */
 export function summaryLines(summary: RunSummary): string[] {
-  return [
-    `${summary.reason}`,
-    `${summary.iterations} iteration${summary.iterations === 1 ? "" : "s"}, ${summary.passes} passed, ${summary.failures} failed; time: agent ${seconds(summary.agentMs)}, guard ${seconds(summary.guardMs)}, runner ${seconds(summary.runnerMs)} (total ${seconds(summary.totalMs)})`,
-  ];
+  const counts = `${summary.iterations} iteration${summary.iterations === 1 ? "" : "s"}, ${summary.passes} passed, ${summary.failures} failed; time: agent ${seconds(summary.agentMs)}, guard ${seconds(summary.guardMs)}, runner ${seconds(summary.runnerMs)} (total ${seconds(summary.totalMs)})`;
+  if (summary.exitCode === EXIT.ok || summary.exitCode === EXIT.stoppedEarly) return [summary.reason, counts];
+  // A refusal before any iteration: the sentence on stderr is all there is to say.
+  return summary.iterations > 0 ? [counts] : [];
 }
 
 /** One JSON object per line on stdout. */
@@ -60,7 +65,8 @@ export function plainView(write: (line: string) => void): ProgressView {
   return {
     progress() {},
     step(result) {
-      if (result.outcome !== "nothing-to-do") write(`${describeStep(result)}\n`);
+      const line = describeIteration(result);
+      if (line) write(`${line}\n`);
     },
     summary(summary) {
       for (const line of summaryLines(summary)) write(`${line}\n`);
@@ -115,7 +121,8 @@ export function terminalView(stream: NodeJS.WriteStream, now: () => number, runL
     },
     step(result) {
       erase();
-      if (result.outcome !== "nothing-to-do") stream.write(`${describeStep(result)}\n`);
+      const line = describeIteration(result);
+      if (line) stream.write(`${line}\n`);
       phase = "starting";
       tail = [];
     },

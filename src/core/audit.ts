@@ -70,13 +70,20 @@ function ownedFieldChanges(before: TaskTree, after: TaskTree, allowed: ReadonlyS
   return problems;
 }
 
+/** A re-check changes nothing in the tree but the passes of its leaf (and of the parents that derive it). */
+function recheckChanges(before: TaskTree, after: TaskTree, leafId: string): string[] {
+  const strip = (tree: TaskTree) => JSON.stringify(tree, (key, value: unknown) => (key === "passes" ? undefined : value));
+  return strip(before) === strip(after) ? [] : [`changed the task tree beyond the passes of ${JSON.stringify(leafId)}`];
+}
+
 /** What the transition table allows for the selected leaf (seed 002), given the commit's record. */
 function expectedLeaf(record: LoopRecord, before: TaskNode, after: TaskNode): string | undefined {
   if (record.subject.kind === "repair") return undefined;
   const guard = record.subject.guard;
   const status = record.trailers.status;
   const runnerError = record.trailers.error !== undefined;
-  const increment = !runnerError && (guard === "fail" || (guard === "skipped" && status === "retry"));
+  // A re-check has no agent: no attempt is ever counted.
+  const increment = record.subject.kind !== "recheck" && !runnerError && (guard === "fail" || (guard === "skipped" && status === "retry"));
   const attempts = increment ? Math.min(before.attempts + 1, after.max_attempts) : before.attempts;
   const passes = guard === "pass" ? true : before.passes;
   if (after.children.length > 0) {
@@ -157,17 +164,28 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
         for (const problem of ownedFieldChanges(lastValid, after, new Set())) fail(`the repair changed runner-owned fields: ${problem}`);
       }
     } else {
-      const kind = classifyChangedPaths(commit.changedPaths);
-      if (kind !== subject.kind) fail(`the subject says ${subject.kind}, but the commit changed ${kind === "execute" ? "paths outside .runner/" : "only .runner/"}`);
-      if (subject.guard === "pass" && subject.kind !== "execute") fail("guard=pass on an iteration that changed nothing outside .runner/");
-      if (subject.guard === "pass" && record.trailers.status !== "done") fail(`guard=pass although the agent said ${record.trailers.status ?? "nothing"}`);
+      if (subject.kind === "decompose" || subject.kind === "execute") {
+        const kind = classifyChangedPaths(commit.changedPaths);
+        if (kind !== subject.kind) fail(`the subject says ${subject.kind}, but the commit changed ${kind === "execute" ? "paths outside .runner/" : "only .runner/"}`);
+        if (subject.guard === "pass" && subject.kind !== "execute") fail("guard=pass on an iteration that changed nothing outside .runner/");
+        if (subject.guard === "pass" && record.trailers.status !== "done") fail(`guard=pass although the agent said ${record.trailers.status ?? "nothing"}`);
+      }
+      if (subject.kind === "interrupted" && record.trailers.error === undefined) fail("an interrupted iteration without its runner error (Runner-Error)");
+      if (subject.kind === "recheck" && record.trailers.status !== undefined) fail(`a re-check with an agent status (${record.trailers.status}); no agent runs in a re-check`);
       if (record.trailers.error !== undefined && subject.guard !== "skipped") fail(`a runner error with guard=${subject.guard}; runner errors skip the guard`);
       if (!current) {
         fail("a leaf iteration ran on an invalid task tree; the runner must run a repair step first");
       } else {
-        const selection = selectLeftmostOpenLeaf(current);
-        if (selection.kind !== "leaf") fail(`an iteration on node ${subject.nodeId} after the root had passed`);
-        else if (selection.leaf.id !== subject.nodeId) fail(`the subject names node ${subject.nodeId}, but the leftmost open leaf was ${selection.leaf.id}`);
+        if (subject.kind === "recheck") {
+          // A person names the leaf to re-check: any open leaf, not only the leftmost.
+          const node = byId(current).get(subject.nodeId);
+          if (!node || node.passes || node.children.length > 0) fail(`a re-check of ${subject.nodeId}, which was not an open leaf`);
+          if (after) for (const problem of recheckChanges(current, after, subject.nodeId)) fail(`the re-check ${problem}`);
+        } else {
+          const selection = selectLeftmostOpenLeaf(current);
+          if (selection.kind !== "leaf") fail(`an iteration on node ${subject.nodeId} after the root had passed`);
+          else if (selection.leaf.id !== subject.nodeId) fail(`the subject names node ${subject.nodeId}, but the leftmost open leaf was ${selection.leaf.id}`);
+        }
         if (after) {
           for (const problem of checkPassedImmutable(current, after)) fail(formatProblem(problem));
           const beforeLeaf = byId(current).get(subject.nodeId);

@@ -16,7 +16,8 @@ export interface IterationRecord {
   iteration: number;
   stepKind: StepKind;
   nodeId: string | undefined;
-  kind: IterationKind | "repair";
+  /** How the iteration is named in its commit: repair, a person's re-check, interrupted, or the agent's iteration classified. */
+  kind: IterationKind | "repair" | "recheck" | "interrupted";
   status: AgentStatus | undefined;
   guard: GuardOutcome;
   attemptsBefore: number | undefined;
@@ -67,8 +68,9 @@ export function iterationRecord(source: RecordSource): IterationRecord {
     iteration: source.iteration,
     stepKind: source.stepKind ?? "leaf",
     nodeId: isRepair ? undefined : leafId,
-    kind: isRepair ? "repair" : (source.judgement?.kind ?? classifyChangedPaths(changedPaths)),
-    status: source.runnerError ? "retry" : (source.outcome?.status ?? source.output?.status),
+    kind: recordKind(source, changedPaths),
+    // A re-check has no agent, so no status.
+    status: source.stepKind === "recheck" ? undefined : source.runnerError ? "retry" : (source.outcome?.status ?? source.output?.status),
     guard: source.outcome?.guard ?? "skipped",
     attemptsBefore: leaf?.attempts,
     attemptsAfter: after ? after.attempts : leaf?.attempts,
@@ -84,6 +86,14 @@ export function iterationRecord(source: RecordSource): IterationRecord {
     protectedChanged: source.config ? pathsInside(changedPaths, source.config.guard.protectedPaths) : [],
     agentGit: source.collected?.git,
   };
+}
+
+function recordKind(source: RecordSource, changedPaths: readonly string[]): IterationRecord["kind"] {
+  if (source.stepKind === "repair") return "repair";
+  if (source.stepKind === "recheck") return "recheck";
+  const error = source.runnerError?.kind;
+  if (error === "interrupted" || error === "runner_stopped") return "interrupted";
+  return source.judgement?.kind ?? classifyChangedPaths(changedPaths);
 }
 
 /** What the agent did to git itself, in one line for the commit (Runner-Git), or undefined when nothing. */

@@ -129,11 +129,14 @@ export function failureFeedback(input: {
   const { judgement, guard } = input;
   if (judgement.verdict.violation) return judgement.verdict.violation;
   if (judgement.policy.failure) return judgement.policy.failure;
-  if (guard && guard.outcome === "fail") {
-    const how = guard.exitCode === undefined ? "failed" : `exited with code ${guard.exitCode}`;
-    return `The guard \`${guard.command.join(" ")}\` ${how}.\n\nIts output:\n\n${truncateForAgent(guard.output)}`;
-  }
-  return judgement.verdict.note;
+  return (guard && guardFailure(guard)) ?? judgement.verdict.note;
+}
+
+/** A failed guard, with its output bounded (CONTRACT §9), or undefined when it passed. */
+export function guardFailure(guard: { outcome: GuardOutcome; command: readonly string[]; exitCode?: number; output: string }): string | undefined {
+  if (guard.outcome !== "fail") return undefined;
+  const how = guard.exitCode === undefined ? "failed" : `exited with code ${guard.exitCode}`;
+  return `The guard \`${guard.command.join(" ")}\` ${how}.\n\nIts output:\n\n${truncateForAgent(guard.output)}`;
 }
 
 /** The first line of a failure, for the commit trailer. */

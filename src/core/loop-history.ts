@@ -130,7 +130,12 @@ export function renderHistory(records: readonly LoopRecord[], nodeId: string): s
   if (own.length === 0) return `No earlier iterations on ${nodeId} in this run.\n`;
   const lines = own.map((record) => {
     const s = record.subject;
-    const head = s.kind === "repair" ? `iteration ${s.iteration}` : `iteration ${s.iteration} (${s.kind}, agent said ${record.trailers.status ?? "?"}, guard=${s.guard})`;
+    const head =
+      s.kind === "repair"
+        ? `iteration ${s.iteration}`
+        : s.kind === "recheck"
+          ? `iteration ${s.iteration} (a person had the guard re-check it, guard=${s.guard})`
+          : `iteration ${s.iteration} (${s.kind}, agent said ${record.trailers.status ?? "?"}, guard=${s.guard})`;
     const failure = record.trailers.failure ? `\n  failure: ${record.trailers.failure}` : "";
     return `- ${head}: ${record.summary.replace(/\n/g, "\n  ") || "(no summary)"}${failure}`;
   });

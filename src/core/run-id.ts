@@ -17,8 +17,15 @@ export function runIdFromBranch(branch: string | undefined): string | undefined 
   return RUN_ID_PATTERN.test(id) ? id : undefined;
 }
 
+/**
+ * What a loop commit on a node was: the agent's iteration, classified (CONTRACT §7); a person's
+ * re-check of the node by the guard alone (`runner recheck`); or an iteration the run's stop (Ctrl-C)
+ * or the runner's death interrupted, recorded as a runner error.
+ */
+export type NodeCommitKind = IterationKind | "recheck" | "interrupted";
+
 export type CommitSubject =
-  | { kind: IterationKind; runId: string; iteration: number; nodeId: string; guard: GuardOutcome }
+  | { kind: NodeCommitKind; runId: string; iteration: number; nodeId: string; guard: GuardOutcome }
   | { kind: "repair"; runId: string; iteration: number };
 
 export function formatCommitSubject(subject: CommitSubject): string {
@@ -28,14 +35,14 @@ export function formatCommitSubject(subject: CommitSubject): string {
 }
 
 const SUBJECT =
-  /^chore\(loop\): run ([A-Za-z0-9._-]{1,64}) iter ([1-9][0-9]*) (?:node ([A-Za-z0-9][A-Za-z0-9._-]{0,127}) (decompose|execute) guard=(pass|fail|skipped)|repair guard=skipped)$/;
+  /^chore\(loop\): run ([A-Za-z0-9._-]{1,64}) iter ([1-9][0-9]*) (?:node ([A-Za-z0-9][A-Za-z0-9._-]{0,127}) (decompose|execute|recheck|interrupted) guard=(pass|fail|skipped)|repair guard=skipped)$/;
 
 export function parseCommitSubject(line: string): CommitSubject | undefined {
   const match = SUBJECT.exec(line);
   if (!match) return undefined;
   const [, runId, iteration, nodeId, kind, guard] = match;
   if (nodeId === undefined) return { kind: "repair", runId: runId!, iteration: Number(iteration) };
-  return { kind: kind as IterationKind, runId: runId!, iteration: Number(iteration), nodeId, guard: guard as GuardOutcome };
+  return { kind: kind as NodeCommitKind, runId: runId!, iteration: Number(iteration), nodeId, guard: guard as GuardOutcome };
 }
 
 /** An extended regular expression (git log -E --grep) matching this run's loop commit subjects. */

@@ -2,7 +2,7 @@
 // never on main/master, a branch with commits, a run id, a clean working tree (untracked included),
 // and the local-only folders ignored by git.
 import { parseCommitSubject, runIdFromBranch, runIdProblem } from "./run-id.js";
-import type { ControlSnapshot } from "./step-facts.js";
+import type { ControlSnapshot, StepKind } from "./step-facts.js";
 
 /** An iteration the journal says was begun and not committed (the runner was killed). */
 export interface InterruptedIteration {
@@ -10,7 +10,7 @@ export interface InterruptedIteration {
   iteration: number;
   branch: string;
   head: string;
-  stepKind: "leaf" | "repair";
+  stepKind: StepKind;
   nodeId: string | null;
 }
 

@@ -27,8 +27,22 @@ export function transitionFor(status: AgentStatus, guard: GuardOutcome): Transit
   }
 }
 
-/** The kinds of runner-internal failure of seed 002's recovery table. */
-export type RunnerErrorKind = "executor_timeout" | "output_parse_error" | "guard_error" | "other";
+/**
+ * The kinds of runner-internal failure of seed 002's recovery table. Each is recorded the same way
+ * (a retry, guard skipped, attempts unchanged); they differ in what `runner run` does next
+ * (src/core/run-policy.ts): `agent_failed` (the agent crashed or its model API failed),
+ * `output_parse_error` and `runner_stopped` (the runner was killed mid-iteration) are retried,
+ * `agent_limit` waits for the limit to reset, the others stop the run.
+ */
+export type RunnerErrorKind =
+  | "executor_timeout"
+  | "output_parse_error"
+  | "guard_error"
+  | "agent_failed"
+  | "agent_limit"
+  | "interrupted"
+  | "runner_stopped"
+  | "other";
 
 /** Seed 002's recovery table: every runner error is a retry with the guard skipped and attempts unchanged. */
 export function recoveryFor(_kind: RunnerErrorKind): { status: "retry"; guard: "skipped"; attempts: "unchanged" } {

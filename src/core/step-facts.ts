@@ -7,7 +7,11 @@ import type { Problem } from "./problems.js";
 import type { RunnerErrorKind } from "./state-update.js";
 import type { TaskTree } from "./tree.js";
 
-export type StepKind = "leaf" | "repair";
+/** A leaf iteration, a repair of the tree (both run the agent), or a person's re-check of a leaf by the guard alone. */
+export type StepKind = "leaf" | "repair" | "recheck";
+
+/** The steps that run the agent. */
+export type AgentStepKind = Exclude<StepKind, "recheck">;
 
 /** A runner-internal failure of seed 002's recovery table: recorded as a retry, no attempt counted. */
 export interface RunnerErrorFact {

@@ -3,13 +3,14 @@
 // and the kinds of one verdict exclude each other, so the order of the branches does not matter.
 import { parseAgentOutput } from "./agent-output.js";
 import type { ResolvedConfig } from "./config.js";
-import { checkAgentTree, failureFeedback, type Judgement } from "./iteration.js";
+import { checkAgentTree, failureFeedback, guardFailure, type Judgement } from "./iteration.js";
 import { lastLeafNode, nextIterationNumber, trailingRepairs, type LoopRecord } from "./loop-history.js";
 import { formatProblem, type Problem } from "./problems.js";
 import { effectiveRunId, safetyRefusal, type InterruptedIteration, type RepositoryFacts } from "./safety.js";
 import { applyStateUpdates, recoveryFor, type AgentStatus, type GuardOutcome, type StateUpdateResult } from "./state-update.js";
 import type { AgentRunFacts, CollectedFacts, GuardFacts, LoadedState, ProcessFacts, RunnerErrorFact } from "./step-facts.js";
-import type { TaskTree } from "./tree.js";
+import { selectLeftmostOpenLeaf } from "./select.js";
+import type { TaskNode, TaskTree } from "./tree.js";
 import type { AgentOutput } from "../schemas/types.generated.js";
 
 // 1. Safety.
@@ -25,7 +26,7 @@ export function judgeRepository(facts: RepositoryFacts, runIdOption: string | un
   const interrupted = facts.interrupted;
   if (interrupted?.status === "resume") {
     const message = `the runner stopped (killed or crashed) during iteration ${interrupted.iteration} before committing it`;
-    return { kind: "interrupted", interrupted, runnerError: { kind: "other", message } };
+    return { kind: "interrupted", interrupted, runnerError: { kind: "runner_stopped", message } };
   }
   return { kind: "safe", runId: effectiveRunId(facts, runIdOption) };
 }
@@ -40,15 +41,19 @@ export interface StartingPoint {
 }
 
 export type LoadVerdict =
-  | { kind: "configInvalid" | "treeMissing" | "repairsExhausted" | "noValidTreeInHistory"; message: string }
+  | { kind: "configInvalid" | "treeMissing" | "repairsExhausted" | "noValidTreeInHistory" | "recheckOnInvalidTree"; message: string }
   | ({ kind: "treeValid" } & StartingPoint)
   | ({ kind: "treeInvalid"; treeProblems: Problem[]; requiredNodeId: string | undefined } & StartingPoint);
 
-export function judgeLoadedState(loaded: LoadedState): LoadVerdict {
+export function judgeLoadedState(loaded: LoadedState, options: { recheck?: boolean } = {}): LoadVerdict {
   const { config, tree, records } = loaded;
   if (!config.ok) {
     const first = formatProblem(config.problems[0]!);
     return { kind: "configInvalid", message: `.runner/state/config.toml is invalid: ${first}; fix it (\`runner validate\` lists every problem) and run \`runner step\` again.` };
+  }
+  if (!tree.ok && options.recheck) {
+    const first = tree.problems[0] ? ` (${formatProblem(tree.problems[0])})` : "";
+    return { kind: "recheckOnInvalidTree", message: `.runner/state/tree.json is invalid${first}; a re-check needs a valid tree: run \`runner step\` to repair it first.` };
   }
   if (!tree.ok && tree.missing && loaded.lastValidTree === undefined) {
     return { kind: "treeMissing", message: ".runner/state/tree.json does not exist and no valid tree exists in this branch's history; run `runner init` and commit it first." };
@@ -73,16 +78,58 @@ export function judgeLoadedState(loaded: LoadedState): LoadVerdict {
   return { kind: "treeInvalid", ...start, previousTree: loaded.lastValidTree, treeProblems: tree.problems, requiredNodeId: lastLeafNode(records) };
 }
 
+// 3. Select the leaf: the leftmost open one, or for `runner recheck` the open leaf a person names.
+
+export interface SelectedLeaf {
+  leafId: string;
+  title: string;
+  pathIds: string[];
+  stuck: boolean;
+}
+
+export type SelectionVerdict =
+  | { kind: "complete"; message: string }
+  | { kind: "recheckRefused"; message: string }
+  | { kind: "selected"; selection: SelectedLeaf };
+
+/** The node this step works on (seed 001 §4.2), or for a re-check the named open leaf (default: the same leftmost one). */
+export function judgeSelection(tree: TaskTree, runId: string, recheck: { nodeId?: string } | undefined): SelectionVerdict {
+  const complete = { kind: "complete" as const, message: `Nothing to do: the root passes (run ${runId}).` };
+  if (recheck?.nodeId !== undefined) {
+    const id = recheck.nodeId;
+    const path = pathToNode(tree, id);
+    const leaf = path?.[path.length - 1];
+    if (!path || !leaf) return { kind: "recheckRefused", message: `Node ${JSON.stringify(id)} is not in the task tree; \`runner status\` lists the nodes and \`runner next\` names the open leaf.` };
+    if (leaf.passes) return { kind: "recheckRefused", message: `Node ${id} already passes; nothing to re-check.` };
+    if (leaf.children.length > 0) {
+      return { kind: "recheckRefused", message: `Node ${id} has children, so it passes when they all do; re-check one of its open leaves instead (\`runner next\` names the first).` };
+    }
+    return { kind: "selected", selection: { leafId: leaf.id, title: leaf.title, pathIds: path.map((node) => node.id), stuck: leaf.attempts >= leaf.max_attempts } };
+  }
+  const selected = selectLeftmostOpenLeaf(tree);
+  if (selected.kind === "complete") return complete;
+  return { kind: "selected", selection: { leafId: selected.leaf.id, title: selected.leaf.title, pathIds: selected.path.map((node) => node.id), stuck: selected.stuck } };
+}
+
+/** The nodes from the root down to the node with `id`, both included; undefined when there is none. */
+function pathToNode(tree: TaskTree, id: string): TaskNode[] | undefined {
+  const walk = (node: TaskNode): TaskNode[] | undefined => {
+    if (node.id === id) return [node];
+    for (const child of node.children) {
+      const below = walk(child);
+      if (below) return [node, ...below];
+    }
+    return undefined;
+  };
+  return walk(tree.root);
+}
+
 // 5. The agent session.
 
 /** The runner error of an agent or guard stopped by the budget or by an interrupted run (seed 002). */
 function stoppedError(who: "agent" | "guard", facts: ProcessFacts, timeoutSeconds: number): RunnerErrorFact {
-  return {
-    kind: "executor_timeout",
-    message: facts.aborted
-      ? `the ${who} was interrupted (the run was stopped)`
-      : `the ${who} did not finish within the iteration budget of ${timeoutSeconds} s and was killed`,
-  };
+  if (facts.aborted) return { kind: "interrupted", message: `the run was stopped while the ${who} ran` };
+  return { kind: "executor_timeout", message: `the ${who} did not finish within the iteration budget of ${timeoutSeconds} s and was killed` };
 }
 
 export type AgentRunVerdict = { kind: "agentStopped" | "agentNotStarted"; runnerError: RunnerErrorFact } | { kind: "agentFinished" };
@@ -127,14 +174,19 @@ export type GuardVerdict =
   | { kind: "guardStopped" | "guardNotStarted"; runnerError: RunnerErrorFact }
   | { kind: "guardFinished"; outcome: { status: AgentStatus; guard: GuardOutcome }; failure: string | undefined };
 
-export function judgeGuardRun(facts: GuardFacts, input: { judgement: Judgement; command: readonly string[]; timeoutSeconds: number }): GuardVerdict {
+/**
+ * The guard's verdict. After the agent, the iteration's judgement gives the status; a re-check (no
+ * judgement: no agent) is judged on the guard alone, as "done".
+ */
+export function judgeGuardRun(facts: GuardFacts, input: { judgement: Judgement | undefined; command: readonly string[]; timeoutSeconds: number }): GuardVerdict {
   if (facts.timedOut || facts.aborted) return { kind: "guardStopped", runnerError: stoppedError("guard", facts, input.timeoutSeconds) };
   if (facts.spawnError !== undefined) return { kind: "guardNotStarted", runnerError: { kind: "guard_error", message: facts.spawnError } };
   const guard = facts.exitCode === 0 ? "pass" : "fail";
+  const run = { outcome: guard, command: input.command, exitCode: facts.exitCode, output: facts.output } as const;
   return {
     kind: "guardFinished",
-    outcome: { status: input.judgement.outcome.status, guard },
-    failure: failureFeedback({ judgement: input.judgement, guard: { outcome: guard, command: input.command, exitCode: facts.exitCode, output: facts.output } }),
+    outcome: { status: input.judgement?.outcome.status ?? "done", guard },
+    failure: input.judgement ? failureFeedback({ judgement: input.judgement, guard: run }) : guardFailure(run),
   };
 }
 

@@ -13,7 +13,7 @@ export interface Usage {
 
 export const USAGE_FIELDS = ["input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "cost_usd"] as const;
 
-export type IterationKindName = "decompose" | "execute" | "repair";
+export type IterationKindName = "decompose" | "execute" | "repair" | "recheck" | "interrupted";
 
 /** What an iteration came to, in one word: the chart's colour and the list's badge. */
 export type IterationOutcome = "pass" | "fail" | "error" | "invalid-tree" | "retry" | "decompose" | "repair" | "other";

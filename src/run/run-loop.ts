@@ -89,7 +89,10 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
       if (record.runnerError || record.guard === "fail" || record.failure) summary.failures += 1;
     }
     options.onStep?.(result);
-    if (result.outcome === "nothing-to-do") return finish(EXIT.ok, `Done: the root passes (run ${result.runId}).`);
+    // The iteration that made the root pass ends the run, whatever the iteration limit.
+    if (result.outcome === "nothing-to-do" || (result.outcome === "committed" && result.record?.treeToWrite?.root.passes)) {
+      return finish(EXIT.ok, `Done: the root passes (run ${result.runId}).`);
+    }
     if (result.outcome === "crashed") return finish(EXIT.bug, bugSentence(result.error));
     if (exitCodeOfStep(result.outcome) !== EXIT.ok) return finish(EXIT.failed, result.message);
   }

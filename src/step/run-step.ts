@@ -2,7 +2,7 @@
 // events.jsonl as it happens, the iteration's meta.json written at the end.
 import { createActor, toPromise } from "xstate";
 import { iterationMachine } from "../../machines/iteration.js";
-import type { StepOutput } from "../../machines/iteration-types.js";
+import type { RecheckRequest, StepOutput } from "../../machines/iteration-types.js";
 import { createRecorder, type Transition } from "../../machines/recorder.js";
 import { IterationLog } from "../adapters/iteration-log.js";
 import { iterationMeta } from "./meta.js";
@@ -18,9 +18,9 @@ export interface StepResult extends StepOutput {
 }
 
 /** States from which an iteration is certain to be committed (or recovered by the next step). */
-const RECORDED_FROM = new Set(["execute", "recover", "resumeInterrupted"]);
+const RECORDED_FROM = new Set(["execute", "prepareRecheck", "recover", "resumeInterrupted"]);
 
-export async function runStep(step: StepDeps & { runIdOption?: string }): Promise<StepResult> {
+export async function runStep(step: StepDeps & { runIdOption?: string; recheck?: RecheckRequest }): Promise<StepResult> {
   const startedAt = step.now();
   const { actors, deps } = await createStepActors(step);
   const machine = iterationMachine.provide({ actors: withInjectedFaults(step.env, actors) });
@@ -40,7 +40,7 @@ export async function runStep(step: StepDeps & { runIdOption?: string }): Promis
     onEnter: killOnEntry(step.env),
     onTransition: (transition) => pending.push({ ...transition, time: new Date(step.now()).toISOString() }),
   });
-  const actor = createActor(machine, { input: { runIdOption: step.runIdOption }, inspect: recorder.inspect });
+  const actor = createActor(machine, { input: { runIdOption: step.runIdOption, recheck: step.recheck }, inspect: recorder.inspect });
   actor.subscribe({ next: flush, error: () => undefined });
   actor.start();
   const output = await toPromise(actor);

@@ -425,7 +425,7 @@ export function oneSentence(stderr: string): string {
 }
 
 /** `chore(loop): run <id> iter <n> node <node> <kind> guard=<g>` */
-export function subject(runId: string, iteration: number, nodeId: string, kind: "decompose" | "execute", guard: "pass" | "fail" | "skipped"): string {
+export function subject(runId: string, iteration: number, nodeId: string, kind: "decompose" | "execute" | "recheck" | "interrupted", guard: "pass" | "fail" | "skipped"): string {
   return `chore(loop): run ${runId} iter ${iteration} node ${nodeId} ${kind} guard=${guard}`;
 }
 

@@ -62,6 +62,8 @@ interface CrashCase {
   check?: (s: Scenario) => Promise<void> | void;
   /** More test hooks for the killed step (e.g. RUNNER_TEST_BUG_IN). */
   hooks?: Record<string, string>;
+  /** The killed command (default: `runner step`). */
+  command?: string[];
 }
 
 const CASES: CrashCase[] = [
@@ -97,7 +99,7 @@ const CASES: CrashCase[] = [
       expect(s.agentRan(1)).toBe(false);
       writeFileSync(path.join(s.dir, ".runner/state/.tree.json.99999.tmp"), '{"version": 1, "ro');
     },
-    killedSubject: subject(RUN, 1, "a", "decompose", "skipped"),
+    killedSubject: subject(RUN, 1, "a", "interrupted", "skipped"),
     nodeId: "a",
     recovery: { exit: 1 },
     then: { exit: 0, subject: subject(RUN, 2, "a", "execute", "pass") },
@@ -116,7 +118,7 @@ const CASES: CrashCase[] = [
         expect(s.agentRan(1)).toBe(true);
         expect(s.guardRuns()).toEqual([]);
       },
-      killedSubject: subject(RUN, 1, "a", "execute", "skipped"),
+      killedSubject: subject(RUN, 1, "a", "interrupted", "skipped"),
       nodeId: "a",
       recovery: { exit: 1 },
       check: async (s) => {
@@ -138,7 +140,7 @@ const CASES: CrashCase[] = [
         // On entry to commit, persist has written the updated tree: the attempt was counted on disk.
         expect(s.node("a").attempts).toBe(state === "commit" ? 2 : 1);
       },
-      killedSubject: subject(RUN, 1, "a", "execute", "skipped"),
+      killedSubject: subject(RUN, 1, "a", "interrupted", "skipped"),
       nodeId: "a",
       recovery: { exit: 1 },
       ...(state === "commit" ? { then: { exit: 0, subject: subject(RUN, 2, "a", "execute", "pass") } } : {}),
@@ -150,7 +152,7 @@ const CASES: CrashCase[] = [
     expectation: "journal",
     script: { 1: BAD_OUTPUT, 2: PASS("src/a2.txt") },
     iteration: 1,
-    killedSubject: subject(RUN, 1, "a", "execute", "skipped"),
+    killedSubject: subject(RUN, 1, "a", "interrupted", "skipped"),
     nodeId: "a",
     recovery: { exit: 1 },
   },
@@ -161,7 +163,7 @@ const CASES: CrashCase[] = [
     script: { 1: PASS("src/a.txt"), 2: PASS("src/a2.txt") },
     earlier: [{ exit: -1, killAt: "reloadTree" }],
     iteration: 1,
-    killedSubject: subject(RUN, 1, "a", "execute", "skipped"),
+    killedSubject: subject(RUN, 1, "a", "interrupted", "skipped"),
     nodeId: "a",
     recovery: { exit: 1 },
     then: { exit: 0, subject: subject(RUN, 2, "a", "execute", "pass") },
@@ -215,12 +217,33 @@ const CASES: CrashCase[] = [
       expect(s.agentRan(1)).toBe(true);
       expect(s.guardRuns()).toEqual([]);
     },
-    killedSubject: subject(RUN, 1, "a", "execute", "skipped"),
+    killedSubject: subject(RUN, 1, "a", "interrupted", "skipped"),
     nodeId: "a",
     recovery: { exit: 1 },
     check: async (s) => {
       expect(await s.git(["show", "HEAD:src/a.txt"])).toBe("src/a.txt");
     },
+  },
+  {
+    state: "prepareRecheck",
+    name: "prepareRecheck: a re-check killed before it wrote anything; the next step runs normally",
+    expectation: "before",
+    command: ["recheck", "a"],
+    script: { 1: PASS("src/a.txt") },
+    recovery: { exit: 0, subject: subject(RUN, 1, "a", "execute", "pass") },
+  },
+  {
+    state: "guard",
+    name: "guard (of a re-check): recorded as an interrupted re-check; the leaf stays open, no attempt counted",
+    expectation: "journal",
+    command: ["recheck", "a"],
+    script: { 2: PASS("src/a2.txt") },
+    iteration: 1,
+    killedSubject: subject(RUN, 1, "a", "recheck", "skipped"),
+    nodeId: "a",
+    recovery: { exit: 1 },
+    then: { exit: 0, subject: subject(RUN, 2, "a", "execute", "pass") },
+    check: (s) => expect(s.guardRuns()).toEqual([2]),
   },
   {
     state: "nothingToDo",
@@ -258,8 +281,8 @@ function gitDir(s: Scenario): string {
   return path.join(s.dir, ".git");
 }
 
-async function killedStep(s: Scenario, state: string, hooks: Record<string, string> = {}): Promise<RawResult> {
-  const result = await runRaw(s.dir, ["step"], { ...s.env, ...hooks, RUNNER_TEST_HOOKS: "1", RUNNER_TEST_KILL_AT: state });
+async function killedStep(s: Scenario, state: string, hooks: Record<string, string> = {}, command = ["step"]): Promise<RawResult> {
+  const result = await runRaw(s.dir, command, { ...s.env, ...hooks, RUNNER_TEST_HOOKS: "1", RUNNER_TEST_KILL_AT: state });
   expect(result.signal, `expected a SIGKILL on entry to ${state}; exit ${result.exitCode}, stderr: ${result.stderr}`).toBe("SIGKILL");
   expect(result.exitCode).toBeNull();
   return result;
@@ -311,7 +334,7 @@ async function runCase(c: CrashCase): Promise<void> {
   }
   const loopBefore = (await loopSubjects(s)).length;
 
-  const killed = await killedStep(s, c.state, c.hooks);
+  const killed = await killedStep(s, c.state, c.hooks, c.command);
   stderrs.push(killed.stderr);
   covered.add(c.state);
   const journal = s.journalFile();
@@ -352,19 +375,20 @@ async function runCase(c: CrashCase): Promise<void> {
     // Recorded once, as a runner error: retry, guard skipped, attempts unchanged, committed.
     expect(after.slice(loopBefore)).toEqual([c.killedSubject]);
     expect(stderrLines(recovery.stderr)).toHaveLength(1);
-    expect(recovery.stderr).toMatch(new RegExp(`Iteration ${c.iteration} ended in a runner error: the runner stopped \\(killed or crashed\\) during iteration ${c.iteration} before committing it`));
+    expect(recovery.stderr).toMatch(new RegExp(`Iteration ${c.iteration} was interrupted: the runner stopped \\(killed or crashed\\) during iteration ${c.iteration} before committing it; it was recorded and committed as a retry without using an attempt\\. Run \`runner run\` or \`runner step\` to go on\\.$`));
+    expect(recovery.stderr).not.toMatch(/fix the cause/);
     const message = await s.message();
-    expect(message).toMatch(/^Runner-Error: other: the runner stopped \(killed or crashed\)/m);
-    if (c.nodeId) {
+    expect(message).toMatch(/^Runner-Error: runner_stopped: the runner stopped \(killed or crashed\)/m);
+    if (c.nodeId && c.command === undefined) {
       expect(message).toMatch(/^Runner-Status: retry$/m);
       expect(s.node(c.nodeId).attempts).toBe(attemptsAtStart.get(c.nodeId));
     }
     const meta = s.meta(c.iteration!);
     expect(meta.path.slice(0, 3)).toEqual(["safetyCheck", "resumeInterrupted", "recover"]);
     expect(meta.path.slice(-3)).toEqual(["persist", "commit", "failed"]);
-    expect(meta).toMatchObject({ guard_outcome: "skipped", agent_status: "retry", runner_error: { kind: "other" } });
+    expect(meta).toMatchObject({ guard_outcome: "skipped", agent_status: c.command === undefined ? "retry" : null, runner_error: { kind: "runner_stopped" } });
     expect(meta.attempts_after).toBe(meta.attempts_before);
-    expect(s.read(s.iterFile(c.iteration!, "runner_error.log"))).toMatch(/^other: the runner stopped/);
+    expect(s.read(s.iterFile(c.iteration!, "runner_error.log"))).toMatch(/^runner_stopped: the runner stopped/);
     // Every node kept its attempts (an interrupted repair leaves the tree invalid until the next repair).
     if (c.nodeId) for (const [id, attempts] of attemptsAtStart) expect(s.node(id).attempts, id).toBe(attempts);
   } else if (c.expectation === "committed") {
@@ -446,8 +470,8 @@ describe.concurrent("crash safety: journals and dirty trees", () => {
     await s.git(["checkout", "-q", "runner/t1"]);
     const recorded = await s.step();
     expect(recorded.exitCode).toBe(1);
-    expect(await loopSubjects(s)).toEqual([subject(RUN, 1, "a", "decompose", "skipped")]);
-    expect(await s.message()).toMatch(/^Runner-Error: other: the runner stopped/m);
+    expect(await loopSubjects(s)).toEqual([subject(RUN, 1, "a", "interrupted", "skipped")]);
+    expect(await s.message()).toMatch(/^Runner-Error: runner_stopped: the runner stopped/m);
   });
 });
 

@@ -37,8 +37,8 @@ describe("a full disk", () => {
     // Outside the namespace the disk has room again: the next step records the interrupted iteration.
     const next = await s.step();
     expect(next.exitCode, next.stderr).toBe(1);
-    expect(next.stderr).toMatch(/Iteration 1 ended in a runner error: the runner stopped/);
-    expect(await s.subjects()).toEqual([subject("t1", 1, "root", "execute", "skipped")]);
+    expect(next.stderr).toMatch(/Iteration 1 was interrupted: the runner stopped/);
+    expect(await s.subjects()).toEqual([subject("t1", 1, "root", "interrupted", "skipped")]);
     expect(await s.git(["status", "--porcelain"])).toBe("");
   });
 });

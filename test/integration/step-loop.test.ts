@@ -155,7 +155,7 @@ describe.concurrent("runner step end to end", () => {
       expect(body).toContain("second try");
 
       // A second run started from here counts its own commits only.
-      const start = await s.runner(["start", "--run-id", "num-b"]);
+      const start = await s.runner(["start", "--run-id", "num-b", "--from", "runner/num-a"]);
       expect(start.exitCode).toBe(0);
       s.script({ 1: { write: { "y.txt": "1" }, status: "retry" } });
       expect((await s.step()).exitCode).toBe(0);

@@ -131,8 +131,8 @@ describe.concurrent("a bug is not a runner error", () => {
     s.env = { ...s.env, RUNNER_TEST_HOOKS: "0" };
     const recovered = await s.step();
     expect(recovered.exitCode, recovered.stderr).toBe(1);
-    expect(oneSentence(recovered.stderr)).toMatch(/Iteration 1 ended in a runner error: the runner stopped \(killed or crashed\) during iteration 1/);
-    expect(await s.subjects()).toEqual([subject("t1", 1, "a", "execute", "skipped")]);
+    expect(oneSentence(recovered.stderr)).toMatch(/Iteration 1 was interrupted: the runner stopped \(killed or crashed\) during iteration 1/);
+    expect(await s.subjects()).toEqual([subject("t1", 1, "a", "interrupted", "skipped")]);
     expect(await s.git(["show", "HEAD:src/a.txt"])).toBe("a");
     const next = await s.step();
     expect(next.exitCode, next.stderr).toBe(0);

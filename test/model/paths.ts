@@ -67,23 +67,38 @@ export function describeEdge(edge: ModelEdge): string {
 // The part of the context the model tracks.
 
 export interface ModelContext {
-  /** none: not known yet; journal: an interrupted iteration's (leaf or repair, as its journal says). */
-  stepKind: "none" | "leaf" | "repair" | "journal";
+  /**
+   * none: not known yet; journal: an interrupted iteration's (leaf or repair, as its journal says);
+   * valid: a valid tree was loaded, for a leaf or a re-check (the input decides which).
+   */
+  stepKind: "none" | "leaf" | "repair" | "recheck" | "valid" | "journal";
   /** Whether the iteration has a runner error (it went through `recover`, or is an interrupted one). */
   runnerError: boolean;
+  /** Whether the step is `runner recheck` (its input): undefined while no transition has told. */
+  recheck: boolean | undefined;
 }
 
-export const INITIAL_MODEL_CONTEXT: ModelContext = { stepKind: "none", runnerError: false };
+export const INITIAL_MODEL_CONTEXT: ModelContext = { stepKind: "none", runnerError: false, recheck: undefined };
 
 /**
  * Guards that read the machine's context rather than the settled actor's output, and whose value
  * the path decides: true, false, or undefined when the facts may still go either way.
  */
 export const MODEL_CONTEXT_GUARDS: Record<string, (context: ModelContext) => boolean | undefined> = {
-  repairAccepted: (c) => (c.stepKind === "leaf" ? false : undefined),
+  repairAccepted: (c) => (c.stepKind === "leaf" || c.stepKind === "valid" ? false : undefined),
   leafAccepted: (c) => (c.stepKind === "repair" ? false : undefined),
   hadRunnerError: (c) => c.runnerError,
+  // The input (`runner step` or `runner recheck`) and the facts decide these together.
+  recheckOnInvalidTree: (c) => (c.recheck === false ? false : undefined),
+  treeInvalid: (c) => (c.recheck === true ? false : undefined),
+  recheckRefused: (c) => (c.recheck === false ? false : undefined),
+  leafSelected: (c) => (c.recheck === true ? false : undefined),
+  recheckSelected: (c) => (c.recheck === false ? false : undefined),
 };
+
+/** Transitions only a re-check takes, and transitions only a step takes. */
+const RECHECK_EDGES = new Set(["loadTree:always:recheckOnInvalidTree", "selectLeaf:always:recheckRefused", "selectLeaf:always:recheckSelected"]);
+const STEP_EDGES = new Set(["loadTree:always:treeInvalid", "selectLeaf:always:leafSelected"]);
 
 /**
  * Guards that read the context, but a context the facts of an earlier actor decide freely (the tree
@@ -94,11 +109,14 @@ export const FACT_DECIDED_CONTEXT_GUARDS = ["rootPasses", "guardRequired"];
 /** What taking a transition does to the tracked context (the machine's assign actions, abstracted). */
 export function modelEffect(edge: ModelEdge, context: ModelContext): ModelContext {
   let stepKind = context.stepKind;
-  if (edge.key === "loadTree:always:treeValid") stepKind = "leaf";
+  const recheck = RECHECK_EDGES.has(edge.key) ? true : STEP_EDGES.has(edge.key) ? false : context.recheck;
+  if (edge.key === "loadTree:always:treeValid") stepKind = recheck === true ? "recheck" : recheck === false ? "leaf" : "valid";
+  if (edge.key === "selectLeaf:always:leafSelected") stepKind = "leaf";
+  if (edge.key === "selectLeaf:always:recheckSelected") stepKind = "recheck";
   if (edge.to === "repairTree") stepKind = "repair";
   if (edge.key === "safetyCheck:always:wasInterrupted") stepKind = "journal";
   const runnerError = context.runnerError || edge.to === "recover" || edge.key === "safetyCheck:always:wasInterrupted";
-  return { stepKind, runnerError };
+  return { stepKind, runnerError, recheck };
 }
 
 /** Whether the machine can take `edge` with this context: its own guard may hold, no earlier one must. */

@@ -26,6 +26,7 @@ const ACTOR_SOURCES: Record<string, string> = {
   resumeInterrupted: "loadInterrupted",
   loadTree: "loadState",
   buildPrompt: "preparePrompt",
+  prepareRecheck: "prepareRecheck",
   repairTree: "preparePrompt",
   execute: "runAgent",
   reloadTree: "collectResult",
@@ -73,7 +74,10 @@ interface Recipe {
   bugIn?: string;
   /** The actor an environment failure is injected into (RUNNER_TEST_FAIL_IN). */
   failIn?: string;
+  /** The command under test: `runner step`, or `runner recheck [node-id]`. */
+  command: string[];
 }
+
 
 function failIn(recipe: Recipe, actor: string): void {
   if (recipe.failIn !== undefined && recipe.failIn !== actor) throw new Unsupported(`needs failures in both ${recipe.failIn} and ${actor}`);
@@ -120,7 +124,9 @@ const runnerError = (kind: string, message: RegExp) =>
 
 /** Builds the scenario that makes `runner step` take `path`; throws Unsupported when no recipe can. */
 function recipeFor(p: ModelPath): Recipe {
-  const recipe: Recipe = { options: {}, prepare: [], before: [], agent: {}, agentRuns: "no", evidence: [], treeFolder: false };
+  // The model knows from the path whether it is `runner recheck`'s.
+  const recheck = p.contexts[p.contexts.length - 1]!.recheck === true;
+  const recipe: Recipe = { options: {}, prepare: [], before: [], agent: {}, agentRuns: "no", evidence: [], treeFolder: false, command: recheck ? ["recheck"] : ["step"] };
   const keys = new Set(p.edges.map((edge) => edge.key));
   const has = (key: string) => keys.has(key);
   const agent = (action: AgentAction) => {
@@ -207,6 +213,18 @@ function recipeFor(p: ModelPath): Recipe {
         recipe.prepare.push(commitFiles({ [CONFIG_FILE]: null, [`${CONFIG_FILE}/keep`]: "a folder, not a file\n" }, "config.toml becomes a folder"));
         evidence(edge.key, stderrSays(/EISDIR/));
         break;
+      case "loadTree:always:recheckOnInvalidTree":
+        recipe.prepare.push(commitFiles({ [TREE_FILE]: BROKEN_TREE }, "break the tree"));
+        evidence(edge.key, stderrSays(/a re-check needs a valid tree: run `runner step` to repair it first/));
+        break;
+      case "selectLeaf:always:recheckRefused":
+        recipe.command = ["recheck", "root"];
+        evidence(edge.key, stderrSays(/^Node root has children/));
+        break;
+      case "prepareRecheck:error":
+        failIn(recipe, "prepareRecheck");
+        evidence(edge.key, runnerError("other", /injected into prepareRecheck/));
+        break;
       case "selectLeaf:always:rootPasses":
         evidence(edge.key, (run) => expect(run.stdout).toMatch(/Nothing to do: the root passes/));
         break;
@@ -288,7 +306,7 @@ function recipeFor(p: ModelPath): Recipe {
         evidence(edge.key, runnerError("guard_error", /injected into runGuard/));
         break;
       case "commit:done:hadRunnerError":
-        evidence(edge.key, stderrSays(/ended in a runner error: .* without using an attempt/));
+        evidence(edge.key, stderrSays(/(ended in a runner error: |was interrupted: ).* without using an attempt/));
         break;
       case "commit:error":
         // A lock on the run branch (a git process that never finished, or an agent's trick): the branch cannot move.
@@ -298,7 +316,9 @@ function recipeFor(p: ModelPath): Recipe {
         break;
       case "safetyCheck:always:repositorySafe":
       case "resumeInterrupted:done":
-      case "selectLeaf:always":
+      case "selectLeaf:always:leafSelected":
+      case "selectLeaf:always:recheckSelected":
+      case "prepareRecheck:done":
       case "buildPrompt:always:promptReady":
       case "repairTree:done":
       case "execute:always:agentFinished":
@@ -335,7 +355,8 @@ function recipeFor(p: ModelPath): Recipe {
     if (recipe.evidence.some((entry) => entry.readsOutcome && shared(entry.edge))) throw new Unsupported("a bug hides the evidence an earlier transition needs");
     recipe.evidence = recipe.evidence.filter((entry) => !entry.readsOutcome);
   }
-  if (recipe.agentRuns === "no" && Object.keys(recipe.agent).length > 0) {
+  // (a re-check runs the guard only: the script's guard action is all it reads)
+  if (recipe.agentRuns === "no" && Object.keys(recipe.agent).some((key) => !(recheck && key === "guard"))) {
     throw new Unsupported(`the path needs the agent to act (${JSON.stringify(recipe.agent)}) but no agent runs on it`);
   }
   recipe.options.tree ??= TWO_LEAVES;
@@ -447,7 +468,8 @@ async function runPath(p: ModelPath): Promise<void> {
   const metaBefore = s.exists(metaFile) ? s.read(metaFile) : undefined;
 
   const hooks = { ...(recipe.bugIn ? { RUNNER_TEST_BUG_IN: recipe.bugIn } : {}), ...(recipe.failIn ? { RUNNER_TEST_FAIL_IN: recipe.failIn } : {}) };
-  const result = Object.keys(hooks).length > 0 ? await runner(s.dir, ["step", "--json"], { env: { ...s.env, RUNNER_TEST_HOOKS: "1", ...hooks } }) : await s.step(["--json"]);
+  const command = [...recipe.command, "--json"];
+  const result = await runner(s.dir, command, { env: Object.keys(hooks).length > 0 ? { ...s.env, RUNNER_TEST_HOOKS: "1", ...hooks } : s.env });
   let json: StepRun["json"];
   try {
     json = JSON.parse(result.stdout) as StepRun["json"];
@@ -481,8 +503,10 @@ async function runPath(p: ModelPath): Promise<void> {
     }
   }
 
-  // Exit code (CONTRACT §4): 0 for a committed iteration or nothing to do, 1 for a refusal or failure, 2 for a bug.
-  expect(result.exitCode, where).toBe(end === "committed" || end === "nothingToDo" ? 0 : end === "crashed" ? 2 : 1);
+  // Exit code (CONTRACT §4): 0 for a committed iteration or nothing to do, 1 for a refusal or failure,
+  // 2 for a bug; a committed re-check whose guard did not pass is a failed check (1).
+  const recheckFailed = recipe.command[0] === "recheck" && end === "committed" && run.meta?.guard_outcome !== "pass";
+  expect(result.exitCode, where).toBe((end === "committed" && !recheckFailed) || end === "nothingToDo" ? 0 : end === "crashed" ? 2 : 1);
   expect(json?.outcome, where).toBe({ committed: "committed", nothingToDo: "nothing-to-do", refused: "refused", failed: "failed", crashed: "crashed" }[end]);
 
   // The repository ends as the seeds require.
@@ -493,7 +517,7 @@ async function runPath(p: ModelPath): Promise<void> {
     expect(head, `${where}\nno commit`).toBe(headBefore);
     if (end === "crashed") {
       // A bug commits nothing; an iteration that had begun (journaled before the agent) is left for the next step to record.
-      const journaled = ["execute", "recover", "resumeInterrupted"].some((state) => p.states.includes(state));
+      const journaled = ["execute", "guard", "recover", "resumeInterrupted"].some((state) => p.states.includes(state));
       expect(existsSync(s.journalFile()), `${where}\nthe journal`).toBe(journaled);
       if (!journaled) expect(after.status, `${where}\nnothing changed`).toBe(before.status);
     } else if (p.states.includes("persist")) {
@@ -534,10 +558,14 @@ async function runPath(p: ModelPath): Promise<void> {
   }
   if (meta.runner_error) {
     // Seed 002 "Runner Error Recovery": retry, guard skipped, attempts unchanged, not fed back as a failure.
-    expect([meta.agent_status, meta.guard_outcome], where).toEqual(["retry", "skipped"]);
+    expect([meta.agent_status, meta.guard_outcome], where).toEqual([meta.step_kind === "recheck" ? null : "retry", "skipped"]);
     expect(meta.failure, where).toBeNull();
     expect(meta.attempts_after, `${where}\nno attempt counted`).toBe(meta.attempts_before);
     if (meta.node_id && treeBefore) expect(meta.attempts_before, where).toBe(findNode(JSON.parse(treeBefore) as TaskTree, meta.node_id)?.attempts);
+  } else if (meta.step_kind === "recheck") {
+    // A re-check: a green guard passes the leaf, nothing else changes (no agent tried).
+    expect(meta.attempts_after, where).toBe(meta.attempts_before);
+    expect(meta.passes_after, where).toBe(meta.guard_outcome === "pass");
   } else if (meta.step_kind === "leaf") {
     // Seed 002's transition table.
     const status = meta.agent_status;

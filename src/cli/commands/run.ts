@@ -5,6 +5,7 @@ import { GitRepo } from "../../adapters/git.js";
 import { runLoop, type RunSummary } from "../../run/run-loop.js";
 import { runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { UsageError } from "../../errors.js";
+import { EXIT } from "../../exit-codes.js";
 import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
 import { printError } from "../output.js";
@@ -65,7 +66,8 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
     }));
     if (controller.signal.aborted && summary.exitCode === 0) summary.exitCode = 1;
     view.summary(summary);
-    if (summary.exitCode !== 0 && !argv.json && !process.stdout.isTTY) printError(summary.reason);
+    // An error or a refusal: its sentence once, on stderr (a bug's, with the stack under --debug, by the caller).
+    if (summary.exitCode === EXIT.failed || summary.exitCode === EXIT.bug) printError(summary.reason);
     return summary;
   } finally {
     view.close();

@@ -39,21 +39,34 @@ export function stepJson(result: StepResult): unknown {
 
 /** The sentence a step ends with. */
 export function describeStep(result: StepResult): string {
-  const record = result.record;
   if (result.outcome === "crashed") return bugSentence(result.error);
-  if (result.outcome !== "committed" || !record) return result.message;
+  if (result.outcome !== "committed" || !result.record) return result.message;
+  return describeIteration(result) ?? result.message;
+}
+
+/** One line about the iteration a step recorded (committed, or ended in a runner error), or undefined when it recorded none. */
+export function describeIteration(result: StepResult): string | undefined {
+  const record = result.record;
+  if (!record || result.outcome === "crashed") return undefined;
   const commit = result.commit ? ` (commit ${result.commit.slice(0, 7)})` : "";
   if (record.stepKind === "repair") {
+    if (record.runnerError) return `Iteration ${record.iteration}: repair of the task tree${commit} — runner error: ${record.runnerError.message}`;
     return record.treeToWrite
       ? `Iteration ${record.iteration}: repaired the task tree${commit}.`
       : `Iteration ${record.iteration}: the repair left the tree invalid${commit}; the next step tries again.`;
+  }
+  if (record.stepKind === "recheck") {
+    const failed = record.failure ? ` — ${record.failure.split("\n")[0]}` : "";
+    return record.passesAfter
+      ? `Iteration ${record.iteration}: re-checked node ${record.nodeId}, guard=pass; ${record.nodeId} passed${commit}.`
+      : `Iteration ${record.iteration}: re-checked node ${record.nodeId}, guard=${record.guard}; ${record.nodeId} stays open, attempts ${record.attemptsAfter}/${record.maxAttempts}${commit}${failed}`;
   }
   const head = `Iteration ${record.iteration}: node ${record.nodeId} ${record.kind}, agent said ${record.status ?? "?"}, guard=${record.guard}`;
   if (!record.treeToWrite) return `${head}; the agent left the task tree invalid${commit}, so the next step repairs it.`;
   const result2 = record.passesAfter
     ? `${record.nodeId} passed`
     : `${record.nodeId} open, attempts ${record.attemptsAfter}/${record.maxAttempts}`;
-  const failure = record.failure ? ` — ${record.failure.split("\n")[0]}` : "";
+  const failure = record.runnerError ? ` — runner error: ${record.runnerError.message}` : record.failure ? ` — ${record.failure.split("\n")[0]}` : "";
   return `${head}; ${result2}${commit}${failure}`;
 }
 

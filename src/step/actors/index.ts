@@ -10,6 +10,7 @@ import { loadInterruptedActor } from "./load-interrupted.js";
 import { loadStateActor } from "./load-state.js";
 import { persistIterationActor } from "./persist-iteration.js";
 import { preparePromptActor } from "./prepare-prompt.js";
+import { prepareRecheckActor } from "./prepare-recheck.js";
 import { runAgentActor } from "./run-agent.js";
 import { runGuardActor } from "./run-guard.js";
 
@@ -24,6 +25,7 @@ export async function createStepActors(step: StepDeps) {
       loadInterrupted: loadInterruptedActor(deps),
       loadState: loadStateActor(deps),
       preparePrompt: preparePromptActor(deps),
+      prepareRecheck: prepareRecheckActor(deps),
       runAgent: runAgentActor(deps),
       collectResult: collectResultActor(deps),
       runGuard: runGuardActor(deps),
