@@ -1,6 +1,10 @@
 // Live progress of `runner run`: on a terminal a redrawn block (run, iteration, node, elapsed time,
-// phase, the last lines of output); otherwise one plain line per iteration; with --json one event
-// object per line.
+// phase, the agent's turns and tokens so far, the last lines of output — for Codex and Claude the
+// commands they run, the files they edit and their messages, made from their events by
+// src/core/agent-events.ts); otherwise one plain line per iteration; with --json one event object
+// per line. The summary adds the run's tokens and cost.
+import { STATUS_PREFIX } from "../core/agent-events.js";
+import { describeUsage, totalsOf } from "../core/agent-usage.js";
 import type { RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";
 import type { ProgressEvent } from "../step/deps.js";
@@ -23,6 +27,7 @@ export function summaryLines(summary: RunSummary): string[] {
   return [
     `${summary.reason}`,
     `${summary.iterations} iteration${summary.iterations === 1 ? "" : "s"}, ${summary.passes} passed, ${summary.failures} failed; time: agent ${seconds(summary.agentMs)}, guard ${seconds(summary.guardMs)}, runner ${seconds(summary.runnerMs)} (total ${seconds(summary.totalMs)})`,
+    ...(summary.usage ? [`usage: ${describeUsage(summary.usage)}`] : []),
   ];
 }
 
@@ -49,6 +54,7 @@ export function jsonView(write: (line: string) => void, now: () => number): Prog
         guard_ms: summary.guardMs,
         runner_ms: summary.runnerMs,
         total_ms: summary.totalMs,
+        usage: summary.usage ? totalsOf(summary.usage) : null,
       });
     },
     close() {},
@@ -77,6 +83,8 @@ export function terminalView(stream: NodeJS.WriteStream, now: () => number, runL
   let iterationStart = now();
   let partial = "";
   let tail: string[] = [];
+  /** The agent's turns and tokens so far (its status lines), shown in the head line. */
+  let agentStatus = "";
   let drawn = 0;
   // A pseudo-terminal without a size reports 0 columns.
   const width = () => Math.max(40, (stream.columns || 100) - 1);
@@ -88,7 +96,8 @@ export function terminalView(stream: NodeJS.WriteStream, now: () => number, runL
   const draw = () => {
     erase();
     // Phase and elapsed time before the node's title, which is the part clipped on a narrow terminal.
-    const head = `▶ run ${runLabel} · iteration ${iteration ?? "…"} · ${phase} · ${seconds(now() - iterationStart)} · ${node || "…"}`;
+    const status = agentStatus ? ` · ${agentStatus}` : "";
+    const head = `▶ run ${runLabel} · iteration ${iteration ?? "…"} · ${phase} · ${seconds(now() - iterationStart)}${status} · ${node || "…"}`;
     const lines = [clip(head), ...tail.map((line) => clip(`  │ ${line}`))];
     stream.write(`${lines.join("\n")}\n`);
     drawn = lines.length;
@@ -103,13 +112,17 @@ export function terminalView(stream: NodeJS.WriteStream, now: () => number, runL
           iterationStart = now();
           tail = [];
           partial = "";
+          agentStatus = "";
         }
         phase = event.phase === "prompt" ? "preparing" : event.phase;
         node = event.nodeId ? `${event.nodeId}${event.title ? ` “${event.title}”` : ""}` : "repair";
       } else if (event.text) {
         const lines = (partial + event.text).split(/\r?\n/);
         partial = lines.pop() ?? "";
-        tail = [...tail, ...lines.filter((line) => line.trim() !== "")].slice(-TAIL_LINES);
+        for (const line of lines) {
+          if (line.startsWith(STATUS_PREFIX)) agentStatus = line.slice(STATUS_PREFIX.length);
+          else if (line.trim() !== "") tail = [...tail, line].slice(-TAIL_LINES);
+        }
       }
       draw();
     },
@@ -118,6 +131,7 @@ export function terminalView(stream: NodeJS.WriteStream, now: () => number, runL
       if (result.outcome !== "nothing-to-do") stream.write(`${describeStep(result)}\n`);
       phase = "starting";
       tail = [];
+      agentStatus = "";
     },
     summary(summary) {
       erase();

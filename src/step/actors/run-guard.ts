@@ -1,8 +1,9 @@
 // Step 8, the guard (`just ci` by default), run in the repository root within what is left of the
-// iteration's budget.
+// iteration's budget, with the runner's own `just` first on its PATH (as the agent had it).
 import { fromPromise } from "xstate";
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { recordContainment } from "../../adapters/journal.js";
+import { withRunnerJust } from "../../adapters/just-bin.js";
 import { runProcess } from "../../adapters/process-runner.js";
 import type { GuardFacts } from "../../core/step-facts.js";
 import type { GuardRequest } from "../../../machines/iteration-types.js";
@@ -17,7 +18,7 @@ export function runGuardActor({ root, env, state, secrets, abortSignal, onProgre
     const result = await runProcess({
       argv: [input.guardProgram.file ?? program!, ...args],
       cwd: root,
-      env: { ...env, RUNNER_RUN_ID: input.runId, RUNNER_ITERATION: String(input.iteration), RUNNER_NODE_ID: input.nodeId ?? "" },
+      env: { ...withRunnerJust(env), RUNNER_RUN_ID: input.runId, RUNNER_ITERATION: String(input.iteration), RUNNER_NODE_ID: input.nodeId ?? "" },
       deadlineMs: input.deadlineMs,
       logFile: log.file("guard.log"),
       capBytes: input.config.limits.outputCapBytes,
