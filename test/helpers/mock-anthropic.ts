@@ -15,7 +15,8 @@ import {
   type ErrorTurn,
   type MockServerHandle,
   type ModelTurn,
-  ScriptCursor,
+  ScriptChooser,
+  type ScriptSource,
   type TokenUsage,
   sendJson,
   sseEvent,
@@ -24,7 +25,7 @@ import {
 } from "./mock-model-script.js";
 
 export interface MockAnthropicOptions {
-  script: ModelTurn[];
+  script: ScriptSource;
   usage?: TokenUsage;
 }
 
@@ -142,7 +143,7 @@ function sendError(res: http.ServerResponse, turn: ErrorTurn): void {
 }
 
 export async function startMockAnthropic(options: MockAnthropicOptions): Promise<MockServerHandle> {
-  const cursor = new ScriptCursor(options.script);
+  const scripts = new ScriptChooser(options.script);
   const usage = options.usage ?? DEFAULT_USAGE;
   let messages = 0;
   return startRecordingServer(({ method, path, body }, res) => {
@@ -172,7 +173,7 @@ export async function startMockAnthropic(options: MockAnthropicOptions): Promise
       streamMessage(res, id, model, [{ type: "text", text: "Done." }], "end_turn", usage);
       return { position, answeredWith: "after-structured-output" };
     }
-    const turn = cursor.turnAt(position);
+    const turn = scripts.cursorFor(body).turnAt(position);
     switch (turn.kind) {
       case "error":
         sendError(res, turn);

@@ -80,6 +80,27 @@ export function redactHeaders(headers: http.IncomingHttpHeaders): Record<string,
   return out;
 }
 
+/**
+ * A fixed script, or one chosen per request from the conversation so far (the request body as JSON
+ * text): a new agent process per iteration starts a new conversation, and the prompt says which node
+ * it is about.
+ */
+export type ScriptSource = ModelTurn[] | ((conversation: string) => ModelTurn[]);
+
+/** The cursor of each script a source hands out, so errorsBefore are served once per script and position. */
+export class ScriptChooser {
+  private readonly cursors = new Map<ModelTurn[], ScriptCursor>();
+
+  constructor(private readonly source: ScriptSource) {}
+
+  cursorFor(body: unknown): ScriptCursor {
+    const script = typeof this.source === "function" ? this.source(JSON.stringify(body)) : this.source;
+    let cursor = this.cursors.get(script);
+    if (!cursor) this.cursors.set(script, (cursor = new ScriptCursor(script)));
+    return cursor;
+  }
+}
+
 /** Picks the turn for a script position; errorsBefore are served once each, per position. */
 export class ScriptCursor {
   private readonly errorsServed = new Map<number, number>();

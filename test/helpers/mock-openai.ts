@@ -18,7 +18,8 @@ import {
   type ErrorTurn,
   type MockServerHandle,
   type ModelTurn,
-  ScriptCursor,
+  ScriptChooser,
+  type ScriptSource,
   type TokenUsage,
   sendJson,
   sseEvent,
@@ -27,7 +28,7 @@ import {
 } from "./mock-model-script.js";
 
 export interface MockOpenAIOptions {
-  script: ModelTurn[];
+  script: ScriptSource;
   usage?: TokenUsage;
 }
 
@@ -162,7 +163,7 @@ function sendError(res: http.ServerResponse, turn: ErrorTurn): void {
 }
 
 export async function startMockOpenAI(options: MockOpenAIOptions): Promise<MockServerHandle> {
-  const cursor = new ScriptCursor(options.script);
+  const scripts = new ScriptChooser(options.script);
   const usage = options.usage ?? DEFAULT_USAGE;
   let responses = 0;
   return startRecordingServer(({ method, path, body }, res) => {
@@ -175,7 +176,7 @@ export async function startMockOpenAI(options: MockOpenAIOptions): Promise<MockS
       return { position: undefined, answeredWith: "not-found" };
     }
     const position = openaiScriptPosition(body);
-    const turn = cursor.turnAt(position);
+    const turn = scripts.cursorFor(body).turnAt(position);
     const model = String((body as { model?: unknown }).model ?? "mock-model");
     const responseId = `resp_mock_${++responses}`;
     switch (turn.kind) {
