@@ -14,7 +14,6 @@ import {
   DEFAULT_USAGE,
   type ErrorTurn,
   type MockServerHandle,
-  type ModelTurn,
   ScriptChooser,
   type ScriptSource,
   type TokenUsage,
