@@ -274,6 +274,8 @@ extra_args = ["--append-system-prompt", "key ${SECRET}"]`,
     expect(JSON.parse(log.stdout)).toMatchObject({ usage: { input_tokens: 400, output_tokens: 80, cost_usd: 0.04 } });
     const status = await s.runner(["status"]);
     expect(status.stdout).toContain("tokens 400 in (360 cached), 80 out; cost $0.0400");
+    const statusJson = await s.runner(["status", "--json"]);
+    expect(JSON.parse(statusJson.stdout)).toMatchObject({ iterations: 4, usage: { input_tokens: 400, cached_input_tokens: 360, output_tokens: 80, reasoning_tokens: null, cost_usd: 0.04 } });
     // The summaries reached the commits, secrets redacted.
     expect(await s.message("HEAD~1")).toContain("Wrote src/b.txt");
     expect(await s.message("HEAD")).toContain("Wrote src/c.txt (key ***)");
