@@ -106,7 +106,12 @@ async function mockFor(agent: Agent, script: ModelTurn[] | ((conversation: strin
 const toml = (values: string[]) => `[${values.map((value) => JSON.stringify(value)).join(", ")}]`;
 
 /** A repository on run branch `runId` whose executor is the real `agent`, pointed at `mock`. */
-async function agentRepo(agent: Agent, runId: string, mock: MockServerHandle, options: { timeoutSeconds?: number; env?: Record<string, string>; tree?: ReturnType<typeof tree>; executor?: string[] } = {}): Promise<{ s: Scenario; checkLog: string }> {
+async function agentRepo(
+  agent: Agent,
+  runId: string,
+  mock: MockServerHandle,
+  options: { timeoutSeconds?: number; env?: Record<string, string>; tree?: ReturnType<typeof tree>; executor?: string[]; providerRetries?: number } = {},
+): Promise<{ s: Scenario; checkLog: string }> {
   const home = tempDir(`runner-${agent}-home-`);
   mkdirSync(path.join(home, ".codex"));
   mkdirSync(path.join(home, ".claude"));
@@ -127,7 +132,7 @@ async function agentRepo(agent: Agent, runId: string, mock: MockServerHandle, op
   const executor =
     options.executor ??
     (agent === "codex"
-      ? ['kind = "codex"', `config_overrides = ${toml(codexMockProviderArgs(mock.url).filter((arg) => arg !== "-c"))}`]
+      ? ['kind = "codex"', `config_overrides = ${toml(codexMockProviderArgs(mock.url, { requestMaxRetries: options.providerRetries, streamMaxRetries: options.providerRetries }).filter((arg) => arg !== "-c"))}`]
       : ['kind = "claude"', `allowed_tools = ${toml(["Bash(node act.mjs:*)"])}`]);
   writeFiles(s.dir, { [CONFIG_FILE]: ["[executor]", ...executor, "", "[limits]", `iteration_timeout_seconds = ${options.timeoutSeconds ?? 120}`, ""].join("\n") });
   await s.git(["commit", "-q", "-am", `use ${agent}`]);
@@ -217,8 +222,9 @@ for (const agent of ["codex", "claude"] as const) {
 
     it("a 401 from the model API is reported within seconds of the agent's exit, in the agent's own words", async () => {
       const mock = await mockFor(agent, [{ kind: "error", status: 401 }]);
-      // Claude Code retries a 401 up to 10 times over minutes by default; one retry is enough here.
-      const { s } = await agentRepo(agent, `${agent}-401`, mock, { env: agent === "claude" ? { CLAUDE_CODE_MAX_RETRIES: "1" } : {} });
+      // Claude Code retries a 401 up to 10 times over minutes by default, Codex reconnects 5 times
+      // (6.5 s; binaries.test.ts shows both): one retry, and none, are enough here.
+      const { s } = await agentRepo(agent, `${agent}-401`, mock, agent === "claude" ? { env: { CLAUDE_CODE_MAX_RETRIES: "1" } } : { providerRetries: 0 });
       const step = await s.step();
       expect(step.exitCode).toBe(1);
       const own = agent === "codex" ? "codex failed (exit code 1): unexpected status 401 Unauthorized: Incorrect API key provided" : "claude failed (exit code 1): Invalid API key · Fix external API key (API status 401)";
@@ -234,10 +240,10 @@ for (const agent of ["codex", "claude"] as const) {
 
     it("a model that hangs: the agent is killed at the deadline, nothing of it is left, the timeout is a runner error", async () => {
       const mock = await mockFor(agent, [{ kind: "hang", mode: agent === "codex" ? "mid-stream" : "no-response" }]);
-      const { s } = await agentRepo(agent, `${agent}-hang`, mock, { timeoutSeconds: 6 });
+      const { s } = await agentRepo(agent, `${agent}-hang`, mock, { timeoutSeconds: 5 });
       const step = await s.step();
       expect(step.exitCode).toBe(1);
-      expect(step.stderr).toContain("Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of 6 s and was killed");
+      expect(step.stderr).toContain("Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of 5 s and was killed");
       expect(mock.requests.some((request) => request.path === (agent === "codex" ? "/v1/responses" : "/v1/messages"))).toBe(true);
       expect(s.meta(1).executor).toMatchObject({ timed_out: true });
       expect(processesOf(realpathSync(s.dir))).toEqual([]);
