@@ -127,10 +127,9 @@ export class AgentEventReader {
         return [`✗ ${oneLine(message)}`];
       }
       case "error": {
+        // Also a reconnect after a transient failure: a limit is taken only from the turn's failure.
         const message = text(event.message) ?? "";
         this.session.lastErrorEvent = message;
-        const limit = codexLimit(message, this.clock);
-        if (limit) this.session.limit = limit;
         return message ? [`! ${oneLine(message)}`] : [];
       }
       case "item.started":

@@ -64,8 +64,9 @@ export function codexLimit(message: string, clock: AgentClock): AgentLimit | und
 const CLAUDE_USAGE = /hit your|usage limit|spend limit|out of (?:usage )?credits|credit balance (?:is )?too low/i;
 
 /**
- * A limit in Claude's result (`is_error` with `api_error_status` 429, or a usage-limit text) or in a
- * `rate_limit_event` whose status is "rejected" (epoch seconds in `resetsAt`).
+ * A limit that ended Claude's run: its result has `is_error`, and `api_error_status` 429, a
+ * usage-limit text, or a `rate_limit_event` with status "rejected" came before it (epoch seconds in
+ * `resetsAt`). A run that succeeded anyway met no limit worth waiting for.
  */
 export function claudeLimit(result: Record<string, unknown> | undefined, rejected: Record<string, unknown> | undefined, clock: AgentClock): AgentLimit | undefined {
   const text = typeof result?.result === "string" ? result.result : "";
@@ -73,7 +74,7 @@ export function claudeLimit(result: Record<string, unknown> | undefined, rejecte
   const resetSeconds = typeof rejected?.resetsAt === "number" && Number.isFinite(rejected.resetsAt) ? rejected.resetsAt : undefined;
   const resetsAt = resetSeconds !== undefined ? clock.epochSeconds(resetSeconds) : undefined;
   const failed = result?.is_error === true;
-  if (!rejected && !(failed && (status === 429 || CLAUDE_USAGE.test(text)))) return undefined;
+  if (!failed || !(rejected || status === 429 || CLAUDE_USAGE.test(text))) return undefined;
   const kind: LimitKind = rejected || CLAUDE_USAGE.test(text) ? "usage" : "rate";
   const message = text || `the model API refused the request (${typeof rejected?.rateLimitType === "string" ? rejected.rateLimitType : "rate limit"})`;
   return { kind, ...(resetsAt ? { resetsAt } : {}), message };

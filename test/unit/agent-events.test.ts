@@ -53,6 +53,12 @@ describe("Codex events", () => {
     expect(reader.session.error).toMatch(/^unexpected status 401 Unauthorized: Incorrect API key/);
     expect(reader.session.limit).toBeUndefined();
 
+    // A 429 Codex recovers from (a reconnect, then success) is no limit of the run.
+    const recovered = new AgentEventReader("codex", CLOCK);
+    recovered.push(lines({ type: "error", message: "Reconnecting... 1/5 (unexpected status 429 Too Many Requests: Rate limit reached)" }, { type: "turn.completed", usage: { input_tokens: 1, output_tokens: 1 } }));
+    expect(recovered.session.limit).toBeUndefined();
+    expect(recovered.session.error).toBeUndefined();
+
     const limited = new AgentEventReader("codex", CLOCK);
     limited.push(lines({ type: "turn.failed", error: { message: "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 11:39 PM." } }));
     expect(limited.session.limit).toEqual({ kind: "usage", resetsAt: new Date(2026, 10, 22, 23, 39).toISOString(), message: expect.stringMatching(/^You’ve hit your usage limit/) });
@@ -125,6 +131,10 @@ describe("Claude events", () => {
     const resetsAt = Math.floor(NOW / 1000) + 3600;
     usageLimit.push(lines({ type: "rate_limit_event", rate_limit_info: { status: "rejected", resetsAt, rateLimitType: "five_hour" } }, { type: "result", is_error: true, api_error_status: 429, result: "You've hit your session limit · resets 3pm" }));
     expect(usageLimit.session.limit).toEqual({ kind: "usage", resetsAt: new Date(resetsAt * 1000).toISOString(), message: "You've hit your session limit · resets 3pm" });
+
+    const succeeded = new AgentEventReader("claude", CLOCK);
+    succeeded.push(lines({ type: "rate_limit_event", rate_limit_info: { status: "rejected", resetsAt, rateLimitType: "five_hour" } }, { type: "result", is_error: false, result: "done" }));
+    expect(succeeded.session.limit).toBeUndefined();
   });
 
   it("names the turn and budget limits by Claude's own errors", () => {
