@@ -1,6 +1,7 @@
 // The real Codex CLI and Claude Code (pinned in versions.json, installed outside node_modules by
-// scripts/install-test-agents.mjs) run against scripted model servers on 127.0.0.1, directly (not yet
-// through the runner), with the flags docs/agents.md recommends. Each run gets a temp git repository
+// scripts/install-test-agents.mjs) run against scripted model servers on 127.0.0.1, directly (the
+// facts docs/agents.md cites; runner.test.ts drives them through the runner), with the flags
+// docs/agents.md recommends. Each run gets a temp git repository
 // and an empty HOME / CODEX_HOME / CLAUDE_CONFIG_DIR, so the user's own settings are never read.
 import { readFileSync, rmSync, existsSync } from "node:fs";
 import path from "node:path";
