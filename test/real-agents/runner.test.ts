@@ -272,6 +272,17 @@ for (const agent of ["codex", "claude"] as const) {
   });
 }
 
+describe("runner with the real claude: its own limits", () => {
+  it("max_turns reached: the runner error is Claude's own error_max_turns message", async () => {
+    const mock = await mockFor("claude", [{ kind: "shell", command: "just ci" }, { kind: "shell", command: "just ci" }, { kind: "final", answer: { status: "done", summary: "never" } }]);
+    const { s } = await agentRepo("claude", "claude-turns", mock, { executor: ['kind = "claude"', "max_turns = 1"] });
+    const step = await s.step();
+    expect(step.exitCode).toBe(1);
+    expect(step.stderr).toMatch(/Iteration 1 ended in a runner error: claude failed \(exit code 1\): Reached maximum number of turns \(1\)\. /);
+    expect((s.meta(1).executor as { argv: string[] }).argv).toEqual(expect.arrayContaining(["--max-turns", "1"]));
+  });
+});
+
 // The flags the adapters document in their header comment are the ones the pinned binaries know.
 describe("the pinned CLIs' --help lists every flag the adapters pass", () => {
   async function helpText(agent: Agent, args: string[]): Promise<string> {
