@@ -40,7 +40,8 @@ afterAll(async () => {
   for (const server of servers.splice(0)) await server.close();
 });
 
-const JUST_BIN = path.join(PROJECT_ROOT, "node_modules", ".bin");
+/** The native `just` of the rust-just package the runner was installed with (its platform package's bin/). */
+const JUST_BIN = path.join(PROJECT_ROOT, "node_modules", `rust-just-${process.platform}-${process.arch}`, "bin");
 
 /** The guard (`just ci` runs it): every src/<id>.txt must say `ok <id>`; each run is logged with who ran it and which `just` PATH finds. */
 const CHECK = String.raw`import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
