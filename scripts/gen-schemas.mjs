@@ -3,6 +3,9 @@
 //   src/schemas/types.generated.ts       the TypeScript types (json-schema-to-typescript)
 //   src/schemas/validators.generated.ts  ajv standalone validation code, so the CLI never compiles
 //                                        a schema at start-up
+//   schemas/agent_output/v1.agent.json   the agent output schema as the agents get it (Codex
+//                                        --output-schema, Claude --json-schema): without `$schema`
+//                                        and `$id`, which Claude Code refuses (docs/agents.md)
 // `--check` exits 1 when either file is out of date (the unit tests run it).
 import { compile } from "json-schema-to-typescript";
 import Ajv2020 from "ajv/dist/2020.js";
@@ -53,9 +56,16 @@ function validatorsSource(schemas) {
 }
 
 const schemas = await loadSchemas();
+/** A schema without the keys that name its dialect and its address: what an agent is given. */
+function agentSchemaSource(schema) {
+  const { $schema: _dialect, $id: _address, ...rest } = schema;
+  return `${JSON.stringify(rest, null, 2)}\n`;
+}
+
 const outputs = {
   [path.join(root, "src", "schemas", "types.generated.ts")]: await typesSource(schemas),
   [path.join(root, "src", "schemas", "validators.generated.ts")]: validatorsSource(schemas),
+  [path.join(root, "schemas", "agent_output", "v1.agent.json")]: agentSchemaSource(schemas.agent_output),
 };
 let stale = [];
 for (const [file, text] of Object.entries(outputs)) {

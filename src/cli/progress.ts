@@ -1,6 +1,10 @@
 // Live progress of `runner run`: on a terminal a redrawn block (run, iteration, node, elapsed time,
-// phase, the last lines of output); otherwise one plain line per iteration; with --json one event
-// object per line.
+// phase, the agent's turns and tokens so far, the last lines of output — for Codex and Claude the
+// commands they run, the files they edit and their messages, made from their events by
+// src/core/agent-events.ts); otherwise one plain line per iteration; with --json one event object
+// per line. The summary adds the run's tokens and cost.
+import { STATUS_PREFIX } from "../core/agent-events.js";
+import { describeUsage, totalsOf } from "../core/agent-usage.js";
 import type { RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";
 import type { ProgressEvent } from "../step/deps.js";
@@ -25,10 +29,13 @@ function seconds(ms: number): string {
  * sentence goes to stderr, once: src/cli/commands/run.ts), then the counts and times.
  */
 export function summaryLines(summary: RunSummary): string[] {
-  const counts = `${summary.iterations} iteration${summary.iterations === 1 ? "" : "s"}, ${summary.passes} passed, ${summary.failures} failed; time: agent ${seconds(summary.agentMs)}, guard ${seconds(summary.guardMs)}, runner ${seconds(summary.runnerMs)} (total ${seconds(summary.totalMs)})`;
-  if (summary.exitCode === EXIT.ok || summary.exitCode === EXIT.stoppedEarly) return [summary.reason, counts];
+  const counts = [
+    `${summary.iterations} iteration${summary.iterations === 1 ? "" : "s"}, ${summary.passes} passed, ${summary.failures} failed; time: agent ${seconds(summary.agentMs)}, guard ${seconds(summary.guardMs)}, runner ${seconds(summary.runnerMs)} (total ${seconds(summary.totalMs)})`,
+    ...(summary.usage ? [`usage: ${describeUsage(summary.usage)}`] : []),
+  ];
+  if (summary.exitCode === EXIT.ok || summary.exitCode === EXIT.stoppedEarly) return [summary.reason, ...counts];
   // A refusal before any iteration: the sentence on stderr is all there is to say.
-  return summary.iterations > 0 ? [counts] : [];
+  return summary.iterations > 0 ? counts : [];
 }
 
 /** One JSON object per line on stdout. */
@@ -54,6 +61,7 @@ export function jsonView(write: (line: string) => void, now: () => number): Prog
         guard_ms: summary.guardMs,
         runner_ms: summary.runnerMs,
         total_ms: summary.totalMs,
+        usage: summary.usage ? totalsOf(summary.usage) : null,
       });
     },
     close() {},
@@ -83,6 +91,8 @@ export function terminalView(stream: NodeJS.WriteStream, now: () => number, runL
   let iterationStart = now();
   let partial = "";
   let tail: string[] = [];
+  /** The agent's turns and tokens so far (its status lines), shown in the head line. */
+  let agentStatus = "";
   let drawn = 0;
   // A pseudo-terminal without a size reports 0 columns.
   const width = () => Math.max(40, (stream.columns || 100) - 1);
@@ -94,7 +104,8 @@ export function terminalView(stream: NodeJS.WriteStream, now: () => number, runL
   const draw = () => {
     erase();
     // Phase and elapsed time before the node's title, which is the part clipped on a narrow terminal.
-    const head = `▶ run ${runLabel} · iteration ${iteration ?? "…"} · ${phase} · ${seconds(now() - iterationStart)} · ${node || "…"}`;
+    const status = agentStatus ? ` · ${agentStatus}` : "";
+    const head = `▶ run ${runLabel} · iteration ${iteration ?? "…"} · ${phase} · ${seconds(now() - iterationStart)}${status} · ${node || "…"}`;
     const lines = [clip(head), ...tail.map((line) => clip(`  │ ${line}`))];
     stream.write(`${lines.join("\n")}\n`);
     drawn = lines.length;
@@ -109,13 +120,17 @@ export function terminalView(stream: NodeJS.WriteStream, now: () => number, runL
           iterationStart = now();
           tail = [];
           partial = "";
+          agentStatus = "";
         }
         phase = event.phase === "prompt" ? "preparing" : event.phase;
         node = event.nodeId ? `${event.nodeId}${event.title ? ` “${event.title}”` : ""}` : "repair";
       } else if (event.text) {
         const lines = (partial + event.text).split(/\r?\n/);
         partial = lines.pop() ?? "";
-        tail = [...tail, ...lines.filter((line) => line.trim() !== "")].slice(-TAIL_LINES);
+        for (const line of lines) {
+          if (line.startsWith(STATUS_PREFIX)) agentStatus = line.slice(STATUS_PREFIX.length);
+          else if (line.trim() !== "") tail = [...tail, line].slice(-TAIL_LINES);
+        }
       }
       draw();
     },
@@ -125,6 +140,7 @@ export function terminalView(stream: NodeJS.WriteStream, now: () => number, runL
       if (line) stream.write(`${line}\n`);
       phase = "starting";
       tail = [];
+      agentStatus = "";
     },
     summary(summary) {
       erase();

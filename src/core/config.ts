@@ -42,8 +42,8 @@ export const DEFAULT_LIMITS: ResolvedConfig["limits"] = {
 
 const KIND_KEYS: Record<ExecutorKind, readonly string[]> = {
   command: ["kind", "command"],
-  codex: ["kind", "model", "profile", "sandbox", "config_overrides", "extra_args"],
-  claude: ["kind", "model", "permission_mode", "allowed_tools", "max_turns", "extra_args"],
+  codex: ["kind", "model", "profile", "sandbox", "config_overrides", "extra_args", "isolation"],
+  claude: ["kind", "model", "permission_mode", "allowed_tools", "max_turns", "max_budget_usd", "extra_args", "isolation"],
   demo: ["kind", "fail_once"],
 };
 

@@ -1,6 +1,8 @@
 // The facts the iteration's actors report to the machine (seed 001 §6: adapters report facts, core
 // decides). Each is what one actor found out; the verdicts in step-verdicts.ts turn them into the
 // machine's decisions.
+import type { AgentLimit } from "./agent-limits.js";
+import type { AgentUsage } from "./agent-usage.js";
 import type { ConfigResult, ResolvedConfig } from "./config.js";
 import type { LoopRecord } from "./loop-history.js";
 import type { Problem } from "./problems.js";
@@ -72,6 +74,18 @@ export interface AgentRunFacts extends ProcessFacts {
   argv: string[];
   /** The iteration's deadline (ms since the epoch), set when the agent started; the guard shares it. */
   deadlineMs: number;
+  /** The agent failed on its own, without an answer (src/core/agent-failure.ts): the clause for the runner error. */
+  failure?: string;
+  /** The agent's own error message (Codex turn.failed, Claude is_error), also when it answered anyway. */
+  ownError?: string;
+  /** Tokens and cost, from the agent's event stream. */
+  usage?: AgentUsage;
+  /** A rate or usage limit the agent met (the run loop decides whether to wait). */
+  limit?: AgentLimit;
+  /** The agent's session (Codex thread id, Claude session id), to resume or inspect it. */
+  sessionId?: string;
+  /** What the agent's session was allowed to read of the user's own setup. */
+  isolation?: "user" | "clean";
 }
 
 /** The git control files (config, info/*, hooks) as they were: text and mode, null when absent. */

@@ -137,6 +137,10 @@ export type AgentRunVerdict = { kind: "agentStopped" | "agentNotStarted"; runner
 export function judgeAgentRun(facts: AgentRunFacts, timeoutSeconds: number): AgentRunVerdict {
   if (facts.timedOut || facts.aborted) return { kind: "agentStopped", runnerError: stoppedError("agent", facts, timeoutSeconds) };
   if (facts.spawnError !== undefined) return { kind: "agentNotStarted", runnerError: { kind: "other", message: facts.spawnError } };
+  // The agent ended without an answer and said why (its own error, or its exit status and stderr):
+  // that is the runner error, not "no output file". It stopped on its own, so it goes where a stopped
+  // agent goes (the machine has no branch of its own for it yet).
+  if (facts.failure !== undefined) return { kind: "agentStopped", runnerError: { kind: "other", message: facts.failure } };
   return { kind: "agentFinished" };
 }
 

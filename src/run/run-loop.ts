@@ -1,7 +1,9 @@
 // `runner run`: steps until the root passes, a stop condition, or an error (CONTRACT §4).
 // Seed 000: a timeout stops the whole run — every runner error ends the run after its iteration
 // was committed.
+import { readIterationUsage } from "../adapters/iteration-usage.js";
 import { loadConfig, loadTree } from "../adapters/project-files.js";
+import { addUsage, type UsageTotals } from "../core/agent-usage.js";
 import { checkDerivedPasses } from "../core/invariants.js";
 import { selectLeftmostOpenLeaf } from "../core/select.js";
 import { EXIT, exitCodeOfStep, type ExitCode } from "../exit-codes.js";
@@ -34,6 +36,8 @@ export interface RunSummary {
   guardMs: number;
   runnerMs: number;
   totalMs: number;
+  /** Tokens and cost of the agents, summed over the iterations whose meta.json recorded them. */
+  usage?: UsageTotals;
   last?: StepResult;
 }
 
@@ -85,6 +89,7 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
       summary.agentMs += result.durations.agentMs;
       summary.guardMs += result.durations.guardMs;
       const record = result.record;
+      summary.usage = addUsage(summary.usage, await readIterationUsage(options.root, record.runId, record.iteration));
       if (record.passesAfter && record.guard === "pass") summary.passes += 1;
       if (record.runnerError || record.guard === "fail" || record.failure) summary.failures += 1;
     }

@@ -56,15 +56,15 @@ export interface ExecutorConfig {
    */
   command?: [string, ...string[]];
   /**
-   * codex / claude: the model to ask for.
+   * codex / claude: the model to ask for (-m / --model); unset: the agent's own default (Codex 0.169.0: gpt-6.1-sol; Claude Code 2.1.330: claude-opus-5-5).
    */
   model?: string;
   /**
-   * codex: a profile from ~/.codex/config.toml.
+   * codex: -p NAME, which layers $CODEX_HOME/NAME.config.toml on top of the user's config.toml (Codex 0.169.0; a legacy [profiles.NAME] table in config.toml makes Codex exit 1).
    */
   profile?: string;
   /**
-   * codex: --sandbox (default workspace-write).
+   * codex: --sandbox (default workspace-write). The runner also passes -c allow_login_shell=false, so commands see the runner's PATH.
    */
   sandbox?: "read-only" | "workspace-write" | "danger-full-access";
   /**
@@ -72,11 +72,12 @@ export interface ExecutorConfig {
    */
   config_overrides?: string[];
   /**
-   * claude: --permission-mode (default acceptEdits).
+   * claude: --permission-mode (default acceptEdits; "default" is Claude Code's old name of "manual"). bypassPermissions as root needs IS_SANDBOX=1 in the environment.
    */
-  permission_mode?: "acceptEdits" | "bypassPermissions" | "default" | "dontAsk" | "plan" | "auto";
+  permission_mode?:
+    "acceptEdits" | "manual" | "default" | "dontAsk" | "plan" | "auto" | "bypassPermissions";
   /**
-   * claude: --allowedTools.
+   * claude: more --allowedTools rules (e.g. "Bash(npm test:*)"), after the rule the runner derives from the guard command ("Bash(just ci:*)").
    */
   allowed_tools?: string[];
   /**
@@ -84,9 +85,17 @@ export interface ExecutorConfig {
    */
   max_turns?: number;
   /**
+   * claude: --max-budget-usd (checked after each model response, so one response may go over it).
+   */
+  max_budget_usd?: number;
+  /**
    * codex / claude: appended to the argv as given.
    */
   extra_args?: string[];
+  /**
+   * codex / claude: "user" (default) runs the agent with the user's own config, settings, MCP servers and saved sessions; "clean" gives a reproducible session: codex --ignore-user-config --ephemeral; claude --setting-sources project --strict-mcp-config --no-session-persistence and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1.
+   */
+  isolation?: "user" | "clean";
   /**
    * demo: fail the first execution on purpose so a retry shows.
    */

@@ -548,7 +548,7 @@ return errors === 0;
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRunnerConfig = validate24;
-const schema34 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://runner.dev/schemas/config/v1.schema.json","title":"RunnerConfig","description":"The runner's configuration (.runner/state/config.toml). Defaults fill what is left out; kind = \"command\" (the default kind) needs executor.command.","type":"object","additionalProperties":false,"properties":{"executor":{"title":"ExecutorConfig","type":"object","additionalProperties":false,"properties":{"kind":{"type":"string","enum":["command","codex","claude","demo"]},"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"kind = \"command\": the argv, run in the repository root with the prompt on stdin."},"model":{"type":"string","minLength":1,"description":"codex / claude: the model to ask for."},"profile":{"type":"string","minLength":1,"description":"codex: a profile from ~/.codex/config.toml."},"sandbox":{"type":"string","enum":["read-only","workspace-write","danger-full-access"],"description":"codex: --sandbox (default workspace-write)."},"config_overrides":{"type":"array","items":{"type":"string","pattern":"^[^=\\s]+=.*$"},"description":"codex: each entry becomes -c key=value."},"permission_mode":{"type":"string","enum":["acceptEdits","bypassPermissions","default","dontAsk","plan","auto"],"description":"claude: --permission-mode (default acceptEdits)."},"allowed_tools":{"type":"array","items":{"type":"string","minLength":1},"description":"claude: --allowedTools."},"max_turns":{"type":"integer","minimum":1,"maximum":100000,"description":"claude: --max-turns."},"extra_args":{"type":"array","items":{"type":"string"},"description":"codex / claude: appended to the argv as given."},"fail_once":{"type":"boolean","description":"demo: fail the first execution on purpose so a retry shows."}}},"guard":{"title":"GuardConfig","type":"object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"The guard entrypoint, run in the repository root after an EXECUTE iteration whose agent said done."},"protected_paths":{"type":"array","items":{"type":"string"},"description":"Repository-relative paths (a trailing / means a folder) the agent may not change."},"setup":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"Run (argv) in a clean checkout before the guard there: by `runner audit --replay`, and by every guard run when isolation = \"worktree\" (e.g. [\"npm\", \"ci\"] to install what the guard needs)."},"isolation":{"type":"string","enum":["in-place","worktree"],"description":"Where the guard runs: \"in-place\" (default) in the work tree the agent left; \"worktree\" in a clean checkout of exactly what will be committed (slower; proof that the committed content passes)."}}},"limits":{"title":"LimitsConfig","type":"object","additionalProperties":false,"properties":{"iteration_timeout_seconds":{"type":"integer","minimum":1,"maximum":604800},"max_iterations":{"type":"integer","minimum":1,"maximum":1000000},"output_cap_bytes":{"type":"integer","minimum":1024,"maximum":1073741824},"max_repair_attempts":{"type":"integer","minimum":1,"maximum":100}}}}};
+const schema34 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://runner.dev/schemas/config/v1.schema.json","title":"RunnerConfig","description":"The runner's configuration (.runner/state/config.toml). Defaults fill what is left out; kind = \"command\" (the default kind) needs executor.command.","type":"object","additionalProperties":false,"properties":{"executor":{"title":"ExecutorConfig","type":"object","additionalProperties":false,"properties":{"kind":{"type":"string","enum":["command","codex","claude","demo"]},"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"kind = \"command\": the argv, run in the repository root with the prompt on stdin."},"model":{"type":"string","minLength":1,"description":"codex / claude: the model to ask for (-m / --model); unset: the agent's own default (Codex 0.169.0: gpt-6.1-sol; Claude Code 2.1.330: claude-opus-5-5)."},"profile":{"type":"string","minLength":1,"description":"codex: -p NAME, which layers $CODEX_HOME/NAME.config.toml on top of the user's config.toml (Codex 0.169.0; a legacy [profiles.NAME] table in config.toml makes Codex exit 1)."},"sandbox":{"type":"string","enum":["read-only","workspace-write","danger-full-access"],"description":"codex: --sandbox (default workspace-write). The runner also passes -c allow_login_shell=false, so commands see the runner's PATH."},"config_overrides":{"type":"array","items":{"type":"string","pattern":"^[^=\\s]+=.*$"},"description":"codex: each entry becomes -c key=value."},"permission_mode":{"type":"string","enum":["acceptEdits","manual","default","dontAsk","plan","auto","bypassPermissions"],"description":"claude: --permission-mode (default acceptEdits; \"default\" is Claude Code's old name of \"manual\"). bypassPermissions as root needs IS_SANDBOX=1 in the environment."},"allowed_tools":{"type":"array","items":{"type":"string","minLength":1},"description":"claude: more --allowedTools rules (e.g. \"Bash(npm test:*)\"), after the rule the runner derives from the guard command (\"Bash(just ci:*)\")."},"max_turns":{"type":"integer","minimum":1,"maximum":100000,"description":"claude: --max-turns."},"max_budget_usd":{"type":"number","exclusiveMinimum":0,"maximum":100000,"description":"claude: --max-budget-usd (checked after each model response, so one response may go over it)."},"extra_args":{"type":"array","items":{"type":"string"},"description":"codex / claude: appended to the argv as given."},"isolation":{"type":"string","enum":["user","clean"],"description":"codex / claude: \"user\" (default) runs the agent with the user's own config, settings, MCP servers and saved sessions; \"clean\" gives a reproducible session: codex --ignore-user-config --ephemeral; claude --setting-sources project --strict-mcp-config --no-session-persistence and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1."},"fail_once":{"type":"boolean","description":"demo: fail the first execution on purpose so a retry shows."}}},"guard":{"title":"GuardConfig","type":"object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"The guard entrypoint, run in the repository root after an EXECUTE iteration whose agent said done."},"protected_paths":{"type":"array","items":{"type":"string"},"description":"Repository-relative paths (a trailing / means a folder) the agent may not change."},"setup":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"Run (argv) in a clean checkout before the guard there: by `runner audit --replay`, and by every guard run when isolation = \"worktree\" (e.g. [\"npm\", \"ci\"] to install what the guard needs)."},"isolation":{"type":"string","enum":["in-place","worktree"],"description":"Where the guard runs: \"in-place\" (default) in the work tree the agent left; \"worktree\" in a clean checkout of exactly what will be committed (slower; proof that the committed content passes)."}}},"limits":{"title":"LimitsConfig","type":"object","additionalProperties":false,"properties":{"iteration_timeout_seconds":{"type":"integer","minimum":1,"maximum":604800},"max_iterations":{"type":"integer","minimum":1,"maximum":1000000},"output_cap_bytes":{"type":"integer","minimum":1024,"maximum":1073741824},"max_repair_attempts":{"type":"integer","minimum":1,"maximum":100}}}}};
 const pattern5 = new RegExp("^[^=\\s]+=.*$", "u");
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -790,7 +790,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((((((data9 === "acceptEdits") || (data9 === "bypassPermissions")) || (data9 === "default")) || (data9 === "dontAsk")) || (data9 === "plan")) || (data9 === "auto"))){
+if(!(((((((data9 === "acceptEdits") || (data9 === "manual")) || (data9 === "default")) || (data9 === "dontAsk")) || (data9 === "plan")) || (data9 === "auto")) || (data9 === "bypassPermissions"))){
 const err18 = {instancePath:instancePath+"/executor/permission_mode",schemaPath:"#/properties/executor/properties/permission_mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.executor.properties.permission_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
@@ -877,13 +877,11 @@ errors++;
 }
 }
 }
-if(data0.extra_args !== undefined){
-let data13 = data0.extra_args;
-if(Array.isArray(data13)){
-const len3 = data13.length;
-for(let i3=0; i3<len3; i3++){
-if(typeof data13[i3] !== "string"){
-const err25 = {instancePath:instancePath+"/executor/extra_args/" + i3,schemaPath:"#/properties/executor/properties/extra_args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.max_budget_usd !== undefined){
+let data13 = data0.max_budget_usd;
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 > 100000 || isNaN(data13)){
+const err25 = {instancePath:instancePath+"/executor/max_budget_usd",schemaPath:"#/properties/executor/properties/max_budget_usd/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -892,10 +890,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/executor/extra_args",schemaPath:"#/properties/executor/properties/extra_args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data13 <= 0 || isNaN(data13)){
+const err26 = {instancePath:instancePath+"/executor/max_budget_usd",schemaPath:"#/properties/executor/properties/max_budget_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -905,9 +901,8 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data0.fail_once !== undefined){
-if(typeof data0.fail_once !== "boolean"){
-const err27 = {instancePath:instancePath+"/executor/fail_once",schemaPath:"#/properties/executor/properties/fail_once/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err27 = {instancePath:instancePath+"/executor/max_budget_usd",schemaPath:"#/properties/executor/properties/max_budget_usd/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -917,9 +912,13 @@ vErrors.push(err27);
 errors++;
 }
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data0.extra_args !== undefined){
+let data14 = data0.extra_args;
+if(Array.isArray(data14)){
+const len3 = data14.length;
+for(let i3=0; i3<len3; i3++){
+if(typeof data14[i3] !== "string"){
+const err28 = {instancePath:instancePath+"/executor/extra_args/" + i3,schemaPath:"#/properties/executor/properties/extra_args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -929,12 +928,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.guard !== undefined){
-let data16 = data.guard;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-for(const key2 in data16){
-if(!((((key2 === "command") || (key2 === "protected_paths")) || (key2 === "setup")) || (key2 === "isolation"))){
-const err29 = {instancePath:instancePath+"/guard",schemaPath:"#/properties/guard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+}
+else {
+const err29 = {instancePath:instancePath+"/executor/extra_args",schemaPath:"#/properties/executor/properties/extra_args/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -944,11 +940,10 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data16.command !== undefined){
-let data17 = data16.command;
-if(Array.isArray(data17)){
-if(data17.length < 1){
-const err30 = {instancePath:instancePath+"/guard/command",schemaPath:"#/properties/guard/properties/command/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data0.isolation !== undefined){
+let data16 = data0.isolation;
+if(typeof data16 !== "string"){
+const err30 = {instancePath:instancePath+"/executor/isolation",schemaPath:"#/properties/executor/properties/isolation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -957,12 +952,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-const len4 = data17.length;
-for(let i4=0; i4<len4; i4++){
-let data18 = data17[i4];
-if(typeof data18 === "string"){
-if(func2(data18) < 1){
-const err31 = {instancePath:instancePath+"/guard/command/" + i4,schemaPath:"#/properties/guard/properties/command/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!((data16 === "user") || (data16 === "clean"))){
+const err31 = {instancePath:instancePath+"/executor/isolation",schemaPath:"#/properties/executor/properties/isolation/enum",keyword:"enum",params:{allowedValues: schema34.properties.executor.properties.isolation.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -972,8 +963,9 @@ vErrors.push(err31);
 errors++;
 }
 }
-else {
-const err32 = {instancePath:instancePath+"/guard/command/" + i4,schemaPath:"#/properties/guard/properties/command/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data0.fail_once !== undefined){
+if(typeof data0.fail_once !== "boolean"){
+const err32 = {instancePath:instancePath+"/executor/fail_once",schemaPath:"#/properties/executor/properties/fail_once/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -985,7 +977,7 @@ errors++;
 }
 }
 else {
-const err33 = {instancePath:instancePath+"/guard/command",schemaPath:"#/properties/guard/properties/command/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err33 = {instancePath:instancePath+"/executor",schemaPath:"#/properties/executor/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -995,13 +987,12 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data16.protected_paths !== undefined){
-let data19 = data16.protected_paths;
-if(Array.isArray(data19)){
-const len5 = data19.length;
-for(let i5=0; i5<len5; i5++){
-if(typeof data19[i5] !== "string"){
-const err34 = {instancePath:instancePath+"/guard/protected_paths/" + i5,schemaPath:"#/properties/guard/properties/protected_paths/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.guard !== undefined){
+let data18 = data.guard;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+for(const key2 in data18){
+if(!((((key2 === "command") || (key2 === "protected_paths")) || (key2 === "setup")) || (key2 === "isolation"))){
+const err34 = {instancePath:instancePath+"/guard",schemaPath:"#/properties/guard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1011,9 +1002,11 @@ vErrors.push(err34);
 errors++;
 }
 }
-}
-else {
-const err35 = {instancePath:instancePath+"/guard/protected_paths",schemaPath:"#/properties/guard/properties/protected_paths/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data18.command !== undefined){
+let data19 = data18.command;
+if(Array.isArray(data19)){
+if(data19.length < 1){
+const err35 = {instancePath:instancePath+"/guard/command",schemaPath:"#/properties/guard/properties/command/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1022,12 +1015,12 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-if(data16.setup !== undefined){
-let data21 = data16.setup;
-if(Array.isArray(data21)){
-if(data21.length < 1){
-const err36 = {instancePath:instancePath+"/guard/setup",schemaPath:"#/properties/guard/properties/setup/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len4 = data19.length;
+for(let i4=0; i4<len4; i4++){
+let data20 = data19[i4];
+if(typeof data20 === "string"){
+if(func2(data20) < 1){
+const err36 = {instancePath:instancePath+"/guard/command/" + i4,schemaPath:"#/properties/guard/properties/command/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1036,12 +1029,9 @@ vErrors.push(err36);
 }
 errors++;
 }
-const len6 = data21.length;
-for(let i6=0; i6<len6; i6++){
-let data22 = data21[i6];
-if(typeof data22 === "string"){
-if(func2(data22) < 1){
-const err37 = {instancePath:instancePath+"/guard/setup/" + i6,schemaPath:"#/properties/guard/properties/setup/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err37 = {instancePath:instancePath+"/guard/command/" + i4,schemaPath:"#/properties/guard/properties/command/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1051,8 +1041,9 @@ vErrors.push(err37);
 errors++;
 }
 }
+}
 else {
-const err38 = {instancePath:instancePath+"/guard/setup/" + i6,schemaPath:"#/properties/guard/properties/setup/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err38 = {instancePath:instancePath+"/guard/command",schemaPath:"#/properties/guard/properties/command/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1062,9 +1053,13 @@ vErrors.push(err38);
 errors++;
 }
 }
-}
-else {
-const err39 = {instancePath:instancePath+"/guard/setup",schemaPath:"#/properties/guard/properties/setup/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data18.protected_paths !== undefined){
+let data21 = data18.protected_paths;
+if(Array.isArray(data21)){
+const len5 = data21.length;
+for(let i5=0; i5<len5; i5++){
+if(typeof data21[i5] !== "string"){
+const err39 = {instancePath:instancePath+"/guard/protected_paths/" + i5,schemaPath:"#/properties/guard/properties/protected_paths/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1074,10 +1069,9 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data16.isolation !== undefined){
-let data23 = data16.isolation;
-if(typeof data23 !== "string"){
-const err40 = {instancePath:instancePath+"/guard/isolation",schemaPath:"#/properties/guard/properties/isolation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err40 = {instancePath:instancePath+"/guard/protected_paths",schemaPath:"#/properties/guard/properties/protected_paths/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1086,8 +1080,12 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(!((data23 === "in-place") || (data23 === "worktree"))){
-const err41 = {instancePath:instancePath+"/guard/isolation",schemaPath:"#/properties/guard/properties/isolation/enum",keyword:"enum",params:{allowedValues: schema34.properties.guard.properties.isolation.enum},message:"must be equal to one of the allowed values"};
+}
+if(data18.setup !== undefined){
+let data23 = data18.setup;
+if(Array.isArray(data23)){
+if(data23.length < 1){
+const err41 = {instancePath:instancePath+"/guard/setup",schemaPath:"#/properties/guard/properties/setup/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1096,10 +1094,12 @@ vErrors.push(err41);
 }
 errors++;
 }
-}
-}
-else {
-const err42 = {instancePath:instancePath+"/guard",schemaPath:"#/properties/guard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const len6 = data23.length;
+for(let i6=0; i6<len6; i6++){
+let data24 = data23[i6];
+if(typeof data24 === "string"){
+if(func2(data24) < 1){
+const err42 = {instancePath:instancePath+"/guard/setup/" + i6,schemaPath:"#/properties/guard/properties/setup/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1109,12 +1109,8 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data.limits !== undefined){
-let data24 = data.limits;
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-for(const key3 in data24){
-if(!((((key3 === "iteration_timeout_seconds") || (key3 === "max_iterations")) || (key3 === "output_cap_bytes")) || (key3 === "max_repair_attempts"))){
-const err43 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+else {
+const err43 = {instancePath:instancePath+"/guard/setup/" + i6,schemaPath:"#/properties/guard/properties/setup/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1124,10 +1120,9 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data24.iteration_timeout_seconds !== undefined){
-let data25 = data24.iteration_timeout_seconds;
-if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
-const err44 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err44 = {instancePath:instancePath+"/guard/setup",schemaPath:"#/properties/guard/properties/setup/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1136,9 +1131,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-if((typeof data25 == "number") && (isFinite(data25))){
-if(data25 > 604800 || isNaN(data25)){
-const err45 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
+}
+if(data18.isolation !== undefined){
+let data25 = data18.isolation;
+if(typeof data25 !== "string"){
+const err45 = {instancePath:instancePath+"/guard/isolation",schemaPath:"#/properties/guard/properties/isolation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1147,8 +1144,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(data25 < 1 || isNaN(data25)){
-const err46 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(!((data25 === "in-place") || (data25 === "worktree"))){
+const err46 = {instancePath:instancePath+"/guard/isolation",schemaPath:"#/properties/guard/properties/isolation/enum",keyword:"enum",params:{allowedValues: schema34.properties.guard.properties.isolation.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1159,10 +1156,8 @@ errors++;
 }
 }
 }
-if(data24.max_iterations !== undefined){
-let data26 = data24.max_iterations;
-if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-const err47 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err47 = {instancePath:instancePath+"/guard",schemaPath:"#/properties/guard/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1171,9 +1166,13 @@ vErrors.push(err47);
 }
 errors++;
 }
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 > 1000000 || isNaN(data26)){
-const err48 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+}
+if(data.limits !== undefined){
+let data26 = data.limits;
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+for(const key3 in data26){
+if(!((((key3 === "iteration_timeout_seconds") || (key3 === "max_iterations")) || (key3 === "output_cap_bytes")) || (key3 === "max_repair_attempts"))){
+const err48 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1182,8 +1181,11 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(data26 < 1 || isNaN(data26)){
-const err49 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data26.iteration_timeout_seconds !== undefined){
+let data27 = data26.iteration_timeout_seconds;
+if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
+const err49 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1192,12 +1194,9 @@ vErrors.push(err49);
 }
 errors++;
 }
-}
-}
-if(data24.output_cap_bytes !== undefined){
-let data27 = data24.output_cap_bytes;
-if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-const err50 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data27 == "number") && (isFinite(data27))){
+if(data27 > 604800 || isNaN(data27)){
+const err50 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1206,9 +1205,8 @@ vErrors.push(err50);
 }
 errors++;
 }
-if((typeof data27 == "number") && (isFinite(data27))){
-if(data27 > 1073741824 || isNaN(data27)){
-const err51 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"};
+if(data27 < 1 || isNaN(data27)){
+const err51 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1217,8 +1215,12 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(data27 < 1024 || isNaN(data27)){
-const err52 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+}
+if(data26.max_iterations !== undefined){
+let data28 = data26.max_iterations;
+if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
+const err52 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1227,12 +1229,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-}
-if(data24.max_repair_attempts !== undefined){
-let data28 = data24.max_repair_attempts;
-if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-const err53 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data28 == "number") && (isFinite(data28))){
+if(data28 > 1000000 || isNaN(data28)){
+const err53 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1241,9 +1240,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-if((typeof data28 == "number") && (isFinite(data28))){
-if(data28 > 100 || isNaN(data28)){
-const err54 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(data28 < 1 || isNaN(data28)){
+const err54 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1252,8 +1250,12 @@ vErrors.push(err54);
 }
 errors++;
 }
-if(data28 < 1 || isNaN(data28)){
-const err55 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data26.output_cap_bytes !== undefined){
+let data29 = data26.output_cap_bytes;
+if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
+const err55 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1262,11 +1264,9 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err56 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data29 == "number") && (isFinite(data29))){
+if(data29 > 1073741824 || isNaN(data29)){
+const err56 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1275,15 +1275,73 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-}
-else {
-const err57 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data29 < 1024 || isNaN(data29)){
+const err57 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err57];
 }
 else {
 vErrors.push(err57);
+}
+errors++;
+}
+}
+}
+if(data26.max_repair_attempts !== undefined){
+let data30 = data26.max_repair_attempts;
+if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
+const err58 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+if((typeof data30 == "number") && (isFinite(data30))){
+if(data30 > 100 || isNaN(data30)){
+const err59 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+if(data30 < 1 || isNaN(data30)){
+const err60 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+}
+else {
+const err62 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
 }
 errors++;
 }

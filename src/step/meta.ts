@@ -2,6 +2,7 @@
 import type { IterationContext, StepOutput } from "../../machines/iteration-types.js";
 import { commitSubjectOf, type IterationRecord } from "../core/iteration-record.js";
 import { formatCommitSubject } from "../core/run-id.js";
+import type { AgentRunFacts } from "../core/step-facts.js";
 
 export function iterationMeta(input: {
   context: IterationContext;
@@ -33,7 +34,11 @@ export function iterationMeta(input: {
     changed_paths: record.changedPaths,
     // What the agent did to git itself (undone by the runner): its own commits, HEAD, control files.
     agent_git: record.agentGit ?? null,
-    executor: context.agent ? { argv: context.agent.argv, exit_code: context.agent.exitCode ?? null, timed_out: context.agent.timedOut, spawn_error: context.agent.spawnError ?? null } : null,
+    executor: context.agent ? executorMeta(context.agent) : null,
+    // Tokens and cost of the agent's session (src/core/agent-usage.ts), its own figures under its name.
+    usage: context.agent?.usage ?? null,
+    // A rate or usage limit the agent met; the run loop decides whether to wait for resets_at.
+    limit: context.agent?.limit ? { kind: context.agent.limit.kind, resets_at: context.agent.limit.resetsAt ?? null, message: context.agent.limit.message } : null,
     guard: context.guardRun ? { command: context.config?.guard.command, exit_code: context.guardRun.exitCode ?? null, timed_out: context.guardRun.timedOut, spawn_error: context.guardRun.spawnError ?? null } : null,
     durations: { agent_ms: durations.agentMs, guard_ms: durations.guardMs, total_ms: durations.totalMs },
     started_at: new Date(input.startedAt).toISOString(),
@@ -43,5 +48,18 @@ export function iterationMeta(input: {
     commit: output.commit ?? null,
     subject: formatCommitSubject(commitSubjectOf(record)),
     path: input.path,
+  };
+}
+
+/** How the agent ran: argv, exit, its own error (the failure the runner reported, else the message it gave anyway), session, isolation. */
+function executorMeta(agent: AgentRunFacts): object {
+  return {
+    argv: agent.argv,
+    exit_code: agent.exitCode ?? null,
+    timed_out: agent.timedOut,
+    spawn_error: agent.spawnError ?? null,
+    error: agent.failure ?? agent.ownError ?? null,
+    session_id: agent.sessionId ?? null,
+    isolation: agent.isolation ?? null,
   };
 }

@@ -17,22 +17,33 @@ export interface FakeExpectations {
     sandbox: string;
     model?: string;
     profile?: string;
+    /** The -c overrides after the runner's own `allow_login_shell=false` (always the first). */
     overrides: string[];
     extraArgs: string[];
+    /** isolation = "clean": --ignore-user-config --ephemeral. */
+    clean?: boolean;
   };
   claude?: {
     permissionMode: string;
+    /** The whole --allowedTools list (the guard's rule first). */
     allowedTools: string[];
     maxTurns?: number;
+    maxBudgetUsd?: number;
     model?: string;
     extraArgs: string[];
+    /** isolation = "clean": --setting-sources project --strict-mcp-config --no-session-persistence and the env switch. */
+    clean?: boolean;
     /** Bytes of assistant events printed before the result event (output cap test). */
     noiseBytes?: number;
     /** Leaves whose answer comes only as the result text (a ```json fence), without structured_output. */
     resultTextOnly?: string[];
   };
-  /** The agent output schema file the fakes compare against. */
+  /** The agent output schema file the fakes compare against (without $schema and $id, as the real tools need it). */
   schemaFile: string;
+  /** The folder that must come first on the agent's PATH (the runner's `just`). */
+  pathFirst?: string;
+  /** Fail every call as the real tool does when the model API answers 401 (Codex: turn.failed, exit 1; Claude: is_error result, exit 1). */
+  failAuth?: boolean;
   /** The three leaves the root is split into. */
   leaves: string[];
 }
@@ -98,6 +109,13 @@ if (TOOL === "codex") {
   rest.pop();
   takeSwitch("--json");
   takeSwitch("--skip-git-repo-check");
+  const login = args.indexOf("allow_login_shell=false");
+  check(login > 0 && args[login - 1] === "-c", "no -c allow_login_shell=false");
+  if (login > 0) rest.splice(rest.indexOf("allow_login_shell=false") - 1, 2);
+  for (const flag of ["--ignore-user-config", "--ephemeral"]) {
+    if (e.clean) takeSwitch(flag);
+    else check(!args.includes(flag), flag + " without isolation = clean");
+  }
   const dir = take("-C");
   check(dir !== undefined && existsSync(dir) && realpathSync(dir) === realpathSync(process.cwd()), "-C " + dir + " is not the repository " + process.cwd());
   if (dir) repo = dir;
@@ -107,6 +125,7 @@ if (TOOL === "codex") {
   const schema = take("--output-schema");
   check(schema !== undefined && path.isAbsolute(schema) && existsSync(schema), "--output-schema " + schema + " is not an existing absolute path");
   if (schema && existsSync(schema)) check(same(JSON.parse(readFileSync(schema, "utf8")), JSON.parse(schemaText)), "--output-schema is not the agent output schema");
+  if (schema && existsSync(schema)) check(!("$schema" in JSON.parse(readFileSync(schema, "utf8"))), "--output-schema has $schema");
   lastMessageFile = take("--output-last-message");
   check(lastMessageFile !== undefined && path.isAbsolute(lastMessageFile) && existsSync(path.dirname(lastMessageFile)), "--output-last-message " + lastMessageFile + " is not in an existing folder");
   check(take("-m", { optional: e.model === undefined }) === e.model, "-m does not match the config");
@@ -127,16 +146,29 @@ if (TOOL === "codex") {
   let parsed;
   try { parsed = JSON.parse(schema ?? ""); } catch { parsed = undefined; }
   check(parsed !== undefined && same(parsed, JSON.parse(schemaText)), "--json-schema is not the agent output schema as JSON text");
+  // The real Claude Code exits 1 before any request: "--json-schema is not a valid JSON Schema: no schema with key or ref …".
+  check(parsed === undefined || (!("$schema" in parsed) && !("$id" in parsed)), "--json-schema has $schema or $id");
   const mode = take("--permission-mode");
   check(mode === e.permissionMode, "--permission-mode " + mode + ", expected " + e.permissionMode);
   const tools = take("--allowedTools", { optional: e.allowedTools.length === 0, variadic: true }) ?? [];
   check(same(tools, e.allowedTools), "--allowedTools " + JSON.stringify(tools) + ", expected " + JSON.stringify(e.allowedTools));
+  if (e.clean) {
+    check(take("--setting-sources") === "project", "--setting-sources is not project");
+    takeSwitch("--strict-mcp-config");
+    takeSwitch("--no-session-persistence");
+    check(process.env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC === "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC is not 1");
+  } else {
+    for (const flag of ["--setting-sources", "--strict-mcp-config", "--no-session-persistence"]) check(!args.includes(flag), flag + " without isolation = clean");
+  }
   const turns = take("--max-turns", { optional: e.maxTurns === undefined });
   check(turns === (e.maxTurns === undefined ? undefined : String(e.maxTurns)), "--max-turns " + turns + ", expected " + e.maxTurns);
+  const budget = take("--max-budget-usd", { optional: e.maxBudgetUsd === undefined });
+  check(budget === (e.maxBudgetUsd === undefined ? undefined : String(e.maxBudgetUsd)), "--max-budget-usd " + budget + ", expected " + e.maxBudgetUsd);
   check(take("--model", { optional: e.model === undefined }) === e.model, "--model does not match the config");
   check(same(rest, e.extraArgs), "left over " + JSON.stringify(rest) + ", expected extra_args " + JSON.stringify(e.extraArgs));
   if (e.extraArgs.length > 0) check(same(args.slice(-e.extraArgs.length), e.extraArgs), "extra_args are not last");
 }
+if (expect.pathFirst) check((process.env.PATH ?? "").split(":")[0] === expect.pathFirst, "PATH does not start with " + expect.pathFirst + ": " + process.env.PATH);
 check(stdin.length > 0 && stdin.includes(nodeId), "the prompt on stdin does not name node " + nodeId);
 check(process.env.RUNNER_OUTPUT_FILE === undefined || lastMessageFile === undefined || lastMessageFile === process.env.RUNNER_OUTPUT_FILE, "--output-last-message is not RUNNER_OUTPUT_FILE");
 
@@ -146,6 +178,25 @@ appendFileSync(path.join(stateDir, "calls.jsonl"), JSON.stringify({
 if (problems.length > 0) {
   process.stderr.write(TOOL + " (fake): wrong invocation: " + problems.join("; ") + "\n");
   process.exitCode = 2;
+} else if (expect.failAuth) {
+  // What the real tools print when the model API answers 401 (docs/agents.md), key included to be redacted.
+  const key = process.env.OPENAI_API_KEY ?? "";
+  const line = (event) => process.stdout.write(JSON.stringify(event) + "\n");
+  if (TOOL === "codex") {
+    line({ type: "thread.started", thread_id: "0199a213-81c0-7800-8aa1-bbab2a035a53" });
+    line({ type: "turn.started" });
+    const message = "unexpected status 401 Unauthorized: Incorrect API key provided: " + key + ", url: http://127.0.0.1:9/v1/responses, request id: req_mock";
+    for (let i = 1; i <= 5; i++) line({ type: "error", message: "Reconnecting... " + i + "/5 (" + message + ")" });
+    line({ type: "turn.failed", error: { message } });
+    writeFileSync(lastMessageFile, "");
+  } else {
+    line({ type: "system", subtype: "init", session_id: "8e5c3c2e", model: "claude-opus-5-5", permissionMode: expect.claude.permissionMode });
+    line({ type: "system", subtype: "api_retry", attempt: 1, max_retries: 1, retry_delay_ms: 600, error_status: 401, error: "authentication_failed" });
+    line({ type: "assistant", message: { id: "x", model: "<synthetic>", content: [{ type: "text", text: "Invalid API key · Fix external API key" }] }, is_api_error_message: true });
+    line({ type: "result", subtype: "success", is_error: true, api_error_status: 401, terminal_reason: "api_error", num_turns: 1, result: "Invalid API key · Fix external API key",
+      session_id: "8e5c3c2e", total_cost_usd: 0, usage: { input_tokens: 0, output_tokens: 0 } });
+  }
+  process.exitCode = 1;
 } else {
   // Act like an agent: split the root into the leaves, or write the leaf's file.
   const treeFile = path.join(repo, ".runner", "state", "tree.json");
@@ -173,7 +224,7 @@ if (problems.length > 0) {
     line({ type: "item.completed", item: { id: "item_0", type: "reasoning", text: "**Looking at node " + nodeId + "**" } });
     line({ type: "item.completed", item: { id: "item_1", type: "command_execution", command: "bash -lc 'echo key " + secret + "'", aggregated_output: "key " + secret + "\n", exit_code: 0, status: "completed" } });
     line({ type: "item.completed", item: { id: "item_2", type: "agent_message", text: JSON.stringify(answer) } });
-    line({ type: "turn.completed", usage: { input_tokens: 2410, cached_input_tokens: 1024, output_tokens: 96 } });
+    line({ type: "turn.completed", usage: { input_tokens: 2410, cached_input_tokens: 1024, output_tokens: 96, reasoning_output_tokens: 8 } });
     writeFileSync(lastMessageFile, JSON.stringify(answer));
   } else {
     const e = expect.claude;
@@ -190,7 +241,7 @@ if (problems.length > 0) {
     const textOnly = (e.resultTextOnly ?? []).includes(nodeId);
     line({ type: "result", subtype: "success", is_error: false, duration_ms: 1234, num_turns: 2,
       result: textOnly ? "Here is my answer:\n\n" + "` + "```" + String.raw`json\n" + JSON.stringify(answer) + "\n` + "```" + String.raw`" : answer.summary,
-      session_id: session, total_cost_usd: 0.01, usage: { input_tokens: 10, output_tokens: 20 },
+      session_id: session, total_cost_usd: 0.01, usage: { input_tokens: 10, cache_read_input_tokens: 90, output_tokens: 20 },
       ...(textOnly ? {} : { structured_output: { ...answer, summary: answer.summary + (secret ? " (key " + secret + ")" : "") } }) });
   }
 }

@@ -18,6 +18,7 @@ interface Entry {
   summary: string;
   failure: string | null;
   runner_error: string | null;
+  usage: unknown;
 }
 
 // iteration → node, kind, status column, guard, attempts, summary
@@ -50,19 +51,21 @@ beforeAll(async () => {
 });
 
 describe("runner log", () => {
-  it("lists every iteration: number, node, kind, status, guard, attempts, duration, summary", async () => {
+  it("lists every iteration: number, node, kind, status, guard, attempts, duration, tokens, cost, summary", async () => {
     const result = await s.runner(["log"]);
     expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
     const out = result.stdout.split("\n").filter(Boolean);
     expect(out[0]).toBe("run log-1: 5 iterations");
-    expect(out[1]!.split(/\s+/).filter(Boolean)).toEqual(["iter", "node", "kind", "status", "guard", "attempts", "time", "summary"]);
+    expect(out[1]!.split(/\s+/).filter(Boolean)).toEqual(["iter", "node", "kind", "status", "guard", "attempts", "time", "tokens", "in/out", "cost", "summary"]);
     expect(out).toHaveLength(2 + EXPECTED.length);
     for (const [i, [iteration, nodeId, kind, status, guard, attempts, summary]] of EXPECTED.entries()) {
       const cells = out[2 + i]!.trim().split(/\s{2,}/);
       expect(cells.slice(0, 6), out[2 + i]).toEqual([String(iteration), nodeId, kind, status, guard, attempts]);
       expect(cells[6]).toMatch(/^\d+\.\ds$/);
-      expect(cells.slice(7).join("  ")).toContain(summary);
+      // A command agent reports no usage: no tokens, no cost (and no usage line at the end).
+      expect(cells.slice(7, 9)).toEqual(["-", "-"]);
+      expect(cells.slice(9).join("  ")).toContain(summary);
     }
   });
 
@@ -84,6 +87,8 @@ describe("runner log", () => {
       else expect(entry.summary).toContain(summary);
     }
     expect(log.iterations[1]!.failure).toContain("guard");
+    expect(log.iterations.map((entry) => entry.usage)).toEqual(EXPECTED.map(() => null));
+    expect((JSON.parse(result.stdout) as { usage: unknown }).usage).toBeNull();
     expect(log.iterations[2]!.failure).toBeNull();
   });
 

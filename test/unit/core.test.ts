@@ -2,6 +2,8 @@
 // classification (CONTRACT §7), invariants and schema messages with their JSON paths, text limits
 // and redaction (CONTRACT §9), path rules, config, commit subjects and JSON paths.
 import { execa } from "execa";
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, serializeTree, treeFingerprint } from "../../src/core/canonical.js";
 import { classifyChangedPaths, isRunnerPath } from "../../src/core/classify.js";
@@ -658,6 +660,33 @@ describe("generated schema code", () => {
     const result = await execa("node", ["scripts/gen-schemas.mjs", "--check"], { cwd: PROJECT_ROOT, reject: false });
     expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
+  });
+
+  it("schemas/agent_output/v1.agent.json is the agent output schema without $schema and $id (Claude refuses them), generated from it", () => {
+    const source = JSON.parse(readFileSync(path.join(PROJECT_ROOT, "schemas/agent_output/v1.schema.json"), "utf8")) as Record<string, unknown>;
+    const agent = JSON.parse(readFileSync(path.join(PROJECT_ROOT, "schemas/agent_output/v1.agent.json"), "utf8")) as Record<string, unknown>;
+    const { $schema: _dialect, $id: _address, ...rest } = source;
+    expect(agent).toEqual(rest);
+    expect(Object.keys(agent)).not.toContain("$schema");
+    expect(Object.keys(agent)).not.toContain("$id");
+  });
+
+  it("scripts/gen-schemas.mjs --check names a stale v1.agent.json", async () => {
+    // A copy of the script and its inputs inside node_modules (so its imports resolve), the agent schema edited by hand.
+    const copy = path.join(PROJECT_ROOT, "node_modules", ".cache", `runner-gen-check-${process.pid}`);
+    rmSync(copy, { recursive: true, force: true });
+    try {
+      for (const dir of ["scripts", "schemas", "src/schemas"]) cpSync(path.join(PROJECT_ROOT, dir), path.join(copy, dir), { recursive: true });
+      const fresh = await execa("node", [path.join(copy, "scripts/gen-schemas.mjs"), "--check"], { reject: false });
+      expect(fresh.stderr).toBe("");
+      expect(fresh.exitCode).toBe(0);
+      writeFileSync(path.join(copy, "schemas/agent_output/v1.agent.json"), readFileSync(path.join(copy, "schemas/agent_output/v1.schema.json")));
+      const stale = await execa("node", [path.join(copy, "scripts/gen-schemas.mjs"), "--check"], { reject: false });
+      expect(stale.exitCode).toBe(1);
+      expect(stale.stderr).toContain("schemas/agent_output/v1.agent.json out of date");
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });
 

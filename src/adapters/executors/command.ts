@@ -2,7 +2,11 @@
 import { outcomeOf, runProcess } from "../process-runner.js";
 import type { Executor, ExecutorRequest, ExecutorResult } from "./executor.js";
 
+/** Characters of stderr kept for a failure's message. */
+const STDERR_TAIL_CHARS = 2_000;
+
 export async function runArgv(argv: string[], request: ExecutorRequest): Promise<ExecutorResult> {
+  let stderrTail = "";
   const result = await runProcess({
     argv,
     cwd: request.root,
@@ -13,11 +17,14 @@ export async function runArgv(argv: string[], request: ExecutorRequest): Promise
     capBytes: request.capBytes,
     secrets: request.secrets,
     abortSignal: request.abortSignal,
-    onOutput: request.onOutput,
+    onOutput: (chunk, stream) => {
+      if (stream === "stderr") stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+      request.onOutput?.(chunk, stream);
+    },
     observeStdout: request.observeStdout,
     onSpawn: request.onSpawn,
   });
-  return { ...outcomeOf(result), argv, tail: result.tail };
+  return { ...outcomeOf(result), argv, tail: result.tail, stderrTail };
 }
 
 export const commandExecutor: Executor = {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { GitRepo } from "../../adapters/git.js";
 import { UsageError } from "../../errors.js";
-import { packageRoot } from "../../package-files.js";
+import { justBinDir, withRunnerJust } from "../../adapters/just-bin.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";
 import { scaffoldRunnerDir } from "./init.js";
@@ -24,17 +24,6 @@ const PROJECT_FILES: Record<string, string> = {
   ".gitignore": "node_modules/\n",
 };
 
-/**
- * The node_modules/.bin folder holding the `just` launcher of the rust-just package (put on PATH for
- * the guard): the nearest node_modules, from the runner's package up, that has rust-just installed.
- */
-function justBinDir(): string {
-  for (let dir = packageRoot(); ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, "node_modules", "rust-just", "lib", "index.mjs"))) return path.join(dir, "node_modules", ".bin");
-    if (path.dirname(dir) === dir) throw new Error("cannot find the rust-just package (the demo's guard runs `just`); run `npm ci` in the runner's folder");
-  }
-}
-
 export async function run(argv: GlobalArgs & { dir?: string; json: boolean }): Promise<number> {
   const dir = argv.dir ? path.resolve(argv.dir) : mkdtempSync(path.join(tmpdir(), "runner-demo-"));
   if (argv.dir) {
@@ -50,8 +39,10 @@ export async function run(argv: GlobalArgs & { dir?: string; json: boolean }): P
 
   for (const [name, text] of Object.entries(PROJECT_FILES)) await writeFile(path.join(dir, name), text);
   await scaffoldRunnerDir(dir, { goal: GOAL.replace(/\n/g, " "), title: "A tiny calculator", maxAttempts: 3, executor: "demo" });
-  // The demo's own guard must find `just`: the one this runner was installed with.
-  process.env.PATH = `${justBinDir()}${path.delimiter}${process.env.PATH ?? ""}`;
+  // The demo's guard runs `just`: the one this runner was installed with (every step puts it first
+  // on the PATH of the agent and the guard; here also for the lookup of the guard's program).
+  if (justBinDir() === undefined) throw new Error("cannot find the rust-just package (the demo's guard runs `just`); run `npm ci` in the runner's folder");
+  process.env.PATH = withRunnerJust({ PATH: process.env.PATH ?? "" }).PATH;
   const git = new GitRepo(dir);
   await git.raw(["init", "-q", "-b", "main"]);
   await git.addAll();

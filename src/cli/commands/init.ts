@@ -56,18 +56,23 @@ export async function scaffoldRunnerDir(
   return [LAYOUT.goal, LAYOUT.tree, LAYOUT.schema, LAYOUT.config, LAYOUT.assumptions, LAYOUT.questions, LAYOUT.gitignore];
 }
 
+// The options of the pinned agents (Codex CLI 0.169.0, Claude Code 2.1.330; docs/agents.md). Every
+// commented option is valid when uncommented (test/integration/init-templates.test.ts).
 const EXECUTOR_TEMPLATES: Record<ExecutorChoice, string> = {
   codex: `kind = "codex"                   # "command" | "codex" | "claude"
 sandbox = "workspace-write"      # read-only | workspace-write | danger-full-access
-# model = "gpt-5-codex"
-# profile = "default"
+# model = "gpt-6.1-sol"          # unset: Codex's default model
+# profile = "ci"                 # -p ci: $CODEX_HOME/ci.config.toml on top of config.toml
 # config_overrides = ["model_reasoning_effort=high"]
+# isolation = "clean"            # user (default): your Codex config and saved sessions; clean: --ignore-user-config --ephemeral
 # extra_args = []`,
   claude: `kind = "claude"                  # "command" | "codex" | "claude"
-permission_mode = "acceptEdits"  # acceptEdits | bypassPermissions | default | dontAsk | plan | auto
-# model = "sonnet"
-# allowed_tools = ["Bash", "Edit", "Write", "Read"]
+permission_mode = "acceptEdits"  # acceptEdits | manual | default | dontAsk | plan | auto | bypassPermissions (as root: needs IS_SANDBOX=1)
+# model = "sonnet"               # unset: Claude Code's default model
+# allowed_tools = ["Bash(npm test:*)"]  # added to Bash(<guard command>:*), which the runner always allows
 # max_turns = 100
+# max_budget_usd = 5.0
+# isolation = "clean"            # user (default): your settings, MCP servers and saved sessions; clean: project settings only
 # extra_args = []`,
   command: `kind = "command"                 # "command" | "codex" | "claude"
 command = ["bash", "agent.sh"]   # run in the repository root, the prompt on stdin`,

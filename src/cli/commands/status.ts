@@ -1,7 +1,9 @@
-// `runner status`: the tree (✓ passed, attempts n/m, the next leaf marked), the run and how many
-// iterations it has committed.
+// `runner status`: the tree (✓ passed, attempts n/m, the next leaf marked), the run, how many
+// iterations it has committed and what its agents used (tokens, cost; from the local meta.json).
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { sumIterationUsage } from "../../adapters/iteration-usage.js";
+import { describeUsage, type UsageTotals } from "../../core/agent-usage.js";
 import { loopSubjectPattern, parseCommitSubject, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { orderedChildren, walkTree, type TaskNode } from "../../core/tree.js";
@@ -15,6 +17,7 @@ interface RunInfo {
   branch: string | null;
   runId: string | null;
   iterations: number;
+  usage: UsageTotals | undefined;
 }
 
 export async function run(argv: GlobalArgs & { json?: boolean; runId?: string }): Promise<number> {
@@ -34,6 +37,7 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string })
       run_id: runInfo.runId,
       branch: runInfo.branch,
       iterations: runInfo.iterations,
+      usage: runInfo.usage ?? null,
       complete: selection.kind === "complete",
       next: selection.kind === "leaf" ? { id: selection.leaf.id, path: selection.path.map((n) => n.id), stuck: selection.stuck } : null,
       nodes: { total: nodes.length, passed },
@@ -43,7 +47,7 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string })
   }
   printLine(
     runInfo.runId
-      ? `run ${runInfo.runId} (branch ${runInfo.branch ?? "?"}): ${runInfo.iterations} iteration${runInfo.iterations === 1 ? "" : "s"} committed`
+      ? `run ${runInfo.runId} (branch ${runInfo.branch ?? "?"}): ${runInfo.iterations} iteration${runInfo.iterations === 1 ? "" : "s"} committed${runInfo.usage ? `; ${describeUsage(runInfo.usage)}` : ""}`
       : `no run: ${runInfo.branch ? `branch ${runInfo.branch} is not a runner/<id> branch` : "not on a branch"} (\`runner start\` begins one)`,
   );
   for (const line of renderTree(tree.root, nextId)) printLine(line);
@@ -85,13 +89,13 @@ export function renderTree(root: TaskNode, nextId: string | undefined): string[]
 }
 
 async function readRunInfo(root: string, runIdOption: string | undefined): Promise<RunInfo> {
-  if (!existsSync(path.join(root, ".git"))) return { branch: null, runId: runIdOption ?? null, iterations: 0 };
+  if (!existsSync(path.join(root, ".git"))) return { branch: null, runId: runIdOption ?? null, iterations: 0, usage: undefined };
   const { GitRepo } = await import("../../adapters/git.js");
   const git = new GitRepo(root);
   const status = await git.status();
   const runId = runIdOption ?? runIdFromBranch(status.branch);
-  if (runId === undefined || status.head === undefined) return { branch: status.branch ?? null, runId: runId ?? null, iterations: 0 };
+  if (runId === undefined || status.head === undefined) return { branch: status.branch ?? null, runId: runId ?? null, iterations: 0, usage: undefined };
   const commits = await git.loopCommits(loopSubjectPattern(runId));
-  const iterations = commits.filter((commit) => parseCommitSubject(commit.subject)?.runId === runId).length;
-  return { branch: status.branch ?? null, runId, iterations };
+  const numbers = commits.map((commit) => parseCommitSubject(commit.subject)).filter((subject) => subject?.runId === runId).map((subject) => subject!.iteration);
+  return { branch: status.branch ?? null, runId, iterations: numbers.length, usage: await sumIterationUsage(root, runId, numbers) };
 }

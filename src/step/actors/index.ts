@@ -1,5 +1,6 @@
 // The wiring: the real actors of the iteration machine, each made from the step's dependencies.
 import { gitDir, GitRepo } from "../../adapters/git.js";
+import { withRunnerJust } from "../../adapters/just-bin.js";
 import { repositoryState } from "../../adapters/runner-state.js";
 import { secretValues } from "../../core/text-limits.js";
 import type { ActorDeps, StepDeps } from "../deps.js";
@@ -17,7 +18,9 @@ import { runGuardActor } from "./run-guard.js";
 export async function createStepActors(step: StepDeps) {
   const dir = await gitDir(step.root);
   const state = repositoryState(step.env, dir);
-  const deps: ActorDeps = { ...step, gitDir: dir, state, git: GitRepo.forStep(step.root, dir, state.index), secrets: secretValues(step.env) };
+  // The runner's own `just` first on PATH, for the guard's lookup, the agent and the guard alike.
+  const env = withRunnerJust(step.env);
+  const deps: ActorDeps = { ...step, env, gitDir: dir, state, git: GitRepo.forStep(step.root, dir, state.index), secrets: secretValues(step.env) };
   return {
     deps,
     actors: {

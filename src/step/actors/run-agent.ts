@@ -1,10 +1,16 @@
 // Step 5, a fresh agent session: the executor of `[executor] kind`, the prompt on stdin and the
 // RUNNER_* environment (CONTRACT §6), within the iteration's budget (which starts now and is
-// shared with the guard: the deadline is part of what this actor reports).
+// shared with the guard: the deadline is part of what this actor reports). The runner's own `just`
+// comes first on the agent's PATH, so the agent can run the guard itself. What the agent's event
+// stream said (usage, session, its own error, a limit) is reported with how it ended; an agent that
+// failed without an answer is reported with its own words (src/core/agent-failure.ts).
 import { fromPromise } from "xstate";
 import { executorFor } from "../../adapters/executors/registry.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { recordContainment } from "../../adapters/journal.js";
+import { readOptional } from "../../adapters/project-files.js";
+import { agentFailure } from "../../core/agent-failure.js";
+import { parseAgentOutput } from "../../core/agent-output.js";
 import type { AgentRunFacts } from "../../core/step-facts.js";
 import { redactSecrets } from "../../core/text-limits.js";
 import type { AgentRequest } from "../../../machines/iteration-types.js";
@@ -15,9 +21,10 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
     const log = new IterationLog(root, input.runId, input.iteration, secrets);
     const deadlineMs = now() + input.config.limits.iterationTimeoutSeconds * 1000;
     onProgress?.({ type: "phase", phase: "agent", iteration: input.iteration, nodeId: input.nodeId, title: input.title });
-    const result = await executorFor(input.config.executor.kind).run({
+    const executor = input.config.executor;
+    const result = await executorFor(executor.kind).run({
       root,
-      config: input.config.executor,
+      config: executor,
       prompt: input.prompt,
       promptFile: log.file("prompt.md"),
       outputFile: log.file("output.json"),
@@ -31,14 +38,23 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
         RUNNER_STEP_KIND: input.stepKind,
         RUNNER_REPO_ROOT: root,
       },
+      guardCommand: input.config.guard.command,
       deadlineMs,
       logFile: log.file("executor.log"),
       capBytes: input.config.limits.outputCapBytes,
       secrets,
+      now,
       abortSignal,
       onOutput: (chunk) => onProgress?.({ type: "output", phase: "agent", iteration: input.iteration, text: chunk }),
       onSpawn: (record) => recordContainment(state.journal, record),
     });
+    const session = result.session;
+    const ended = !result.timedOut && !result.aborted && result.spawnError === undefined;
+    // Whether the agent answered decides whether a non-zero exit or its own error is a failure.
+    const answered = ended && parseAgentOutput(await readOptional(log.file("output.json"))).ok;
+    const failure = ended
+      ? agentFailure({ agent: executor.kind === "command" ? (executor.command?.[0] ?? "the agent") : executor.kind, exitCode: result.exitCode, ownError: session?.error, answered, stderrTail: result.stderrTail })
+      : undefined;
     return {
       exitCode: result.exitCode,
       timedOut: result.timedOut,
@@ -47,6 +63,12 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
       durationMs: result.durationMs,
       argv: result.argv.map((arg) => redactSecrets(arg, secrets)),
       deadlineMs,
+      ...(failure !== undefined ? { failure } : {}),
+      ...(session?.error !== undefined ? { ownError: session.error } : {}),
+      ...(session?.usage !== undefined ? { usage: session.usage } : {}),
+      ...(session?.limit !== undefined ? { limit: session.limit } : {}),
+      ...(session?.sessionId !== undefined ? { sessionId: session.sessionId } : {}),
+      ...(result.isolation !== undefined ? { isolation: result.isolation } : {}),
     };
   });
 }

@@ -1,6 +1,7 @@
 // Step 8, the guard (`just ci` by default), run in the repository root within what is left of the
-// iteration's budget; with `[guard] isolation = "worktree"`, in a clean checkout of exactly what the
-// iteration will commit (after the guard's setup command), for proof that the committed content passes.
+// iteration's budget, with the runner's own `just` first on its PATH (as the agent had it); with
+// `[guard] isolation = "worktree"`, in a clean checkout of exactly what the iteration will commit
+// (after the guard's setup command), for proof that the committed content passes.
 import { fromPromise } from "xstate";
 import { candidateCommit, cleanRunResult, runInCleanCheckout } from "../../adapters/clean-checkout.js";
 import { IterationLog } from "../../adapters/iteration-log.js";

@@ -1,0 +1,28 @@
+// An iteration's usage as its local meta.json recorded it (absent for an iteration run elsewhere,
+// or by an agent that reports none): for the `run` summary, `runner log` and `runner status`.
+import path from "node:path";
+import { addUsage, usageFromMeta, type UsageTotals } from "../core/agent-usage.js";
+import { iterationDir } from "../core/layout.js";
+import { readOptional } from "./project-files.js";
+
+/** meta.json of an iteration, parsed; undefined when it is missing or not JSON. */
+export async function readIterationMeta(root: string, runId: string, iteration: number): Promise<Record<string, unknown> | undefined> {
+  const text = await readOptional(path.join(root, ...`${iterationDir(runId, iteration)}/meta.json`.split("/"))).catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function readIterationUsage(root: string, runId: string, iteration: number): Promise<UsageTotals | undefined> {
+  return usageFromMeta((await readIterationMeta(root, runId, iteration))?.usage);
+}
+
+/** The usage of the given iterations summed; undefined when none recorded any. */
+export async function sumIterationUsage(root: string, runId: string, iterations: readonly number[]): Promise<UsageTotals | undefined> {
+  const all = await Promise.all(iterations.map((iteration) => readIterationUsage(root, runId, iteration)));
+  return all.reduce<UsageTotals | undefined>((sum, usage) => addUsage(sum, usage), undefined);
+}

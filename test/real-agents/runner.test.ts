@@ -1,0 +1,312 @@
+// The runner with the real Codex CLI and Claude Code (pinned in versions.json, installed outside
+// node_modules by scripts/install-test-agents.mjs) against the scripted model servers, in real git
+// repositories, through the built binary: `codex` and `claude` are on PATH as a user's install puts
+// them, each with its default sandbox / permission settings, an empty HOME, and the mock's address
+// and key in the environment (Codex: a custom provider in [executor] config_overrides).
+//
+// The scripted model works through the project's own tools: `node act.mjs …` (committed) edits the
+// tree or writes a leaf's file, then the agent runs `just ci` itself; the guard (`just ci`, the
+// runner's own `just`) records every run in CHECK_LOG (who ran it: the agent, whose environment has
+// RUNNER_OUTPUT_FILE, or the guard) and fails while a leaf's file is wrong.
+import { execa } from "execa";
+import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync } from "node:fs";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { installTestAgents } from "../../scripts/install-test-agents.mjs";
+import { documentedFlags } from "../helpers/fake-agents.js";
+import { startMockAnthropic } from "../helpers/mock-anthropic.js";
+import type { MockServerHandle, ModelTurn } from "../helpers/mock-model-script.js";
+import { codexMockProviderArgs, startMockOpenAI } from "../helpers/mock-openai.js";
+import { CONFIG_FILE, scenario, subject, type Scenario } from "../helpers/scenario.js";
+import { PROJECT_ROOT, node, tempDir, tree, writeFiles } from "../helpers/sandbox.js";
+
+type Agent = "codex" | "claude";
+
+let agents: Record<Agent, string>;
+let agentBin: string;
+const servers: MockServerHandle[] = [];
+
+beforeAll(() => {
+  agents = installTestAgents({ log: (line: string) => console.log(line) }) as Record<Agent, string>;
+  // `codex` and `claude` on PATH, as `npm i -g` puts them.
+  agentBin = tempDir("runner-agent-bin-");
+  for (const agent of ["codex", "claude"] as const) symlinkSync(agents[agent], path.join(agentBin, agent));
+}, 10 * 60_000);
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+afterAll(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+/** The native `just` of the rust-just package the runner was installed with (its platform package's bin/). */
+const JUST_BIN = path.join(PROJECT_ROOT, "node_modules", `rust-just-${process.platform}-${process.arch}`, "bin");
+
+/** The guard (`just ci` runs it): every src/<id>.txt must say `ok <id>`; each run is logged with who ran it and which `just` PATH finds. */
+const CHECK = String.raw`import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
+const justDir = (process.env.PATH ?? "").split(":").find((dir) => dir && existsSync(dir + "/just")) ?? null;
+const files = existsSync("src") ? readdirSync("src").filter((f) => f.endsWith(".txt")) : [];
+const bad = files.filter((f) => readFileSync("src/" + f, "utf8") !== "ok " + f.slice(0, -4) + "\n");
+const who = process.env.RUNNER_OUTPUT_FILE ? "agent" : "guard";
+appendFileSync(process.env.CHECK_LOG, JSON.stringify({ who, iteration: Number(process.env.RUNNER_ITERATION), ok: bad.length === 0, justDir }) + "\n");
+if (bad.length > 0) { console.error("wrong content: " + bad.join(", ")); process.exit(1); }
+console.log("ci ok: " + files.length + " file(s)");
+`;
+
+/** The scripted model's hands: `node act.mjs decompose` splits the root into a, b, c; `node act.mjs write <id> ok|bad`. */
+const ACT = String.raw`import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+const [what, id, quality] = process.argv.slice(2);
+if (what === "decompose") {
+  const file = ".runner/state/tree.json";
+  const tree = JSON.parse(readFileSync(file, "utf8"));
+  tree.root.children = ["a", "b", "c"].map((leaf, order) => ({ id: leaf, order, title: "Leaf " + leaf, goal: "src/" + leaf + ".txt says ok " + leaf,
+    acceptance: ["just ci passes"], passes: false, attempts: 0, max_attempts: 3, children: [] }));
+  writeFileSync(file, JSON.stringify(tree, null, 2) + "\n");
+  console.log("split root into a, b, c");
+} else {
+  mkdirSync("src", { recursive: true });
+  writeFileSync("src/" + id + ".txt", (quality === "bad" ? "not yet " : "ok ") + id + "\n");
+  console.log("wrote src/" + id + ".txt");
+}
+`;
+
+/**
+ * The model of the three-leaf run, per conversation: the root is decomposed; each leaf gets its file
+ * written and `just ci` run by the agent; leaf b's first attempt writes a wrong file (the guard fails
+ * once, the runner retries it).
+ */
+function threeLeafModel(): (conversation: string) => ModelTurn[] {
+  const scripts = new Map<string, ModelTurn[]>();
+  return (conversation) => {
+    const nodeId = /Your task: node `([^`]+)`/.exec(conversation)?.[1] ?? "?";
+    const attempts = Number(/Attempts used: (\d+) of/.exec(conversation)?.[1] ?? "0");
+    const key = `${nodeId}/${attempts}`;
+    if (!scripts.has(key)) {
+      scripts.set(
+        key,
+        nodeId === "root"
+          ? [{ kind: "shell", command: "node act.mjs decompose" }, { kind: "final", answer: { status: "decomposed", summary: "Split root into a, b, c" } }]
+          : [
+              { kind: "shell", command: `node act.mjs write ${nodeId} ${nodeId === "b" && attempts === 0 ? "bad" : "ok"}` },
+              { kind: "shell", command: "just ci" },
+              { kind: "final", answer: { status: "done", summary: `Wrote src/${nodeId}.txt and ran just ci` } },
+            ],
+      );
+    }
+    return scripts.get(key)!;
+  };
+}
+
+async function mockFor(agent: Agent, script: ModelTurn[] | ((conversation: string) => ModelTurn[])): Promise<MockServerHandle> {
+  const server = await (agent === "codex" ? startMockOpenAI({ script }) : startMockAnthropic({ script }));
+  servers.push(server);
+  return server;
+}
+
+const toml = (values: string[]) => `[${values.map((value) => JSON.stringify(value)).join(", ")}]`;
+
+/** A repository on run branch `runId` whose executor is the real `agent`, pointed at `mock`. */
+async function agentRepo(
+  agent: Agent,
+  runId: string,
+  mock: MockServerHandle,
+  options: { timeoutSeconds?: number; env?: Record<string, string>; tree?: ReturnType<typeof tree>; executor?: string[]; providerRetries?: number } = {},
+): Promise<{ s: Scenario; checkLog: string }> {
+  const home = tempDir(`runner-${agent}-home-`);
+  mkdirSync(path.join(home, ".codex"));
+  mkdirSync(path.join(home, ".claude"));
+  const checkLog = path.join(tempDir("runner-check-log-"), "check.jsonl");
+  const env: Record<string, string> = {
+    PATH: `${agentBin}${path.delimiter}${process.env.PATH ?? ""}`,
+    HOME: home,
+    CHECK_LOG: checkLog,
+    ...(agent === "codex"
+      ? { CODEX_HOME: path.join(home, ".codex"), MOCK_OPENAI_API_KEY: "sk-mock-codex-key-123" }
+      : { CLAUDE_CONFIG_DIR: path.join(home, ".claude"), ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_API_KEY: "sk-ant-mock-claude-key-123" }),
+    ...options.env,
+  };
+  const s = await scenario({ runId, start: false, tree: options.tree ?? tree(node("root", { title: "Three files", goal: "src/a.txt, src/b.txt and src/c.txt say ok" })), env, files: { justfile: "ci:\n    node check.mjs\n", "check.mjs": CHECK, "act.mjs": ACT } });
+  for (const name of ["ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "OPENAI_API_KEY", "CODEX_API_KEY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "IS_SANDBOX"]) delete s.env[name];
+  // The guard is the default, `just ci`; Codex reaches the mock through a custom provider, Claude
+  // through ANTHROPIC_BASE_URL. Claude may also run the project's act.mjs (the user's own rule).
+  const executor =
+    options.executor ??
+    (agent === "codex"
+      ? ['kind = "codex"', `config_overrides = ${toml(codexMockProviderArgs(mock.url, { requestMaxRetries: options.providerRetries, streamMaxRetries: options.providerRetries }).filter((arg) => arg !== "-c"))}`]
+      : ['kind = "claude"', `allowed_tools = ${toml(["Bash(node act.mjs:*)"])}`]);
+  writeFiles(s.dir, { [CONFIG_FILE]: ["[executor]", ...executor, "", "[limits]", `iteration_timeout_seconds = ${options.timeoutSeconds ?? 120}`, ""].join("\n") });
+  await s.git(["commit", "-q", "-am", `use ${agent}`]);
+  const start = await s.runner(["start", "--run-id", runId]);
+  expect(start.stderr).toBe("");
+  return { s, checkLog };
+}
+
+interface CheckRun {
+  who: string;
+  iteration: number;
+  ok: boolean;
+  /** The PATH folder `just` was found in. */
+  justDir: string | null;
+}
+
+function checkRuns(checkLog: string): CheckRun[] {
+  if (!existsSync(checkLog)) return [];
+  return readFileSync(checkLog, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as CheckRun);
+}
+
+/** Processes (other than zombies) that run with this repository's agent environment. */
+function processesOf(repo: string): number[] {
+  const marker = `RUNNER_REPO_ROOT=${repo}\0`;
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/environ`, "latin1").includes(marker)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") pids.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return pids;
+}
+
+for (const agent of ["codex", "claude"] as const) {
+  describe(`runner with the real ${agent}`, () => {
+    it("`runner run` drives a three-leaf tree to passes=true: a decomposition that edits the tree, `just ci` run by the agent and by the guard, one guard failure and a retry, usage recorded", async () => {
+      const mock = await mockFor(agent, threeLeafModel());
+      const { s, checkLog } = await agentRepo(agent, `${agent}-run`, mock);
+      const started = Date.now();
+      const run = await s.runner(["run"]);
+      console.log(`${agent}: runner run of 5 iterations in ${Date.now() - started} ms`);
+      expect(run.stderr).toBe("");
+      expect(run.exitCode).toBe(0);
+      expect(await s.subjects()).toEqual([
+        subject(s.runId, 1, "root", "decompose", "skipped"),
+        subject(s.runId, 2, "a", "execute", "pass"),
+        subject(s.runId, 3, "b", "execute", "fail"),
+        subject(s.runId, 4, "b", "execute", "pass"),
+        subject(s.runId, 5, "c", "execute", "pass"),
+      ]);
+      const root = s.readTree().root;
+      expect(root.passes).toBe(true);
+      expect(root.children.map((child) => [child.id, child.passes, child.attempts])).toEqual([["a", true, 0], ["b", true, 1], ["c", true, 0]]);
+      expect(await s.git(["status", "--porcelain"])).toBe("");
+
+      // `just ci` ran inside the agent's session (the runner's `just` first on its PATH), then as the guard.
+      const runs = checkRuns(checkLog);
+      expect(runs.map((r) => `${r.iteration} ${r.who} ${r.ok ? "pass" : "fail"}`)).toEqual([
+        "2 agent pass", "2 guard pass", "3 agent fail", "3 guard fail", "4 agent pass", "4 guard pass", "5 agent pass", "5 guard pass",
+      ]);
+      for (const r of runs) expect(r.justDir).toBe(JUST_BIN);
+
+      // Usage per iteration in meta.json, summed in the summary.
+      for (let iteration = 1; iteration <= 5; iteration++) {
+        const meta = s.meta(iteration);
+        expect(meta.usage, `iteration ${iteration}`).toMatchObject({ input_tokens: expect.any(Number), output_tokens: expect.any(Number) });
+        expect((meta.usage as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
+        expect(meta.executor).toMatchObject({ exit_code: 0, error: null, session_id: expect.any(String), isolation: "user" });
+        if (agent === "claude") expect((meta.usage as { cost_usd: number }).cost_usd).toBeGreaterThan(0);
+        else expect(meta.usage).toMatchObject({ cost_usd: null, reasoning_tokens: expect.any(Number), codex: { thread_id: expect.any(String) } });
+      }
+      expect(run.stdout).toMatch(/\nusage: tokens [\d,]+ in \([\d,]+ cached\), [\d,]+ out/);
+      if (agent === "claude") expect(run.stdout).toMatch(/; cost \$\d+\.\d{4}$/m);
+      // The secret key never reaches what the runner writes.
+      const key = agent === "codex" ? "sk-mock-codex-key-123" : "sk-ant-mock-claude-key-123";
+      for (let iteration = 1; iteration <= 5; iteration++) {
+        for (const file of readdirSync(path.join(s.dir, s.iterFile(iteration, "")))) {
+          expect(readFileSync(path.join(s.dir, s.iterFile(iteration, file)), "utf8"), file).not.toContain(key);
+        }
+      }
+    });
+
+    it("a 401 from the model API is reported within seconds of the agent's exit, in the agent's own words", async () => {
+      const mock = await mockFor(agent, [{ kind: "error", status: 401 }]);
+      // Claude Code retries a 401 up to 10 times over minutes by default, Codex reconnects 5 times
+      // (6.5 s; binaries.test.ts shows both): one retry, and none, are enough here.
+      const { s } = await agentRepo(agent, `${agent}-401`, mock, agent === "claude" ? { env: { CLAUDE_CODE_MAX_RETRIES: "1" } } : { providerRetries: 0 });
+      const step = await s.step();
+      expect(step.exitCode).toBe(1);
+      const own = agent === "codex" ? "codex failed (exit code 1): unexpected status 401 Unauthorized: Incorrect API key provided" : "claude failed (exit code 1): Invalid API key · Fix external API key (API status 401)";
+      expect(step.stderr).toContain(`Iteration 1 ended in a runner error: ${own}`);
+      expect(step.stderr).not.toMatch(/output file|not valid JSON/);
+      const meta = s.meta(1);
+      expect(meta.executor).toMatchObject({ exit_code: 1, error: expect.stringContaining(own) });
+      expect((await s.runner(["log", "--iteration", "1"])).stdout).toContain(`runner_error: other: ${own}`);
+      const durations = meta.durations;
+      expect(durations.total_ms - durations.agent_ms).toBeLessThan(5_000);
+      console.log(`${agent}: 401 reported, agent ${durations.agent_ms} ms, step ${durations.total_ms} ms`);
+    });
+
+    it("a model that hangs: the agent is killed at the deadline, nothing of it is left, the timeout is a runner error", async () => {
+      const mock = await mockFor(agent, [{ kind: "hang", mode: agent === "codex" ? "mid-stream" : "no-response" }]);
+      const { s } = await agentRepo(agent, `${agent}-hang`, mock, { timeoutSeconds: 5 });
+      const step = await s.step();
+      expect(step.exitCode).toBe(1);
+      expect(step.stderr).toContain("Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of 5 s and was killed");
+      expect(mock.requests.some((request) => request.path === (agent === "codex" ? "/v1/responses" : "/v1/messages"))).toBe(true);
+      expect(s.meta(1).executor).toMatchObject({ timed_out: true });
+      expect(processesOf(realpathSync(s.dir))).toEqual([]);
+    });
+
+    it("a rate or usage limit is recorded as a fact of the run in meta.json", async () => {
+      const resetsAt = Math.floor(Date.now() / 1000) + 600;
+      const turn: ModelTurn =
+        agent === "codex"
+          ? { kind: "error", status: 429, body: { error: { type: "usage_limit_reached", message: "The usage limit has been reached", plan_type: "plus", resets_at: resetsAt, resets_in_seconds: 600 } } }
+          : { kind: "error", status: 429, headers: { "retry-after": "1" } };
+      const mock = await mockFor(agent, [turn]);
+      const { s } = await agentRepo(agent, `${agent}-limit`, mock, { env: agent === "claude" ? { CLAUDE_CODE_MAX_RETRIES: "0" } : {} });
+      const step = await s.step();
+      expect(step.exitCode).toBe(1);
+      const limit = s.meta(1).limit as { kind: string; resets_at: string | null; message: string };
+      if (agent === "codex") {
+        expect(limit).toMatchObject({ kind: "usage", message: expect.stringMatching(/^You.ve hit your usage limit/) });
+        // Codex states the reset as a local clock time to the minute.
+        expect(Math.abs(Date.parse(limit.resets_at!) - resetsAt * 1000)).toBeLessThan(60_000);
+      } else {
+        expect(limit).toEqual({ kind: "rate", resets_at: null, message: expect.stringMatching(/^API Error: Request rejected \(429\)/) });
+      }
+      expect((await s.runner(["log", "--iteration", "1"])).stdout).toMatch(/\nlimit: (rate|usage) limit/);
+    });
+  });
+}
+
+describe("runner with the real claude: its own limits", () => {
+  it("max_turns reached: the runner error is Claude's own error_max_turns message", async () => {
+    const mock = await mockFor("claude", [{ kind: "shell", command: "just ci" }, { kind: "shell", command: "just ci" }, { kind: "final", answer: { status: "done", summary: "never" } }]);
+    const { s } = await agentRepo("claude", "claude-turns", mock, { executor: ['kind = "claude"', "max_turns = 1"] });
+    const step = await s.step();
+    expect(step.exitCode).toBe(1);
+    expect(step.stderr).toMatch(/Iteration 1 ended in a runner error: claude failed \(exit code 1\): Reached maximum number of turns \(1\)\. /);
+    expect((s.meta(1).executor as { argv: string[] }).argv).toEqual(expect.arrayContaining(["--max-turns", "1"]));
+  });
+});
+
+// The flags the adapters document in their header comment are the ones the pinned binaries know.
+describe("the pinned CLIs' --help lists every flag the adapters pass", () => {
+  async function helpText(agent: Agent, args: string[]): Promise<string> {
+    const home = tempDir("runner-cli-home-");
+    mkdirSync(path.join(home, ".codex"));
+    const help = await execa(agents[agent], args, { reject: false, timeout: 30_000, env: { ...process.env, HOME: home, CODEX_HOME: path.join(home, ".codex"), NO_COLOR: "1" }, stdin: "ignore" });
+    return `${String(help.stdout)}\n${String(help.stderr)}`;
+  }
+  const listed = (text: string, flag: string) => new RegExp(`(^|[\\s,])${flag.replace(/-/g, "\\-")}([\\s,=<]|$)`, "m").test(text);
+
+  it("codex exec --help", async () => {
+    const text = await helpText("codex", ["exec", "--help"]);
+    const flags = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/adapters/executors/codex.ts"), "utf8"), "codex").filter((flag) => flag !== "-");
+    expect(flags.filter((flag) => !listed(text, flag))).toEqual([]);
+    expect(text).toMatch(/read-only.*workspace-write.*danger-full-access/s);
+  });
+
+  it("claude --help", async () => {
+    const text = await helpText("claude", ["--help"]);
+    const flags = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/adapters/executors/claude.ts"), "utf8"), "claude");
+    // --max-turns is accepted in print mode but hidden from --help (docs/agents.md).
+    expect(flags.filter((flag) => flag !== "--max-turns" && !listed(text, flag))).toEqual([]);
+    for (const mode of ["acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"]) expect(text).toContain(mode);
+  });
+});
+
