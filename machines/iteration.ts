@@ -84,6 +84,7 @@ export const iterationMachine = setup({
     promptReady: ({ context }) => context.prompt !== undefined && context.policyProblem === undefined,
     agentStopped: ({ context }) => context.agentVerdict?.kind === "agentStopped",
     agentNotStarted: ({ context }) => context.agentVerdict?.kind === "agentNotStarted",
+    agentFailed: ({ context }) => context.agentVerdict?.kind === "agentFailed",
     agentFinished: ({ context }) => context.agentVerdict?.kind === "agentFinished",
     outputInvalid: ({ context }) => context.result?.kind === "outputInvalid",
     agentTreeInvalid: ({ context }) => context.result?.kind === "agentTreeInvalid",
@@ -268,6 +269,7 @@ export const iterationMachine = setup({
       always: [
         { guard: "agentStopped", target: "recover" },
         { guard: "agentNotStarted", target: "recover" },
+        { guard: "agentFailed", target: "recover" },
         { guard: "agentFinished", target: "reloadTree" },
       ],
     },

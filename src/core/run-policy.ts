@@ -7,11 +7,16 @@ import type { RunnerErrorFact } from "./step-facts.js";
 /** What `runner run` does after an iteration that ended in this runner error. */
 export type ErrorAction = "retry" | "wait" | "stop";
 
-export function afterRunnerError(error: Pick<RunnerErrorFact, "kind">): ErrorAction {
+/** The model API refused the agent's credentials: no retry cures that, a person must log in. */
+const AUTH_FAILURE = /\b401\b|\b403\b|unauthori[sz]ed|invalid (?:api )?key|not logged in|please (?:log|sign) ?in|authentication (?:failed|error)/i;
+
+export function afterRunnerError(error: RunnerErrorFact): ErrorAction {
   switch (error.kind) {
     // Another session may well answer: the agent crashed or its model API failed (5xx, overload,
-    // network), it left no valid answer, or the runner itself was killed mid-iteration.
+    // network) — unless the API refused its credentials —, it left no valid answer, or the runner
+    // itself was killed mid-iteration.
     case "agent_failed":
+      return AUTH_FAILURE.test(error.message) ? "stop" : "retry";
     case "output_parse_error":
     case "runner_stopped":
       return "retry";

@@ -132,15 +132,15 @@ function stoppedError(who: "agent" | "guard", facts: ProcessFacts, timeoutSecond
   return { kind: "executor_timeout", message: `the ${who} did not finish within the iteration budget of ${timeoutSeconds} s and was killed` };
 }
 
-export type AgentRunVerdict = { kind: "agentStopped" | "agentNotStarted"; runnerError: RunnerErrorFact } | { kind: "agentFinished" };
+export type AgentRunVerdict = { kind: "agentStopped" | "agentNotStarted" | "agentFailed"; runnerError: RunnerErrorFact } | { kind: "agentFinished" };
 
 export function judgeAgentRun(facts: AgentRunFacts, timeoutSeconds: number): AgentRunVerdict {
   if (facts.timedOut || facts.aborted) return { kind: "agentStopped", runnerError: stoppedError("agent", facts, timeoutSeconds) };
   if (facts.spawnError !== undefined) return { kind: "agentNotStarted", runnerError: { kind: "other", message: facts.spawnError } };
   // The agent ended without an answer and said why (its own error, or its exit status and stderr):
-  // that is the runner error, not "no output file". It stopped on its own, so it goes where a stopped
-  // agent goes (the machine has no branch of its own for it yet).
-  if (facts.failure !== undefined) return { kind: "agentStopped", runnerError: { kind: "other", message: facts.failure } };
+  // that is the runner error, not "no output file". A rate or usage limit is told apart: `runner run`
+  // waits for it to reset; another failure (a crash, the model API's 5xx) it retries.
+  if (facts.failure !== undefined) return { kind: "agentFailed", runnerError: { kind: facts.limit ? "agent_limit" : "agent_failed", message: facts.failure } };
   return { kind: "agentFinished" };
 }
 

@@ -202,7 +202,7 @@ sandbox = "danger-full-access"`,
     expect(step.stderr).not.toMatch(/output file|not valid JSON/);
     expect(s.meta(1).executor).toMatchObject({ exit_code: 1, error: sentence });
     const log = await s.runner(["log", "--iteration", "1"]);
-    expect(log.stdout).toContain(`runner_error: other: ${sentence}`);
+    expect(log.stdout).toContain(`runner_error: agent_failed: ${sentence}`);
     expect(JSON.stringify(s.meta(1))).not.toContain(SECRET);
   });
 });
@@ -333,7 +333,7 @@ describe("the Claude adapter: isolation, budgets, failures, root", () => {
     expect(step.stderr).toContain(`Iteration 1 ended in a runner error: ${sentence}.`);
     expect(step.stderr).not.toMatch(/output file|not valid JSON/);
     expect(s.meta(1).executor).toMatchObject({ exit_code: 1, error: sentence, session_id: "8e5c3c2e" });
-    expect((await s.runner(["log", "--iteration", "1"])).stdout).toContain(`runner_error: other: ${sentence}`);
+    expect((await s.runner(["log", "--iteration", "1"])).stdout).toContain(`runner_error: agent_failed: ${sentence}`);
   });
 
   it.runIf(process.getuid?.() === 0)("bypassPermissions as root without IS_SANDBOX=1: one sentence saying so, and Claude is not started", async () => {

@@ -284,6 +284,13 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
   },
   "repairTree:done": (): PromptFacts => ({ prompt: "the repair prompt", allowedWritePaths: undefined }),
   "execute:always:agentStopped": ({ pick }) => agentRun(pick([{ exitCode: undefined, timedOut: true }, { exitCode: undefined, aborted: true }])),
+  "execute:always:agentFailed": ({ pick }) =>
+    agentRun(
+      pick<Partial<AgentRunFacts>>([
+        { exitCode: 1, failure: "codex failed (exit code 1): unexpected status 503 Service Unavailable" },
+        { exitCode: 1, failure: "claude failed (exit code 1): You've hit your limit · resets 3pm", limit: { kind: "usage", resetsAt: "2026-11-22T15:00:00.000Z", message: "You've hit your limit · resets 3pm" } },
+      ]),
+    ),
   "execute:always:agentNotStarted": () => agentRun({ exitCode: undefined, spawnError: 'cannot start "nope": no such program (ENOENT)' }),
   "execute:always:agentFinished": ({ pick }) => agentRun(pick([{ exitCode: 0 }, { exitCode: 3 }])),
   "reloadTree:always:outputInvalid": ({ world, pick }) =>
@@ -494,6 +501,7 @@ function expectRunnerOwnedKept(previous: TaskTree, next: TaskTree, except: strin
 function runnerErrorKinds(edge: ModelEdge): string[] {
   if (edge.guard === "agentStopped" || edge.guard === "guardStopped") return ["executor_timeout", "interrupted"];
   if (edge.guard === "outputInvalid") return ["output_parse_error"];
+  if (edge.guard === "agentFailed") return ["agent_failed", "agent_limit"];
   if (edge.from === "guard") return ["guard_error"];
   return ["other"];
 }

@@ -138,7 +138,7 @@ function recipeFor(p: ModelPath): Recipe {
     recipe.evidence.push({ edge, check, readsOutcome });
 
   if (has("safetyCheck:always:wasInterrupted")) recipe.agentRuns = "earlier";
-  else if (has("execute:always:agentFinished") || has("execute:always:agentStopped")) recipe.agentRuns = "step";
+  else if (has("execute:always:agentFinished") || has("execute:always:agentStopped") || has("execute:always:agentFailed")) recipe.agentRuns = "step";
   // Reading the tree file fails only if the agent made it a folder; then every later read and write fails too.
   recipe.treeFolder = has("reloadTree:error") || has("recover:error") || has("persist:error");
   if (recipe.treeFolder) {
@@ -244,6 +244,11 @@ function recipeFor(p: ModelPath): Recipe {
         setOption(recipe, "timeoutSeconds", 2);
         agent({ write: { "src/a.txt": "half\n" }, status: "done", sleep: 60 });
         evidence(edge.key, runnerError("executor_timeout", /agent did not finish within the iteration budget/));
+        break;
+      case "execute:always:agentFailed":
+        // It crashed (or its model API failed) and gave no answer: its exit status and stderr say why.
+        agent({ write: { "src/a.txt": "half\n" }, printErr: "error: the model API answered 503 (overloaded)", exit: 1 });
+        evidence(edge.key, runnerError("agent_failed", /exited with code 1: error: the model API answered 503 \(overloaded\)/));
         break;
       case "execute:always:agentNotStarted":
         setOption(recipe, "executor", ["/nonexistent/agent-program"]);
