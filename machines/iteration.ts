@@ -70,6 +70,7 @@ export const iterationMachine = setup({
     wasInterrupted: ({ context }) => context.safety?.kind === "interrupted",
     repositorySafe: ({ context }) => context.safety?.kind === "safe",
     configInvalid: ({ context }) => context.load?.kind === "configInvalid",
+    preflightFailed: ({ context }) => context.load?.kind === "preflightFailed",
     treeMissing: ({ context }) => context.load?.kind === "treeMissing",
     repairsExhausted: ({ context }) => context.load?.kind === "repairsExhausted",
     noValidTreeInHistory: ({ context }) => context.load?.kind === "noValidTreeInHistory",
@@ -183,6 +184,7 @@ export const iterationMachine = setup({
       },
       always: [
         { guard: "configInvalid", target: "refused" },
+        { guard: "preflightFailed", target: "refused" },
         { guard: "treeMissing", target: "refused" },
         { guard: "noValidTreeInHistory", target: "refused" },
         { guard: "repairsExhausted", target: "failed" },

@@ -90,7 +90,8 @@ const PROBE_MS = 5_000;
 const KILL_WITHIN_MS = 3_000;
 
 // The child enters the cgroup before it execs the program, so nothing it starts can be outside.
-const ENTER_CGROUP = '{ echo $$ > "$0/cgroup.procs"; } 2>/dev/null || { echo "runner: cannot enter the cgroup $0" >&2; exit 125; }; exec "$@"';
+// (sh's $0 is "runner", which names the shell in its own messages; the cgroup comes as $1)
+const ENTER_CGROUP = 'G=$1; shift; { echo $$ > "$G/cgroup.procs"; } 2>/dev/null || { echo "runner: cannot enter the cgroup $G" >&2; exit 125; }; exec "$@"';
 // Run by sh after `unshare --pid` (sh itself stays outside; its next children are inside): the
 // first child becomes the namespace's init, a holder that gets SIGKILL when sh — by then the exec'd
 // `unshare --fork` that waits for the program — exits. That unshare is outside the namespace and
@@ -189,7 +190,7 @@ export async function containedStart(method: ContainmentMethod | "auto", argv: s
         // The hierarchy changed since the probe: the next method still contains the run.
         return containedStart("scan", argv, env);
       }
-      return start(deathSignal([sh!, "-c", ENTER_CGROUP, cgroup, ...argv]), cgroup);
+      return start(deathSignal([sh!, "-c", ENTER_CGROUP, "runner", cgroup, ...argv]), cgroup);
     }
     case "pid-namespace":
       return start(pidNamespaceArgv(argv, probe.userNamespace === true));

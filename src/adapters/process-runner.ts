@@ -18,7 +18,7 @@ import { StreamRedactor } from "../core/stream-redactor.js";
 import { openSafely } from "./safe-files.js";
 import { truncateForAgent } from "../core/text-limits.js";
 import { containedStart, containmentRecord, discardStart, endContainedRun, killLeftoversNow, type ContainedStart, type ContainmentMethod, type ContainmentRecord } from "./containment.js";
-import { programProblem } from "./program-path.js";
+import { interpreterProblem, programProblem, resolveProgram } from "./program-path.js";
 
 export interface ProcessRequest {
   /** argv[0] is the program, looked up on PATH. */
@@ -127,6 +127,12 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
       const problem = programProblem(program, request.env, request.cwd);
       if (problem !== undefined) {
         const spawnError = describeSpawnError(program, problem);
+        return notStarted({ spawnError }, spawnError);
+      }
+      const file = resolveProgram(program, request.env, request.cwd);
+      const interpreter = file === undefined ? undefined : interpreterProblem(file);
+      if (interpreter !== undefined) {
+        const spawnError = `cannot start ${JSON.stringify(program)}: its interpreter ${JSON.stringify(interpreter)} (its #! line) does not exist`;
         return notStarted({ spawnError }, spawnError);
       }
       try {

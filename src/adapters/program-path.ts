@@ -2,7 +2,7 @@
 // started behind a containment wrapper: the wrapper would start fine and only its exec of the
 // program would fail, so "not found" and "not executable" are checked here to report them as
 // clearly as a direct spawn does.
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, closeSync, constants, openSync, readSync, statSync } from "node:fs";
 import path from "node:path";
 
 /** What execvp uses when PATH is not set (glibc's confstr(_CS_PATH)). */
@@ -20,6 +20,43 @@ export function programProblem(program: string, env: Record<string, string>, cwd
     if (found === "EACCES") problem = "EACCES";
   }
   return problem;
+}
+
+/** The file execvp would run for `program`, if there is one it may execute. */
+export function resolveProgram(program: string, env: Record<string, string>, cwd: string): string | undefined {
+  if (program.includes("/")) {
+    const file = path.resolve(cwd, program);
+    return fileProblem(file) === undefined ? file : undefined;
+  }
+  for (const dir of (env.PATH ?? DEFAULT_PATH).split(":")) {
+    const file = path.resolve(cwd, dir === "" ? "." : dir, program);
+    if (fileProblem(file) === undefined) return file;
+  }
+  return undefined;
+}
+
+/**
+ * A script's interpreter (its `#!` line) that cannot be executed: the kernel then refuses the
+ * script with ENOENT, which a shell reports as the script itself "not found". Undefined when the
+ * file is no script or its interpreter is there (`#!/usr/bin/env x`: env is checked, not x).
+ */
+export function interpreterProblem(file: string): string | undefined {
+  let head = "";
+  try {
+    const fd = openSync(file, "r");
+    try {
+      const buffer = Buffer.alloc(256);
+      head = buffer.subarray(0, readSync(fd, buffer, 0, 256, 0)).toString("latin1");
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  if (!head.startsWith("#!")) return undefined;
+  const interpreter = head.slice(2).split("\n")[0]!.trim().split(/\s+/)[0] ?? "";
+  if (!interpreter.startsWith("/")) return undefined;
+  return fileProblem(interpreter) === undefined ? undefined : interpreter;
 }
 
 function fileProblem(file: string): "ENOENT" | "EACCES" | undefined {

@@ -40,6 +40,12 @@ export const COMMANDS = [
     load: () => import("./commands/status.js"),
   }),
   command({
+    name: "doctor",
+    describe: "Check everything a run needs before anything is spent: config, tree, the agent's and the guard's programs, the guard's recipe",
+    options: { json },
+    load: () => import("./commands/doctor.js"),
+  }),
+  command({
     name: "start",
     describe: "Create and check out the run branch runner/<id> (clean working tree required)",
     options: {

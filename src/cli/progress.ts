@@ -4,16 +4,19 @@
 // src/core/agent-events.ts); otherwise one plain line per iteration; with --json one event object
 // per line. The summary adds the run's tokens and cost.
 import { STATUS_PREFIX } from "../core/agent-events.js";
-import { describeUsage, totalsOf } from "../core/agent-usage.js";
-import type { RunSummary } from "../run/run-loop.js";
+import { describeUsage } from "../core/agent-usage.js";
+import type { RunNotice, RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";
 import type { ProgressEvent } from "../step/deps.js";
 import { EXIT } from "../exit-codes.js";
-import { describeIteration, stepJson } from "./commands/step.js";
+import { describeIteration } from "./commands/step.js";
+import { iterationEvent, noticeEvent, summaryEvent } from "./run-events.js";
 
 export interface ProgressView {
   progress(event: ProgressEvent): void;
   step(result: StepResult): void;
+  /** A wait (a retry's backoff, a limit's reset) or a stuck leaf. */
+  notice(notice: RunNotice, runId: string | undefined): void;
   summary(summary: RunSummary): void;
   close(): void;
 }
@@ -30,7 +33,7 @@ function seconds(ms: number): string {
  */
 export function summaryLines(summary: RunSummary): string[] {
   const counts = [
-    `${summary.iterations} iteration${summary.iterations === 1 ? "" : "s"}, ${summary.passes} passed, ${summary.failures} failed; time: agent ${seconds(summary.agentMs)}, guard ${seconds(summary.guardMs)}, runner ${seconds(summary.runnerMs)} (total ${seconds(summary.totalMs)})`,
+    `${summary.iterations} iteration${summary.iterations === 1 ? "" : "s"}, ${summary.passes} passed, ${summary.failures} failed; time: agent ${seconds(summary.agentMs)}, guard ${seconds(summary.guardMs)}${summary.waitMs > 0 ? `, waiting ${seconds(summary.waitMs)}` : ""}, runner ${seconds(summary.runnerMs)} (total ${seconds(summary.totalMs)})`,
     ...(summary.usage ? [`usage: ${describeUsage(summary.usage)}`] : []),
   ];
   if (summary.exitCode === EXIT.ok || summary.exitCode === EXIT.stoppedEarly) return [summary.reason, ...counts];
@@ -40,29 +43,19 @@ export function summaryLines(summary: RunSummary): string[] {
 
 /** One JSON object per line on stdout. */
 export function jsonView(write: (line: string) => void, now: () => number): ProgressView {
-  const emit = (value: object) => write(`${JSON.stringify({ ...value, time: new Date(now()).toISOString() })}\n`);
+  const emit = (value: object) => write(`${JSON.stringify(value)}\n`);
   return {
     progress(event) {
-      if (event.type === "phase") emit({ type: "phase", phase: event.phase, iteration: event.iteration ?? null, node_id: event.nodeId ?? null });
+      if (event.type === "phase") emit({ type: "phase", phase: event.phase, iteration: event.iteration ?? null, node_id: event.nodeId ?? null, time: new Date(now()).toISOString() });
     },
     step(result) {
-      emit({ type: "iteration", ...(stepJson(result) as object) });
+      emit(iterationEvent(result, now()));
+    },
+    notice(notice, runId) {
+      emit(noticeEvent(notice, runId, now()));
     },
     summary(summary) {
-      emit({
-        type: "summary",
-        exit_code: summary.exitCode,
-        reason: summary.reason,
-        run_id: summary.runId ?? null,
-        iterations: summary.iterations,
-        passes: summary.passes,
-        failures: summary.failures,
-        agent_ms: summary.agentMs,
-        guard_ms: summary.guardMs,
-        runner_ms: summary.runnerMs,
-        total_ms: summary.totalMs,
-        usage: summary.usage ? totalsOf(summary.usage) : null,
-      });
+      emit(summaryEvent(summary, now()));
     },
     close() {},
   };
@@ -75,6 +68,9 @@ export function plainView(write: (line: string) => void): ProgressView {
     step(result) {
       const line = describeIteration(result);
       if (line) write(`${line}\n`);
+    },
+    notice(notice) {
+      write(`${notice.message}\n`);
     },
     summary(summary) {
       for (const line of summaryLines(summary)) write(`${line}\n`);
@@ -141,6 +137,15 @@ export function terminalView(stream: NodeJS.WriteStream, now: () => number, runL
       phase = "starting";
       tail = [];
       agentStatus = "";
+    },
+    notice(notice) {
+      erase();
+      stream.write(`${notice.message}\n`);
+      if (notice.type === "wait") {
+        phase = `waiting until ${new Date(notice.until).toLocaleTimeString("en-GB")}`;
+        iterationStart = now();
+      }
+      draw();
     },
     summary(summary) {
       erase();

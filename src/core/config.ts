@@ -22,6 +22,22 @@ export interface ResolvedConfig {
     maxIterations: number;
     outputCapBytes: number;
     maxRepairAttempts: number;
+    /** 0: never stop for it. */
+    maxStalledIterations: number;
+    maxConsecutiveRunnerErrors: number;
+    retryBackoffSeconds: number;
+    maxLimitWaitSeconds: number;
+    /** The budgets of one `runner run` (undefined: none). */
+    maxRunSeconds: number | undefined;
+    maxRunTokens: number | undefined;
+    maxRunCostUsd: number | undefined;
+  };
+  hooks: {
+    onIteration: string[] | undefined;
+    onRunEnd: string[] | undefined;
+    onStuck: string[] | undefined;
+    timeoutSeconds: number;
+    bell: boolean;
   };
 }
 
@@ -38,7 +54,16 @@ export const DEFAULT_LIMITS: ResolvedConfig["limits"] = {
   maxIterations: 50,
   outputCapBytes: 1_048_576,
   maxRepairAttempts: 3,
+  maxStalledIterations: 3,
+  maxConsecutiveRunnerErrors: 3,
+  retryBackoffSeconds: 30,
+  maxLimitWaitSeconds: 6 * 3600,
+  maxRunSeconds: undefined,
+  maxRunTokens: undefined,
+  maxRunCostUsd: undefined,
 };
+
+export const DEFAULT_HOOK_TIMEOUT_SECONDS = 30;
 
 const KIND_KEYS: Record<ExecutorKind, readonly string[]> = {
   command: ["kind", "command"],
@@ -102,6 +127,20 @@ export function resolveConfig(raw: unknown): ConfigResult {
         maxIterations: config.limits?.max_iterations ?? DEFAULT_LIMITS.maxIterations,
         outputCapBytes: config.limits?.output_cap_bytes ?? DEFAULT_LIMITS.outputCapBytes,
         maxRepairAttempts: config.limits?.max_repair_attempts ?? DEFAULT_LIMITS.maxRepairAttempts,
+        maxStalledIterations: config.limits?.max_stalled_iterations ?? DEFAULT_LIMITS.maxStalledIterations,
+        maxConsecutiveRunnerErrors: config.limits?.max_consecutive_runner_errors ?? DEFAULT_LIMITS.maxConsecutiveRunnerErrors,
+        retryBackoffSeconds: config.limits?.retry_backoff_seconds ?? DEFAULT_LIMITS.retryBackoffSeconds,
+        maxLimitWaitSeconds: config.limits?.max_limit_wait_seconds ?? DEFAULT_LIMITS.maxLimitWaitSeconds,
+        maxRunSeconds: config.limits?.max_run_seconds,
+        maxRunTokens: config.limits?.max_run_tokens,
+        maxRunCostUsd: config.limits?.max_run_cost_usd,
+      },
+      hooks: {
+        onIteration: config.hooks?.on_iteration ? [...config.hooks.on_iteration] : undefined,
+        onRunEnd: config.hooks?.on_run_end ? [...config.hooks.on_run_end] : undefined,
+        onStuck: config.hooks?.on_stuck ? [...config.hooks.on_stuck] : undefined,
+        timeoutSeconds: config.hooks?.timeout_seconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
+        bell: config.hooks?.bell ?? false,
       },
     },
   };

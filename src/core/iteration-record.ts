@@ -8,7 +8,7 @@ import type { Problem } from "./problems.js";
 import type { AgentStatus, GuardOutcome, StateUpdateResult } from "./state-update.js";
 import type { AgentGitFacts, CollectedFacts, RunnerErrorFact, StepKind } from "./step-facts.js";
 import type { CommitSubject } from "./run-id.js";
-import { findNode, type TaskTree } from "./tree.js";
+import { findNode, sameTree, type TaskTree } from "./tree.js";
 import type { AgentOutput } from "../schemas/types.generated.js";
 
 export interface IterationRecord {
@@ -36,6 +36,8 @@ export interface IterationRecord {
   protectedChanged: string[];
   /** What the agent did to git itself (undone), when its result was collected. */
   agentGit: AgentGitFacts | undefined;
+  /** The iteration changed the task tree (a runner-owned field or an open node): what `run` counts as progress. */
+  progressed: boolean;
 }
 
 /** The parts of the machine's context a record is made from. */
@@ -85,6 +87,8 @@ export function iterationRecord(source: RecordSource): IterationRecord {
     derivedPasses: source.updated?.derivedPasses ?? [],
     protectedChanged: source.config ? pathsInside(changedPaths, source.config.guard.protectedPaths) : [],
     agentGit: source.collected?.git,
+    // (a tree left invalid is no progress; a repair is progress only if the tree differs from the last valid one)
+    progressed: source.updated !== undefined && source.previousTree !== undefined && !sameTree(source.previousTree, source.updated.tree),
   };
 }
 

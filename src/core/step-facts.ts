@@ -29,6 +29,13 @@ export interface ProgramIdentity {
   signature: string | undefined;
 }
 
+/** A problem the preflight found (src/adapters/preflight.ts): one sentence with the way out. */
+export interface PreflightFinding {
+  problem: string;
+  /** It concerns the agent (a re-check runs none). */
+  agent: boolean;
+}
+
 /** loadState: the config, the tree and this run's history. */
 export interface LoadedState {
   config: ConfigResult;
@@ -39,6 +46,8 @@ export interface LoadedState {
   lastValidTree?: TaskTree;
   /** The guard's program, found before the agent runs. */
   guardProgram: ProgramIdentity;
+  /** What the preflight found wrong (the agent's program, the guard's, its recipe); empty when the config is invalid. */
+  preflight: PreflightFinding[];
 }
 
 /** loadInterrupted: what recording an interrupted iteration needs. */

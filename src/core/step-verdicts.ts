@@ -41,7 +41,7 @@ export interface StartingPoint {
 }
 
 export type LoadVerdict =
-  | { kind: "configInvalid" | "treeMissing" | "repairsExhausted" | "noValidTreeInHistory" | "recheckOnInvalidTree"; message: string }
+  | { kind: "configInvalid" | "preflightFailed" | "treeMissing" | "repairsExhausted" | "noValidTreeInHistory" | "recheckOnInvalidTree"; message: string }
   | ({ kind: "treeValid" } & StartingPoint)
   | ({ kind: "treeInvalid"; treeProblems: Problem[]; requiredNodeId: string | undefined } & StartingPoint);
 
@@ -51,6 +51,9 @@ export function judgeLoadedState(loaded: LoadedState, options: { recheck?: boole
     const first = formatProblem(config.problems[0]!);
     return { kind: "configInvalid", message: `.runner/state/config.toml is invalid: ${first}; fix it (\`runner validate\` lists every problem) and run \`runner step\` again.` };
   }
+  // Before anything is spent: the agent's program (not for a re-check), the guard's, its recipe.
+  const preflight = loaded.preflight.find((finding) => !options.recheck || !finding.agent);
+  if (preflight) return { kind: "preflightFailed", message: `${preflight.problem.replace(/\.$/, "")} (\`runner doctor\` checks the whole setup).` };
   if (!tree.ok && options.recheck) {
     const first = tree.problems[0] ? ` (${formatProblem(tree.problems[0])})` : "";
     return { kind: "recheckOnInvalidTree", message: `.runner/state/tree.json is invalid${first}; a re-check needs a valid tree: run \`runner step\` to repair it first.` };

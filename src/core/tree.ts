@@ -241,3 +241,36 @@ export function isInCanonicalForm(tree: TaskTree): boolean {
   }
   return true;
 }
+
+/**
+ * Whether two trees hold the same nodes with the same fields, children in the same order (what
+ * their canonical files would show, without writing them). Used to tell an iteration that changed
+ * nothing in the tree — no runner-owned field, no open node — from one that made progress.
+ */
+export function sameTree(a: TaskTree, b: TaskTree): boolean {
+  if (a.version !== b.version) return false;
+  const left: TaskNode[] = [a.root];
+  const right: TaskNode[] = [b.root];
+  while (left.length > 0) {
+    const x = left.pop()!;
+    const y = right.pop()!;
+    if (x === y) continue;
+    if (
+      x.id !== y.id ||
+      x.order !== y.order ||
+      x.title !== y.title ||
+      x.goal !== y.goal ||
+      x.passes !== y.passes ||
+      x.attempts !== y.attempts ||
+      x.max_attempts !== y.max_attempts ||
+      x.acceptance.length !== y.acceptance.length ||
+      x.children.length !== y.children.length ||
+      x.acceptance.some((line, i) => line !== y.acceptance[i])
+    ) {
+      return false;
+    }
+    left.push(...x.children);
+    right.push(...y.children);
+  }
+  return true;
+}

@@ -1,15 +1,24 @@
-// `runner run`: steps until the root passes, a stop condition, or an error (CONTRACT §4).
-// Seed 000: a timeout stops the whole run — every runner error ends the run after its iteration
-// was committed.
-import { readIterationUsage } from "../adapters/iteration-usage.js";
+// `runner run`: steps until the root passes, a stop condition, or an error (CONTRACT §4), made to
+// last a night unattended:
+// - a runner error a retry can cure (src/core/run-policy.ts) is retried after a backoff, until
+//   `[limits] max_consecutive_runner_errors` come in a row; a rate or usage limit is waited out
+//   (until its reset, bounded by `max_limit_wait_seconds`); other runner errors stop the run (seed
+//   000: a timeout stops it);
+// - `max_stalled_iterations` iterations in a row that change nothing in the task tree stop it
+//   (exit 3), naming the leaf, the reason and `runner recheck`;
+// - the run's budgets (time, tokens, cost) are checked between iterations;
+// - what happens is told as notices (a wait, a stuck leaf) beside the steps, for the views and hooks.
 import { loadConfig, loadTree } from "../adapters/project-files.js";
 import { addUsage, type UsageTotals } from "../core/agent-usage.js";
+import { DEFAULT_LIMITS, type ResolvedConfig } from "../core/config.js";
 import { checkDerivedPasses } from "../core/invariants.js";
+import { afterRunnerError, backoffSeconds, budgetReached, formatDuration, limitWait, stallReason, stallSentence } from "../core/run-policy.js";
 import { selectLeftmostOpenLeaf } from "../core/select.js";
 import { EXIT, exitCodeOfStep, type ExitCode } from "../exit-codes.js";
 import { bugSentence } from "../errors.js";
 import { runStep, type StepResult } from "../step/run-step.js";
 import type { ProgressEvent } from "../step/deps.js";
+import { waitScale } from "../step/test-hooks.js";
 
 export interface RunOptions {
   root: string;
@@ -21,8 +30,31 @@ export interface RunOptions {
   now: () => number;
   abortSignal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
-  onStep?: (result: StepResult) => void;
+  onStep?: (result: StepResult) => void | Promise<void>;
+  onNotice?: (notice: RunNotice) => void | Promise<void>;
 }
+
+/** What the run tells beside its steps. */
+export type RunNotice =
+  | {
+      type: "wait";
+      /** Why: a retry after a runner error, or a rate or usage limit. */
+      cause: "retry" | "limit";
+      seconds: number;
+      /** Epoch ms. */
+      until: number;
+      /** One sentence for the user. */
+      message: string;
+    }
+  | {
+      type: "stuck";
+      nodeId: string | undefined;
+      /** A leaf whose attempts reached max_attempts, or a run that stops for lack of progress. */
+      cause: "attempts" | "no-progress";
+      attempts?: number;
+      maxAttempts?: number;
+      message: string;
+    };
 
 export interface RunSummary {
   exitCode: ExitCode;
@@ -36,7 +68,9 @@ export interface RunSummary {
   guardMs: number;
   runnerMs: number;
   totalMs: number;
-  /** Tokens and cost of the agents, summed over the iterations whose meta.json recorded them. */
+  /** Time spent waiting (retries, limits). */
+  waitMs: number;
+  /** Tokens and cost of the agents, summed over the iterations that reported them. */
   usage?: UsageTotals;
   last?: StepResult;
 }
@@ -50,28 +84,69 @@ async function stuckLeaf(root: string): Promise<{ id: string; attempts: number; 
   return { id: selection.leaf.id, attempts: selection.leaf.attempts, max: selection.leaf.max_attempts };
 }
 
+/** Waits `ms`, or less when the run is stopped. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
 export async function runLoop(options: RunOptions): Promise<RunSummary> {
   const startedAt = options.now();
-  const summary: RunSummary = { exitCode: 0, reason: "", iterations: 0, passes: 0, failures: 0, agentMs: 0, guardMs: 0, runnerMs: 0, totalMs: 0 };
-  const config = await loadConfig(options.root);
-  const maxIterations = options.maxIterations ?? (config.ok ? config.config.limits.maxIterations : 50);
+  const summary: RunSummary = { exitCode: 0, reason: "", iterations: 0, passes: 0, failures: 0, agentMs: 0, guardMs: 0, runnerMs: 0, totalMs: 0, waitMs: 0 };
+  const loaded = await loadConfig(options.root);
+  // (an invalid config: the first step refuses and says why)
+  const limits: ResolvedConfig["limits"] = loaded.ok ? loaded.config.limits : DEFAULT_LIMITS;
+  const maxIterations = options.maxIterations ?? limits.maxIterations;
+  const scale = waitScale(options.env);
+  const deadline = limits.maxRunSeconds === undefined ? undefined : startedAt + limits.maxRunSeconds * 1000;
   const finish = (exitCode: ExitCode, reason: string): RunSummary => {
     summary.exitCode = exitCode;
     summary.reason = reason;
     summary.totalMs = Math.round(options.now() - startedAt);
-    summary.runnerMs = Math.max(0, summary.totalMs - summary.agentMs - summary.guardMs);
+    summary.runnerMs = Math.max(0, summary.totalMs - summary.agentMs - summary.guardMs - summary.waitMs);
     return summary;
   };
+  const wait = async (notice: Extract<RunNotice, { type: "wait" }>) => {
+    await options.onNotice?.(notice);
+    const before = options.now();
+    await sleep(notice.seconds * 1000 * scale, options.abortSignal);
+    summary.waitMs += Math.round(options.now() - before);
+  };
+
+  /** Runner errors in a row (retries), with their sentences; limit hits in a row and the time waited for them. */
+  const errors: string[] = [];
+  let limitHits = 0;
+  let limitWaited = 0;
+  /** Iterations in a row without progress, and the leaf they were on. */
+  let stalled = 0;
+  let stalledLeaf: string | undefined;
 
   for (;;) {
     if (options.abortSignal?.aborted) return finish(EXIT.failed, "Stopped: the run was interrupted.");
     if (summary.iterations >= maxIterations) {
       return finish(EXIT.stoppedEarly, `Stopped early: reached max_iterations (${maxIterations}) with work left; run \`runner run\` again to continue.`);
     }
+    const spentUsd = summary.usage?.cost_usd ?? 0;
+    const budget = budgetReached(limits, {
+      elapsedSeconds: (options.now() - startedAt) / 1000,
+      tokens: (summary.usage?.input_tokens ?? 0) + (summary.usage?.output_tokens ?? 0),
+      costUsd: spentUsd,
+    });
+    if (budget) return finish(EXIT.stoppedEarly, budget);
     if (options.haltOnStuck) {
       const stuck = await stuckLeaf(options.root);
       if (stuck) {
-        return finish(EXIT.stoppedEarly, `Stopped early: leaf ${stuck.id} is stuck (${stuck.attempts}/${stuck.max} attempts); decompose it by hand or run without --halt-on-stuck to let the agent decompose it.`);
+        const reason = `Stopped early: leaf ${stuck.id} is stuck (${stuck.attempts}/${stuck.max} attempts); decompose it by hand or run without --halt-on-stuck to let the agent decompose it.`;
+        await options.onNotice?.({ type: "stuck", nodeId: stuck.id, cause: "attempts", attempts: stuck.attempts, maxAttempts: stuck.max, message: reason });
+        return finish(EXIT.stoppedEarly, reason);
       }
     }
     const result = await runStep({
@@ -81,24 +156,88 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
       runIdOption: options.runIdOption,
       abortSignal: options.abortSignal,
       onProgress: options.onProgress,
+      costLeftUsd: limits.maxRunCostUsd === undefined ? undefined : limits.maxRunCostUsd - spentUsd,
     });
     summary.last = result;
     summary.runId = result.runId ?? summary.runId;
-    if (result.record) {
+    const record = result.record;
+    if (record) {
       summary.iterations += 1;
       summary.agentMs += result.durations.agentMs;
       summary.guardMs += result.durations.guardMs;
-      const record = result.record;
-      summary.usage = addUsage(summary.usage, await readIterationUsage(options.root, record.runId, record.iteration));
+      summary.usage = addUsage(summary.usage, result.usage);
       if (record.passesAfter && record.guard === "pass") summary.passes += 1;
       if (record.runnerError || record.guard === "fail" || record.failure) summary.failures += 1;
     }
-    options.onStep?.(result);
+    await options.onStep?.(result);
     // The iteration that made the root pass ends the run, whatever the iteration limit.
-    if (result.outcome === "nothing-to-do" || (result.outcome === "committed" && result.record?.treeToWrite?.root.passes)) {
+    if (result.outcome === "nothing-to-do" || (result.outcome === "committed" && record?.treeToWrite?.root.passes)) {
       return finish(EXIT.ok, `Done: the root passes (run ${result.runId}).`);
     }
     if (result.outcome === "crashed") return finish(EXIT.bug, bugSentence(result.error));
-    if (exitCodeOfStep(result.outcome) !== EXIT.ok) return finish(EXIT.failed, result.message);
+
+    const error = result.outcome === "failed" && record?.runnerError && result.commit !== undefined ? record.runnerError : undefined;
+    if (!error) {
+      // A refusal, or a step that could not persist or commit its iteration: a person must look.
+      if (exitCodeOfStep(result.outcome) !== EXIT.ok) return finish(EXIT.failed, result.message);
+      errors.length = 0;
+      limitHits = 0;
+      limitWaited = 0;
+      if (!record) continue;
+      // A leaf that has just used its last attempt.
+      if (record.stepKind === "leaf" && !record.passesAfter && record.attemptsAfter !== undefined && record.maxAttempts !== undefined && record.attemptsAfter >= record.maxAttempts && (record.attemptsBefore ?? 0) < record.maxAttempts) {
+        await options.onNotice?.({
+          type: "stuck",
+          nodeId: record.nodeId,
+          cause: "attempts",
+          attempts: record.attemptsAfter,
+          maxAttempts: record.maxAttempts,
+          message: `Leaf ${record.nodeId} is stuck (${record.attemptsAfter}/${record.maxAttempts} attempts); the next iteration asks the agent to decompose it.`,
+        });
+      }
+      if (record.progressed) {
+        stalled = 0;
+        continue;
+      }
+      stalled += 1;
+      stalledLeaf = record.nodeId ?? stalledLeaf;
+      if (limits.maxStalledIterations > 0 && stalled >= limits.maxStalledIterations) {
+        const reason = stallSentence(stalledLeaf, stalled, stallReason(record));
+        await options.onNotice?.({ type: "stuck", nodeId: stalledLeaf, cause: "no-progress", message: reason });
+        return finish(EXIT.stoppedEarly, reason);
+      }
+      continue;
+    }
+
+    // A runner error, recorded and committed: retry, wait, or stop.
+    const action = afterRunnerError(error);
+    if (action === "stop") return finish(EXIT.failed, result.message);
+    if (action === "wait" && result.limit) {
+      limitHits += 1;
+      const resetsAtMs = result.limit.resetsAt === undefined ? undefined : Date.parse(result.limit.resetsAt);
+      const plan = limitWait({ ...result.limit, resetsAtMs }, { now: options.now(), hits: limitHits, waitedSeconds: limitWaited, maxWaitSeconds: limits.maxLimitWaitSeconds, deadline });
+      if (plan.action === "stop") return finish(EXIT.stoppedEarly, plan.reason);
+      limitWaited += plan.seconds;
+      const reset = resetsAtMs !== undefined && Number.isFinite(resetsAtMs) ? ` (it resets at ${new Date(resetsAtMs).toLocaleTimeString("en-GB")})` : "";
+      await wait({ type: "wait", cause: "limit", seconds: plan.seconds, until: plan.until, message: `Waiting ${formatDuration(plan.seconds)} for the agent's ${result.limit.kind} limit${reset}; Ctrl-C stops the run.` });
+      continue;
+    }
+    errors.push(`iteration ${record!.iteration}: ${error.message}`);
+    if (errors.length >= limits.maxConsecutiveRunnerErrors) {
+      return finish(EXIT.failed, `Stopped: ${errors.length} runner errors in a row (${errors.join("; ")}); fix the cause and run \`runner run\` again.`);
+    }
+    // (an iteration the runner's own death interrupted is recorded at the start of a run: no reason to wait)
+    const seconds = error.kind === "runner_stopped" ? 0 : backoffSeconds(limits.retryBackoffSeconds, errors.length);
+    if (deadline !== undefined && options.now() + seconds * 1000 > deadline) {
+      return finish(EXIT.stoppedEarly, `Stopped early: a retry after the runner error of iteration ${record!.iteration} would come after the end of the run's time budget ([limits] max_run_seconds); run \`runner run\` again later.`);
+    }
+    if (seconds === 0) continue;
+    await wait({
+      type: "wait",
+      cause: "retry",
+      seconds,
+      until: options.now() + seconds * 1000,
+      message: `Retrying in ${formatDuration(seconds)} after a runner error (${errors.length} of at most ${limits.maxConsecutiveRunnerErrors} in a row): ${error.message}`,
+    });
   }
 }

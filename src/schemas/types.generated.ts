@@ -46,6 +46,7 @@ export interface RunnerConfig {
   executor?: ExecutorConfig;
   guard?: GuardConfig;
   limits?: LimitsConfig;
+  hooks?: HooksConfig;
 }
 export interface ExecutorConfig {
   kind?: "command" | "codex" | "claude" | "demo";
@@ -124,10 +125,81 @@ export interface GuardConfig {
   isolation?: "in-place" | "worktree";
 }
 export interface LimitsConfig {
+  /**
+   * One budget shared by the agent and the guard of an iteration (default 1800). A timeout stops `runner run`.
+   */
   iteration_timeout_seconds?: number;
+  /**
+   * Iterations one `runner run` may take (default 50; --max-iterations overrides it).
+   */
   max_iterations?: number;
+  /**
+   * Bytes kept per captured stream in the logs (default 1 MiB).
+   */
   output_cap_bytes?: number;
+  /**
+   * Repair steps in a row before the runner gives up on an invalid tree (default 3).
+   */
   max_repair_attempts?: number;
+  /**
+   * `runner run` stops (exit 3) after this many iterations in a row that changed nothing in the task tree — no runner-owned field, no open node (default 3; 0: never). Runner errors neither count nor reset it.
+   */
+  max_stalled_iterations?: number;
+  /**
+   * `runner run` retries a runner error a retry can cure (the agent crashed or its model API failed, invalid or missing output, the runner killed mid-iteration) until this many come in a row (default 3).
+   */
+  max_consecutive_runner_errors?: number;
+  /**
+   * The wait before the first retry after a runner error (default 30); it doubles with each further error in a row, up to 15 minutes.
+   */
+  retry_backoff_seconds?: number;
+  /**
+   * How long `runner run` may wait for an agent's rate or usage limit to reset (default 21600, six hours); a limit that resets later stops the run (exit 3). 0: never wait.
+   */
+  max_limit_wait_seconds?: number;
+  /**
+   * A budget for one `runner run`: wall-clock seconds, checked between iterations (and before a wait). Reached: the run stops cleanly (exit 3). Unset: none.
+   */
+  max_run_seconds?: number;
+  /**
+   * A budget for one `runner run`: tokens (input + output) the agents reported, checked between iterations. Unset: none.
+   */
+  max_run_tokens?: number;
+  /**
+   * A budget for one `runner run`: cost in USD the agents reported (Claude reports it; Codex does not), checked between iterations; what is left is passed to Claude as --max-budget-usd. Unset: none.
+   */
+  max_run_cost_usd?: number;
+}
+/**
+ * Commands `runner run` starts on its events, each given the event as one JSON object on stdin (the shape of `runner run --json`'s lines). A failing hook is logged in .runner/iterations/<run-id>/hooks.log, never fatal, never committed.
+ */
+export interface HooksConfig {
+  /**
+   * argv run after every iteration (its `iteration` event).
+   *
+   * @minItems 1
+   */
+  on_iteration?: [string, ...string[]];
+  /**
+   * argv run when the run ends: done, stopped early, or an error (its `summary` event).
+   *
+   * @minItems 1
+   */
+  on_run_end?: [string, ...string[]];
+  /**
+   * argv run when a leaf becomes stuck (attempts reach max_attempts) or the run stops for lack of progress (a `stuck` event).
+   *
+   * @minItems 1
+   */
+  on_stuck?: [string, ...string[]];
+  /**
+   * Each hook's time limit (default 30); a hook still running then is killed with its process tree.
+   */
+  timeout_seconds?: number;
+  /**
+   * Ring the terminal bell (on stderr, when it is a terminal) when the run ends or a leaf is stuck (default false).
+   */
+  bell?: boolean;
 }
 
 /**

@@ -23,6 +23,8 @@ export interface StepDeps {
   now: () => number;
   abortSignal?: AbortSignal;
   onProgress?: (event: ProgressEvent) => void;
+  /** What is left of `runner run`'s cost budget ([limits] max_run_cost_usd), for an agent that caps its own spending. */
+  costLeftUsd?: number;
 }
 
 /** StepDeps plus what every actor shares and never changes. */

@@ -5,6 +5,8 @@ import { iterationMachine } from "../../machines/iteration.js";
 import type { RecheckRequest, StepOutput } from "../../machines/iteration-types.js";
 import { createRecorder, type Transition } from "../../machines/recorder.js";
 import { IterationLog } from "../adapters/iteration-log.js";
+import type { AgentLimit } from "../core/agent-limits.js";
+import type { AgentUsage } from "../core/agent-usage.js";
 import { iterationMeta } from "./meta.js";
 import { createStepActors } from "./actors/index.js";
 import type { StepDeps } from "./deps.js";
@@ -15,6 +17,10 @@ export interface StepResult extends StepOutput {
   runId?: string;
   path: string[];
   durations: { agentMs: number; guardMs: number; totalMs: number };
+  /** The agent's tokens and cost, as its event stream told them. */
+  usage?: AgentUsage;
+  /** A rate or usage limit the agent met. */
+  limit?: AgentLimit;
 }
 
 /** States from which an iteration is certain to be committed (or recovered by the next step). */
@@ -55,5 +61,5 @@ export async function runStep(step: StepDeps & { runIdOption?: string; recheck?:
   if (log && output.record) {
     log.writeJson("meta.json", iterationMeta({ context, output, record: output.record, path: recorder.path, durations, startedAt, finishedAt: step.now() }));
   }
-  return { ...output, iteration: context.iteration, runId: context.runId, path: recorder.path, durations };
+  return { ...output, iteration: context.iteration, runId: context.runId, path: recorder.path, durations, usage: context.agent?.usage, limit: context.agent?.limit };
 }

@@ -1,4 +1,4 @@
-// Hooks for the crash and bug tests, off unless RUNNER_TEST_HOOKS=1:
+// Hooks for the crash, bug and wait tests, off unless RUNNER_TEST_HOOKS=1:
 // - RUNNER_TEST_KILL_AT=<state>: the runner kills itself with SIGKILL on entry to that state
 //   (before the state's actor starts);
 // - RUNNER_TEST_BUG_IN=<actor>: that actor throws a TypeError, as a bug in the runner would;
@@ -31,4 +31,14 @@ export function withInjectedFaults<A extends Record<string, unknown>>(env: Recor
     });
   }
   return result as A;
+}
+
+/**
+ * RUNNER_TEST_WAIT_SCALE=<factor> (with RUNNER_TEST_HOOKS=1): `runner run` waits that fraction of
+ * what it would (a retry's backoff, a limit's reset), so a test can wait for a reset a minute away.
+ */
+export function waitScale(env: Record<string, string>): number {
+  if (env.RUNNER_TEST_HOOKS !== "1" || env.RUNNER_TEST_WAIT_SCALE === undefined) return 1;
+  const scale = Number(env.RUNNER_TEST_WAIT_SCALE);
+  return Number.isFinite(scale) && scale >= 0 ? scale : 1;
 }

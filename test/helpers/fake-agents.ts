@@ -29,6 +29,8 @@ export interface FakeExpectations {
     allowedTools: string[];
     maxTurns?: number;
     maxBudgetUsd?: number;
+    /** Take --max-budget-usd without checking it (the test reads it from the recorded calls). */
+    anyBudget?: boolean;
     model?: string;
     extraArgs: string[];
     /** isolation = "clean": --setting-sources project --strict-mcp-config --no-session-persistence and the env switch. */
@@ -44,6 +46,12 @@ export interface FakeExpectations {
   pathFirst?: string;
   /** Fail every call as the real tool does when the model API answers 401 (Codex: turn.failed, exit 1; Claude: is_error result, exit 1). */
   failAuth?: boolean;
+  /**
+   * Answer the first `calls` calls as the real tool does when a usage limit is reached, with the
+   * reset `resetInSeconds` from the call (Codex: turn.failed "You’ve hit your usage limit … try again
+   * at 3:05 PM."; Claude: a rejected rate_limit_event with resetsAt, then a 429 result), exit 1.
+   */
+  limit?: { calls: number; resetInSeconds: number };
   /** The three leaves the root is split into. */
   leaves: string[];
 }
@@ -163,7 +171,7 @@ if (TOOL === "codex") {
   const turns = take("--max-turns", { optional: e.maxTurns === undefined });
   check(turns === (e.maxTurns === undefined ? undefined : String(e.maxTurns)), "--max-turns " + turns + ", expected " + e.maxTurns);
   const budget = take("--max-budget-usd", { optional: e.maxBudgetUsd === undefined });
-  check(budget === (e.maxBudgetUsd === undefined ? undefined : String(e.maxBudgetUsd)), "--max-budget-usd " + budget + ", expected " + e.maxBudgetUsd);
+  if (!e.anyBudget) check(budget === (e.maxBudgetUsd === undefined ? undefined : String(e.maxBudgetUsd)), "--max-budget-usd " + budget + ", expected " + e.maxBudgetUsd);
   check(take("--model", { optional: e.model === undefined }) === e.model, "--model does not match the config");
   check(same(rest, e.extraArgs), "left over " + JSON.stringify(rest) + ", expected extra_args " + JSON.stringify(e.extraArgs));
   if (e.extraArgs.length > 0) check(same(args.slice(-e.extraArgs.length), e.extraArgs), "extra_args are not last");
@@ -175,9 +183,31 @@ check(process.env.RUNNER_OUTPUT_FILE === undefined || lastMessageFile === undefi
 appendFileSync(path.join(stateDir, "calls.jsonl"), JSON.stringify({
   tool: TOOL, argv: args, cwd: process.cwd(), nodeId, iteration: process.env.RUNNER_ITERATION ?? "", stdin, problems,
 }) + "\n");
+const callNumber = readFileSync(path.join(stateDir, "calls.jsonl"), "utf8").split("\n").filter(Boolean).length;
 if (problems.length > 0) {
   process.stderr.write(TOOL + " (fake): wrong invocation: " + problems.join("; ") + "\n");
   process.exitCode = 2;
+} else if (expect.limit && callNumber <= expect.limit.calls) {
+  // What the real tools print when a usage limit is reached (docs/agents.md).
+  const line = (event) => process.stdout.write(JSON.stringify(event) + "\n");
+  const reset = new Date(Date.now() + expect.limit.resetInSeconds * 1000);
+  if (TOOL === "codex") {
+    // codex-rs format_retry_timestamp: "%-I:%M %p", local time.
+    const hours = reset.getHours();
+    const at = ((hours % 12) || 12) + ":" + String(reset.getMinutes()).padStart(2, "0") + " " + (hours < 12 ? "AM" : "PM");
+    const message = "You\u2019ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at " + at + ".";
+    line({ type: "thread.started", thread_id: "0199a213-81c0-7800-8aa1-bbab2a035a53" });
+    line({ type: "turn.started" });
+    line({ type: "error", message });
+    line({ type: "turn.failed", error: { message } });
+    writeFileSync(lastMessageFile, "");
+  } else {
+    line({ type: "system", subtype: "init", session_id: "8e5c3c2e", model: "claude-opus-5-5", permissionMode: expect.claude.permissionMode });
+    line({ type: "rate_limit_event", rate_limit_info: { status: "rejected", resetsAt: Math.floor(reset.getTime() / 1000), rateLimitType: "five_hour" }, session_id: "8e5c3c2e" });
+    line({ type: "result", subtype: "success", is_error: true, api_error_status: 429, terminal_reason: "api_error", num_turns: 1, result: "API Error: Request rejected (429) \u00b7 Usage limit reached",
+      session_id: "8e5c3c2e", total_cost_usd: 0, usage: { input_tokens: 0, output_tokens: 0 } });
+  }
+  process.exitCode = 1;
 } else if (expect.failAuth) {
   // What the real tools print when the model API answers 401 (docs/agents.md), key included to be redacted.
   const key = process.env.OPENAI_API_KEY ?? "";

@@ -65,9 +65,9 @@ export async function repairRun(runId = "repair"): Promise<ReportRun> {
   return { name: "repair", s, iterations: 3 };
 }
 
-/** a passes; then the agent writes no valid output for b: a runner error stops the run (exit 1). */
+/** a passes; then the agent writes no valid output for b: a runner error stops the run (exit 1; no retry allowed). */
 export async function runnerErrorRun(runId = "runner-error"): Promise<ReportRun> {
-  const s = await scenario({ runId, tree: tree(node("root", { children: [node("a"), node("b", { order: 1 })] })) });
+  const s = await scenario({ runId, tree: tree(node("root", { children: [node("a"), node("b", { order: 1 })] })), limits: "max_consecutive_runner_errors = 1" });
   s.script({
     1: { write: { "src/a.txt": "a\n" }, status: "done", summary: "wrote a" },
     2: { write: { "src/b.txt": "draft\n" }, rawOutput: "<script>window.__pwned = 4</script> not JSON", print: "agent crashed <badly>" },

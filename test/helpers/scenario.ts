@@ -150,6 +150,8 @@ export interface ScenarioOptions {
   timeoutSeconds?: number;
   /** Extra lines appended to the [limits] table. */
   limits?: string;
+  /** Extra lines appended to the [guard] table (e.g. `isolation = "worktree"`). */
+  guardConfig?: string;
   /** Extra environment for the runner (and so for the agent and the guard). */
   env?: Record<string, string>;
   /** Whether the runner's environment carries a git identity (default true). */
@@ -351,7 +353,7 @@ export class Scenario {
 }
 
 /** The config.toml of a scenario. */
-export function scenarioConfig(options: Pick<ScenarioOptions, "executor" | "guard" | "timeoutSeconds" | "limits"> = {}): string {
+export function scenarioConfig(options: Pick<ScenarioOptions, "executor" | "guard" | "timeoutSeconds" | "limits" | "guardConfig"> = {}): string {
   const list = (argv: string[]) => `[${argv.map((arg) => JSON.stringify(arg)).join(", ")}]`;
   return [
     "[executor]",
@@ -360,6 +362,7 @@ export function scenarioConfig(options: Pick<ScenarioOptions, "executor" | "guar
     "",
     "[guard]",
     `command = ${list(options.guard ?? ["node", "guard.mjs"])}`,
+    ...(options.guardConfig ? [options.guardConfig] : []),
     "",
     "[limits]",
     `iteration_timeout_seconds = ${options.timeoutSeconds ?? 60}`,

@@ -497,10 +497,8 @@ describe("crash safety: the runner alone killed at random moments mid-agent", ()
       await new Promise((resolve) => setTimeout(resolve, ms));
       process.kill(runner.pid!, "SIGKILL"); // the runner alone, not its process group
       await runner;
-      const next = await runRaw(s.dir, ["run"], s.env);
-      expect(next.exitCode === 0 || next.exitCode === 1, `trial ${trial} (${ms} ms): ${next.stderr}`).toBe(true);
-      // A recorded interruption ends that run (exit 1): one more run finishes the work.
-      const last = next.exitCode === 0 ? next : await runRaw(s.dir, ["run"], s.env);
+      // The interrupted iteration is recorded, and the same run goes on to the end.
+      const last = await runRaw(s.dir, ["run"], s.env);
       expect(last.exitCode, `trial ${trial} (${ms} ms): ${last.stderr}`).toBe(0);
       expect(s.node("root").passes, `trial ${trial}`).toBe(true);
       expect(await s.git(["status", "--porcelain", "--untracked-files=all"]), `trial ${trial}: a clean tree`).toBe("");

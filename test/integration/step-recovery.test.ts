@@ -3,7 +3,7 @@
 // (exit 1, the reason on stderr); runner errors are not fed back to the agent. Timeouts kill the
 // whole process group of the agent or the guard.
 import { describe, expect, it } from "vitest";
-import { isAlive, oneSentence, scenario, subject, type Scenario } from "../helpers/scenario.js";
+import { isAlive, oneSentence, scenario, subject, type Scenario, type ScenarioOptions } from "../helpers/scenario.js";
 import type { CliResult } from "../helpers/sandbox.js";
 import { node, tree } from "../helpers/sandbox.js";
 
@@ -79,21 +79,21 @@ describe.concurrent("runner error recovery", () => {
     expectNotFedBack(s, 4, "root", /GARBAGE|not valid JSON|no output file|output schema|output_parse_error/i);
   });
 
-  it("guard spawn error (no such guard command): retry, guard skipped, attempts unchanged", async () => {
-    const s = await scenario({ guard: ["no-such-guard-command-xyz"] });
-    s.script({ 1: { write: { "x.txt": "done\n" }, status: "done" } });
-    const result = await s.step();
-    await expectRecovered(s, result, 1, subject("t1", 1, "root", "execute", "skipped"), /no-such-guard-command-xyz/, "guard_error");
-    expect(s.meta(1).path).toContain("guard");
-    expect(s.node("root")).toMatchObject({ passes: false, attempts: 0 });
-  });
-
-  it("other runner error (no such executor command): retry, guard skipped, attempts unchanged", async () => {
-    const s = await scenario({ executor: ["no-such-agent-command-xyz"] });
-    const result = await s.step();
-    await expectRecovered(s, result, 1, subject("t1", 1, "root", "decompose", "skipped"), /no-such-agent-command-xyz/, "other");
-    expect(s.meta(1).path).toEqual(["safetyCheck", "loadTree", "selectLeaf", "buildPrompt", "execute", "recover", "persist", "commit", "failed"]);
-    expect(s.node("root")).toMatchObject({ passes: false, attempts: 0 });
+  it("a guard or an agent that is not installed: the step refuses before the agent runs (preflight), one sentence, nothing committed", async () => {
+    for (const [options, pattern] of [
+      [{ guard: ["no-such-guard-command-xyz"] } as ScenarioOptions, /^The guard's program "no-such-guard-command-xyz" \(\[guard\] command\) is not on PATH; install it or fix \[guard\] command/],
+      [{ executor: ["no-such-agent-command-xyz"] } as ScenarioOptions, /^The agent's program "no-such-agent-command-xyz" \(\[executor\] command\) is not on PATH; fix \[executor\] command/],
+    ] as const) {
+      const s = await scenario(options);
+      s.script({ 1: { write: { "x.txt": "done\n" }, status: "done" } });
+      const head = await s.head();
+      const result = await s.step();
+      expect(result.exitCode).toBe(1);
+      expect(oneSentence(result.stderr)).toMatch(pattern);
+      expect(await s.head()).toBe(head);
+      expect(s.agentRan(1)).toBe(false);
+      expect(await s.git(["status", "--porcelain"])).toBe("");
+    }
   });
 
   it("guard timeout: the guard is killed with its children, recorded as a runner error", async () => {

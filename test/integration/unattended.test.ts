@@ -141,3 +141,189 @@ describe("runner start", () => {
     expect(oneSentence(unknown.stderr)).toMatch(/--from no-such-ref names no commit/);
   });
 });
+
+describe("run goes on through transient runner errors", () => {
+  it("an agent whose output fails twice, then succeeds, is carried through with a backoff; no person needed", async () => {
+    const s = await scenario({ runId: "tr-1", tree: TWO_LEAVES, limits: "retry_backoff_seconds = 0.2" });
+    s.script({
+      1: { write: { "src/a.txt": "half\n" }, rawOutput: "this is not JSON" },
+      2: { write: { "src/a.txt": "still half\n" }, exit: 1, printErr: "error: the model API answered 503 (overloaded)" },
+      3: { write: { "src/a.txt": "a\n" }, status: "done" },
+      4: { write: { "src/b.txt": "b\n" }, status: "done" },
+    });
+    const result = await s.runner(["run", "--json"]);
+    expect(result.stderr).toBe("");
+    expect(result.exitCode).toBe(0);
+    const events = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const waits = events.filter((event) => event.type === "wait");
+    expect(waits.map((event) => [event.cause, event.seconds])).toEqual([["retry", 0.2], ["retry", 0.4]]);
+    expect(String(waits[0]!.message)).toMatch(/^Retrying in 0 s after a runner error \(1 of at most 3 in a row\): the output file .* is not valid JSON/);
+    expect(String(waits[1]!.message)).toMatch(/\(2 of at most 3 in a row\): node exited with code 1: error: the model API answered 503 \(overloaded\)/);
+    expect(await s.subjects()).toEqual([
+      subject("tr-1", 1, "a", "execute", "skipped"),
+      subject("tr-1", 2, "a", "execute", "skipped"),
+      subject("tr-1", 3, "a", "execute", "pass"),
+      subject("tr-1", 4, "b", "execute", "pass"),
+    ]);
+    expect(s.meta(2).runner_error?.kind).toBe("agent_failed");
+    expect(s.node("a")).toMatchObject({ passes: true, attempts: 0 });
+    const summary = events.at(-1)!;
+    expect(summary).toMatchObject({ type: "summary", exit_code: 0, iterations: 4 });
+    expect(summary.wait_ms as number).toBeGreaterThanOrEqual(550);
+  });
+
+  it("three runner errors in a row stop the run with one sentence naming them (exit 1)", async () => {
+    const s = await scenario({ runId: "tr-2", tree: TWO_LEAVES, limits: "retry_backoff_seconds = 0" });
+    s.script({ 1: { rawOutput: "nope" }, 2: { exit: 3, printErr: "crashed" }, 3: { rawOutput: "{}" }, 4: { write: { "src/a.txt": "a\n" }, status: "done" } });
+    const result = await s.runner(["run"]);
+    expect(result.exitCode).toBe(1);
+    expect(oneSentence(result.stderr)).toMatch(
+      /^Stopped: 3 runner errors in a row \(iteration 1: the output file .*output\.json is not valid JSON .*; iteration 2: node exited with code 3: crashed; iteration 3: the output file .* does not match the agent output schema: .*\); fix the cause and run `runner run` again\.$/,
+    );
+    expect(await s.subjects()).toHaveLength(3);
+    expect(s.agentRan(4)).toBe(false);
+    expect(await s.git(["status", "--porcelain"])).toBe("");
+  });
+
+  it("a runner error no retry cures (the model API refuses the agent's key) stops at once; the count restarts after a good iteration", async () => {
+    const s = await scenario({ runId: "tr-3", tree: TWO_LEAVES, limits: "retry_backoff_seconds = 0\nmax_consecutive_runner_errors = 2" });
+    s.script({ 1: { rawOutput: "nope" }, 2: { write: { "src/a.txt": "a\n" }, status: "done" }, 3: { rawOutput: "nope" }, 4: { write: { "src/b.txt": "b\n" }, status: "done" } });
+    const result = await s.runner(["run"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(await s.subjects()).toHaveLength(4);
+
+    const t = await scenario({ runId: "tr-4", limits: "retry_backoff_seconds = 0" });
+    t.script({ 1: { exit: 1, printErr: "error: 401 Unauthorized: invalid API key" }, 2: { status: "done", write: { "src/x.txt": "x\n" } } });
+    const stopped = await t.runner(["run"]);
+    expect(stopped.exitCode).toBe(1);
+    expect(oneSentence(stopped.stderr)).toMatch(/^Iteration 1 ended in a runner error: node exited with code 1: error: 401 Unauthorized: invalid API key\. .*; fix the cause and run `runner step` again\.$/);
+    expect(await t.subjects()).toHaveLength(1);
+    expect(t.agentRan(2)).toBe(false);
+  });
+});
+
+describe("no silent spin", () => {
+  it("a leaf whose work is already done stops the run after max_stalled_iterations iterations without progress, naming the leaf, the reason and runner recheck", async () => {
+    const s = await scenario({ runId: "sp-1", tree: TWO_LEAVES, limits: "max_stalled_iterations = 2" });
+    const nothing = { status: "done" as const, summary: "the work is already there" };
+    s.script({ 1: nothing, 2: nothing, 3: nothing });
+    const result = await s.runner(["run"]);
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toContain(
+      "Stopped early: leaf a made no progress in 2 iterations in a row (the agent said done but changed nothing outside .runner/, so the guard did not run); if its work is already on the branch, run `runner recheck a` (a green guard passes it); otherwise change its goal, or split it into children in .runner/state/tree.json, and commit.",
+    );
+    expect(await s.subjects()).toHaveLength(2);
+    expect(s.agentRan(3)).toBe(false);
+    const recheck = await s.runner(["recheck", "a"]);
+    expect(recheck.exitCode, recheck.stderr).toBe(0);
+    expect(s.node("a").passes).toBe(true);
+  });
+
+  it("a stuck leaf whose agent keeps saying retry: attempts saturate, then the run stops instead of spinning to max_iterations", async () => {
+    const s = await scenario({ runId: "sp-2", tree: tree(node("root", { children: [node("a", { max_attempts: 2 })] })) });
+    const retry = { status: "retry" as const, summary: "cannot" };
+    s.script({ 1: retry, 2: retry, 3: retry, 4: retry, 5: retry, 6: retry });
+    const result = await s.runner(["run", "--json"]);
+    expect(result.exitCode).toBe(3);
+    const events = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    // attempts 1, 2 (stuck: a notice), then three iterations that change nothing.
+    expect(events.filter((event) => event.type === "iteration")).toHaveLength(5);
+    expect(events.filter((event) => event.type === "stuck").map((event) => event.cause)).toEqual(["attempts", "no-progress"]);
+    expect(String(events.at(-1)!.reason)).toMatch(/^Stopped early: leaf a made no progress in 3 iterations in a row \(the agent said retry with the leaf's attempts already at max_attempts, and did not decompose it\)/);
+  });
+});
+
+describe("preflight: found before anything is spent", () => {
+  /** PATH without any node_modules/.bin: the runner must bring its own `just`. */
+  const bare = (env: Record<string, string>) => ({ ...env, PATH: (env.PATH ?? "").split(":").filter((dir) => !dir.includes("node_modules")).join(":") });
+
+  it("a missing guard recipe refuses before any agent session; with the recipe there and the work already committed, run stops for lack of progress and runner recheck passes the leaf in an audited commit", async () => {
+    const s = await scenario({ runId: "pf-1", tree: TWO_LEAVES, guard: ["just", "ci"], files: { justfile: "test:\n\techo testing\n" } });
+    s.env = bare(s.env);
+    const nothing = { status: "done" as const, summary: "a is already done" };
+    s.script({ 1: nothing, 2: nothing, 3: nothing, 4: nothing });
+    const before = await s.porcelain();
+    const head = await s.head();
+    const refused = await s.runner(["run"]);
+    expect(refused.exitCode).toBe(1);
+    expect(oneSentence(refused.stderr)).toBe(
+      "The guard is `just ci` but justfile has no `ci` recipe; add one that runs the project's checks (or set [guard] command in .runner/state/config.toml), commit it, and try again (`runner doctor` checks the whole setup).",
+    );
+    expect(refused.stdout).toBe("");
+    expect(s.agentRan(1)).toBe(false);
+    expect(await s.head()).toBe(head);
+    expect(await s.porcelain()).toBe(before);
+
+    // The person adds the recipe, and the work of a, by hand.
+    const { writeFileSync, mkdirSync } = await import("node:fs");
+    writeFileSync(`${s.dir}/justfile`, "test:\n\techo testing\n\nci: test\n\ttest -f src/a.txt\n");
+    mkdirSync(`${s.dir}/src`);
+    writeFileSync(`${s.dir}/src/a.txt`, "a\n");
+    await s.git(["add", "-A"]);
+    await s.git(["commit", "-q", "-m", "ci recipe, and a by hand"]);
+    const stalled = await s.runner(["run"]);
+    expect(stalled.exitCode).toBe(3);
+    expect(stalled.stdout).toContain("Stopped early: leaf a made no progress in 3 iterations in a row (the agent said done but changed nothing outside .runner/, so the guard did not run); if its work is already on the branch, run `runner recheck a`");
+    expect(await s.subjects()).toHaveLength(4);
+    expect(s.agentRan(4)).toBe(false);
+
+    const recheck = await s.runner(["recheck", "a"]);
+    expect(recheck.stderr).toBe("");
+    expect(recheck.exitCode).toBe(0);
+    expect((await s.subjects()).at(-1)).toBe(subject("pf-1", 4, "a", "recheck", "pass"));
+    expect(s.node("a")).toMatchObject({ passes: true, attempts: 0 });
+    expect(s.read(s.iterFile(4, "guard.log"))).toContain("test -f src/a.txt");
+    const audit = await s.runner(["audit"]);
+    expect(audit.exitCode, audit.stdout + audit.stderr).toBe(0);
+  });
+
+  it("an agent program that is not installed (kind = codex without codex): start, step and run refuse in one sentence; recheck, which runs no agent, does not; doctor lists every check", async () => {
+    const s = await scenario({ runId: "pf-2", tree: TWO_LEAVES, start: false, guard: ["just", "ci"], files: { justfile: "ci:\n\ttrue\n" } });
+    s.env = bare(s.env);
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(`${s.dir}/.runner/state/config.toml`, s.read(".runner/state/config.toml").replace(/kind = "command"\ncommand = .*\n/, 'kind = "codex"\n'));
+    await s.git(["commit", "-q", "-am", "codex"]);
+    const sentence = /^The agent's program "codex" \(\[executor\] kind = "codex"\) is not on PATH; install the Codex CLI \(`npm install -g @openai\/codex`\) or choose another \[executor\] kind in \.runner\/state\/config\.toml \(`runner doctor` checks the whole setup\)\.$/;
+    const start = await s.runner(["start", "--run-id", "pf-2"]);
+    expect(start.exitCode).toBe(1);
+    expect(oneSentence(start.stderr)).toMatch(sentence);
+    expect((await s.git(["branch", "--list", "runner/pf-2"])).trim()).toBe("");
+    await s.git(["checkout", "-q", "-b", "runner/pf-2"]);
+    for (const command of [["step"], ["run"]]) {
+      const result = await s.runner(command);
+      expect(result.exitCode, command[0]).toBe(1);
+      expect(oneSentence(result.stderr)).toMatch(sentence);
+      expect(await s.subjects()).toEqual([]);
+    }
+    const recheck = await s.runner(["recheck", "a"]);
+    expect(recheck.exitCode, recheck.stderr).toBe(0);
+
+    const doctor = await s.runner(["doctor"]);
+    expect(doctor.exitCode).toBe(1);
+    expect(doctor.stdout).toMatch(/^✓ repository: .* on runner\/pf-2 \(run pf-2\)$/m);
+    expect(doctor.stdout).toMatch(/^✓ git identity: Test Author <author@example\.com>$/m);
+    expect(doctor.stdout).toMatch(/^✓ config: \.runner\/state\/config\.toml$/m);
+    expect(doctor.stdout).toMatch(/^✓ task tree: 3 nodes; next leaf b$/m);
+    expect(doctor.stdout).toMatch(/^✗ agent's program: codex \(ENOENT\)$/m);
+    expect(doctor.stdout).toMatch(/^✓ guard's program: .*node_modules\/rust-just-[a-z0-9-]+\/bin\/just$/m);
+    expect(doctor.stdout).toMatch(/^✓ guard's recipe: justfile: ci$/m);
+    expect(doctor.stdout).toMatch(/^✓ containment: /m);
+    expect(oneSentence(doctor.stderr)).toMatch(/^The agent's program "codex"/);
+    const json = JSON.parse((await s.runner(["doctor", "--json"])).stdout) as { ok: boolean; checks: { name: string; ok: boolean }[] };
+    expect(json.ok).toBe(false);
+    expect(json.checks.filter((check) => !check.ok).map((check) => check.name)).toEqual(["agent's program"]);
+  });
+
+  it("a script whose #! interpreter is missing is named as such, not as 'not found'", async () => {
+    const s = await scenario({ runId: "pf-3", executor: ["./agent.sh"], files: { "agent.sh": "#!/nonexistent/interpreter\necho hi\n" } });
+    const { chmodSync } = await import("node:fs");
+    chmodSync(`${s.dir}/agent.sh`, 0o755);
+    await s.git(["commit", "-q", "-am", "executable"]);
+    const result = await s.step();
+    expect(result.exitCode).toBe(1);
+    expect(oneSentence(result.stderr)).toBe(
+      'The agent\'s program "./agent.sh" ([executor] command) names an interpreter that does not exist (/nonexistent/interpreter, in its #! line); fix that line or install the interpreter (`runner doctor` checks the whole setup).',
+    );
+  });
+});

@@ -109,7 +109,7 @@ function repositoryFacts(overrides: Partial<RepositoryFacts> = {}): RepositoryFa
 const GUARD_PROGRAM = { file: "/usr/bin/node", signature: "1:2:3:4:5:6" };
 
 function loaded(fields: Partial<LoadedState> & Pick<LoadedState, "tree">): LoadedState {
-  return { config: { ok: true, config: CONFIG }, records: [], guardProgram: GUARD_PROGRAM, ...fields };
+  return { config: { ok: true, config: CONFIG }, records: [], guardProgram: GUARD_PROGRAM, preflight: [], ...fields };
 }
 
 const NO_GIT_TRICKS: AgentGitFacts = { controlChanged: [], operations: [], agentCommits: [], hiddenByIgnoreRules: [], nestedRepositories: [] };
@@ -230,6 +230,15 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
       config: { ok: false, problems: [{ path: "$.limits.iteration_timeout_seconds", message: "must be >= 1" }] },
       tree: pick<LoadedState["tree"]>([{ ok: true, tree: LEAF_TREE }, { ok: false, problems: [problem("the file does not exist")], missing: true }]),
     }),
+  "loadTree:always:preflightFailed": ({ world, pick }) => {
+    const finding = pick([
+      { problem: 'The guard is `just ci` but justfile has no `ci` recipe; add one that runs the project\'s checks (or set [guard] command in .runner/state/config.toml), commit it, and try again.', agent: false },
+      { problem: 'The agent\'s program "codex" ([executor] kind = "codex") is not on PATH; install the Codex CLI (`npm install -g @openai/codex`) or choose another [executor] kind in .runner/state/config.toml.', agent: true },
+    ]);
+    // A re-check runs no agent: only a guard's problem refuses it.
+    if (!finding.agent && pick([false, true])) world.input.recheck = {};
+    return loaded({ tree: { ok: true, tree: LEAF_TREE }, preflight: [finding] });
+  },
   "loadTree:always:treeMissing": ({ pick }) =>
     loaded({ tree: { ok: false, problems: [problem("the file does not exist")], missing: true }, records: pick([[], repairRecords(CONFIG.limits.maxRepairAttempts)]) }),
   "loadTree:always:treeValid": ({ world, pick, next }) => {

@@ -10,7 +10,7 @@
 // the final states chosen greedily until every transition is taken by some scenario. Set
 // MODEL_SYSTEM_PATHS=all to run every simple path the recipes can build (slow).
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { serializeTree } from "../../src/core/canonical.js";
@@ -43,6 +43,15 @@ const ALL_PASSED: TaskTree = tree(node("root", { passes: true, children: [node("
 const BROKEN_TREE = "{ this is not a task tree";
 /** An agent that turns the tree file into a folder before it acts: reading it fails with EISDIR. */
 const TREE_INTO_FOLDER = ["sh", "-c", `rm ${TREE_FILE} && mkdir ${TREE_FILE} && exec node agent.mjs`];
+
+/**
+ * Transitions no real scenario can take (each needs a fault the binary cannot be made to meet):
+ * covered by the machine layer only, and listed in docs/model-based-tests.md.
+ */
+const MACHINE_LAYER_ONLY: Record<string, string> = {
+  "execute:always:agentNotStarted":
+    "the preflight refuses a step whose agent program cannot start (missing, not executable, a #! interpreter missing) before the step begins; only a program removed by another process between the preflight and the spawn reaches it",
+};
 
 // ---------------------------------------------------------------------------------------------
 // Recipes: what makes the binary take each transition.
@@ -177,6 +186,11 @@ function recipeFor(p: ModelPath): Recipe {
         recipe.prepare.push(commitFiles({ [CONFIG_FILE]: "[limits]\niteration_timeout_seconds = 0\n" }, "break the config"));
         evidence(edge.key, stderrSays(/config\.toml is invalid/));
         break;
+      case "loadTree:always:preflightFailed":
+        // The guard names a program that is nowhere: found before any agent runs.
+        setOption(recipe, "guard", ["/nonexistent/guard-program"]);
+        evidence(edge.key, stderrSays(/^The guard's program "\/nonexistent\/guard-program" \(\[guard\] command\) does not exist; install it or fix \[guard\] command/));
+        break;
       case "loadTree:always:treeMissing":
         // No tree and none in the branch's history (else the step repairs it from there): a run branch that starts anew without it.
         recipe.prepare.push(async (s) => {
@@ -251,16 +265,7 @@ function recipeFor(p: ModelPath): Recipe {
         evidence(edge.key, runnerError("agent_failed", /exited with code 1: error: the model API answered 503 \(overloaded\)/));
         break;
       case "execute:always:agentNotStarted":
-        setOption(recipe, "executor", ["/nonexistent/agent-program"]);
-        evidence(
-          edge.key,
-          (run) => {
-            expect(run.meta?.runner_error?.kind).toBe("other");
-            expect((run.meta?.executor as { spawn_error: string | null }).spawn_error).toMatch(/agent-program/);
-          },
-          true,
-        );
-        break;
+        throw new Unsupported(MACHINE_LAYER_ONLY[edge.key]!);
       case "execute:error":
         // (the runner clears its log folder of anything in the way: the hook stands in for a failing environment)
         failIn(recipe, "runAgent");
@@ -293,12 +298,17 @@ function recipeFor(p: ModelPath): Recipe {
         evidence(edge.key, runnerError("executor_timeout", /guard did not finish within the iteration budget/));
         break;
       case "guard:always:guardNotStarted":
-        setOption(recipe, "guard", ["/nonexistent/guard-program"]);
+        // The preflight finds the guard's program in the work tree, but it is not committed (ignored),
+        // so the clean checkout the guard runs in has none.
+        setOption(recipe, "guard", ["./ci.sh"]);
+        setOption(recipe, "guardConfig", 'isolation = "worktree"');
+        addFiles(recipe, { ".gitignore": "ci.sh\n", "ci.sh": "#!/bin/sh\nexit 0\n" });
+        recipe.prepare.push((s) => chmodSync(path.join(s.dir, "ci.sh"), 0o755));
         evidence(
           edge.key,
           (run) => {
             expect(run.meta?.runner_error?.kind).toBe("guard_error");
-            expect((run.meta?.guard as { spawn_error: string | null }).spawn_error).toMatch(/guard-program/);
+            expect((run.meta?.guard as { spawn_error: string | null }).spawn_error).toMatch(/cannot start "\.\/ci\.sh": no such file/);
           },
           true,
         );
@@ -422,11 +432,6 @@ if (process.env.MODEL_DEBUG) {
   console.log(reasons, `\n${SELECTED.map((q) => q.name).join("\n")}`);
 }
 
-/**
- * Transitions no real scenario can take (each needs a fault the binary cannot be made to meet):
- * covered by the machine layer only, and listed in docs/model-based-tests.md. Empty today.
- */
-const MACHINE_LAYER_ONLY: Record<string, string> = {};
 
 // ---------------------------------------------------------------------------------------------
 // Running a path.

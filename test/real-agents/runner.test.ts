@@ -233,7 +233,7 @@ for (const agent of ["codex", "claude"] as const) {
       expect(step.stderr).not.toMatch(/output file|not valid JSON/);
       const meta = s.meta(1);
       expect(meta.executor).toMatchObject({ exit_code: 1, error: expect.stringContaining(own) });
-      expect((await s.runner(["log", "--iteration", "1"])).stdout).toContain(`runner_error: other: ${own}`);
+      expect((await s.runner(["log", "--iteration", "1"])).stdout).toContain(`runner_error: agent_failed: ${own}`);
       const durations = meta.durations;
       expect(durations.total_ms - durations.agent_ms).toBeLessThan(5_000);
       console.log(`${agent}: 401 reported, agent ${durations.agent_ms} ms, step ${durations.total_ms} ms`);

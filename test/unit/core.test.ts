@@ -418,11 +418,24 @@ describe("CONTRACT §5 configuration: schema messages with the key path, default
         executor: { kind: "codex" },
         guard: { command: ["just", "ci"], protectedPaths: [...ALWAYS_PROTECTED, "justfile", "Justfile", ".justfile"], setup: undefined, isolation: "in-place" },
         limits: DEFAULT_LIMITS,
+        hooks: { onIteration: undefined, onRunEnd: undefined, onStuck: undefined, timeoutSeconds: 30, bell: false },
       },
     });
     expect(ALWAYS_PROTECTED).toContain(".runner/state/config.toml");
     expect(ALWAYS_PROTECTED).toContain(".runner/nodes/*/policy.json");
-    expect(DEFAULT_LIMITS).toEqual({ iterationTimeoutSeconds: 1800, maxIterations: 50, outputCapBytes: 1_048_576, maxRepairAttempts: 3 });
+    expect(DEFAULT_LIMITS).toEqual({
+      iterationTimeoutSeconds: 1800,
+      maxIterations: 50,
+      outputCapBytes: 1_048_576,
+      maxRepairAttempts: 3,
+      maxStalledIterations: 3,
+      maxConsecutiveRunnerErrors: 3,
+      retryBackoffSeconds: 30,
+      maxLimitWaitSeconds: 21_600,
+      maxRunSeconds: undefined,
+      maxRunTokens: undefined,
+      maxRunCostUsd: undefined,
+    });
   });
 
   it("given limits and guard are used; an empty protected_paths still protects the config", () => {

@@ -18,7 +18,7 @@ function fakeTerminal(): { stream: NodeJS.WriteStream; screen: () => string } {
 
 const SUMMARY: RunSummary = {
   exitCode: 0, reason: "Done: the root passes (run r1).", runId: "r1", iterations: 2, passes: 1, failures: 0,
-  agentMs: 1200, guardMs: 300, runnerMs: 100, totalMs: 1600,
+  agentMs: 1200, guardMs: 300, runnerMs: 100, totalMs: 1600, waitMs: 0,
   usage: { input_tokens: 3600, cached_input_tokens: 900, output_tokens: 240, reasoning_tokens: null, cost_usd: 0.0105 },
 };
 

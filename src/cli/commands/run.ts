@@ -2,6 +2,8 @@
 // condition (exit 3), or an error (1, or 2 for a bug). Ctrl-C kills the agent's process group; the
 // interrupted iteration is recorded as a runner error and committed before the run stops.
 import { GitRepo } from "../../adapters/git.js";
+import { createHooks } from "../../adapters/hooks.js";
+import { loadConfig } from "../../adapters/project-files.js";
 import { runLoop, type RunSummary } from "../../run/run-loop.js";
 import { runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { UsageError } from "../../errors.js";
@@ -10,6 +12,7 @@ import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
 import { printError } from "../output.js";
 import { jsonView, plainView, terminalView, type ProgressView } from "../progress.js";
+import { iterationEvent, noticeEvent, summaryEvent } from "../run-events.js";
 import { findProjectRoot } from "../repo.js";
 import { withRepositoryLock } from "../repository-lock.js";
 
@@ -52,19 +55,40 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  const env = processEnv();
+  const config = await loadConfig(root);
+  const hooks = createHooks({ root, config: config.ok ? config.config.hooks : undefined, env, warn: printError, now: Date.now });
+  let runId = argv.runId;
   try {
-    const summary = await withRepositoryLock(root, "runner run", () => runLoop({
-      root,
-      runIdOption: argv.runId,
-      maxIterations: argv.maxIterations,
-      haltOnStuck: argv.haltOnStuck,
-      env: processEnv(),
-      now: Date.now,
-      abortSignal: controller.signal,
-      onProgress: (event) => view.progress(event),
-      onStep: (result) => view.step(result),
-    }));
-    if (controller.signal.aborted && summary.exitCode === 0) summary.exitCode = 1;
+    const summary = await withRepositoryLock(root, "runner run", async () => {
+      const ended = await runLoop({
+        root,
+        runIdOption: argv.runId,
+        maxIterations: argv.maxIterations,
+        haltOnStuck: argv.haltOnStuck,
+        env,
+        now: Date.now,
+        abortSignal: controller.signal,
+        onProgress: (event) => view.progress(event),
+        onStep: async (result) => {
+          runId = result.runId ?? runId;
+          view.step(result);
+          if (result.record) await hooks.fire("on_iteration", iterationEvent(result, Date.now()), runId);
+        },
+        onNotice: async (notice) => {
+          view.notice(notice, runId);
+          if (notice.type === "stuck") {
+            hooks.bell();
+            await hooks.fire("on_stuck", noticeEvent(notice, runId, Date.now()), runId);
+          }
+        },
+      });
+      if (controller.signal.aborted && ended.exitCode === 0) ended.exitCode = 1;
+      // (still under the lock: a hook may look at the repository as the run left it)
+      hooks.bell();
+      await hooks.fire("on_run_end", summaryEvent(ended, Date.now()), ended.runId ?? runId);
+      return ended;
+    });
     view.summary(summary);
     // An error or a refusal: its sentence once, on stderr (a bug's, with the stack under --debug, by the caller).
     if (summary.exitCode === EXIT.failed || summary.exitCode === EXIT.bug) printError(summary.reason);

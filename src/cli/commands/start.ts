@@ -3,12 +3,14 @@
 // The id defaults to the UTC time as YYYYMMDD-HHMMSS, made once here and an input from then on.
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { preflight } from "../../adapters/preflight.js";
 import { loadConfig } from "../../adapters/project-files.js";
 import { changedPathList, GitRepo } from "../../adapters/git.js";
 import { formatProblem } from "../../core/problems.js";
 import { BRANCH_PREFIX, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
+import { processEnv } from "../environment.js";
 import { printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { loadValidTree } from "../valid-tree.js";
@@ -65,11 +67,13 @@ export async function run(argv: GlobalArgs & { runId?: string; from?: string }):
   return 0;
 }
 
-/** The tree and the config a run starts from must be valid. */
+/** The tree and the config a run starts from must be valid, and the preflight find nothing wrong. */
 async function checkProject(root: string): Promise<void> {
   await loadValidTree(root);
   const config = await loadConfig(root);
   if (!config.ok) {
     throw new RefusalError(`.runner/state/config.toml is invalid: ${formatProblem(config.problems[0]!)}; fix it (\`runner validate\` lists every problem) before \`runner start\`.`);
   }
+  const problem = preflight(root, config.config, processEnv()).find((check) => check.problem !== undefined)?.problem;
+  if (problem) throw new RefusalError(`${problem.replace(/\.$/, "")} (\`runner doctor\` checks the whole setup).`);
 }

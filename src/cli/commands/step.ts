@@ -1,6 +1,7 @@
 // `runner step`: one iteration (the machine of the seeds). Exit 0 when an iteration was committed or
 // nothing is left to do, 1 when refused or when the iteration ended in a runner error after it was
 // persisted and committed (CONTRACT §4).
+import { totalsOf } from "../../core/agent-usage.js";
 import { bugSentence } from "../../errors.js";
 import { EXIT, exitCodeOfStep } from "../../exit-codes.js";
 import type { StepResult } from "../../step/run-step.js";
@@ -33,6 +34,7 @@ export function stepJson(result: StepResult): unknown {
     attempts_after: record?.attemptsAfter ?? null,
     passes_after: record?.passesAfter ?? null,
     commit: result.commit ?? null,
+    usage: result.usage ? totalsOf(result.usage) : null,
     path: result.path,
   };
 }

@@ -2,6 +2,7 @@
 // is invalid, or was left invalid by the last iteration — the tree to check and repair it against.
 import { fromPromise } from "xstate";
 import { loadConfig, loadTree } from "../../adapters/project-files.js";
+import { preflight } from "../../adapters/preflight.js";
 import { identifyProgram } from "../../adapters/program.js";
 import { acceptedTree, lastValidTree } from "../../adapters/run-trees.js";
 import { checkAgentTree } from "../../core/iteration.js";
@@ -20,6 +21,7 @@ export function loadStateActor({ root, env, git }: ActorDeps) {
       records,
       // Found now, before the agent can change what PATH leads to.
       guardProgram: config.ok ? identifyProgram(config.config.guard.command[0]!, root, env.PATH) : { file: undefined, signature: undefined },
+      preflight: config.ok ? preflight(root, config.config, env).flatMap((check) => (check.problem ? [{ problem: check.problem, agent: check.agent === true }] : [])) : [],
     };
     // After an iteration that left the tree invalid (committed as the agent wrote it), the tree must
     // be checked against the last one the runner accepted, as the agent's tree was: a changed passed

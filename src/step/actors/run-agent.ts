@@ -16,12 +16,15 @@ import { redactSecrets } from "../../core/text-limits.js";
 import type { AgentRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 
-export function runAgentActor({ root, env, state, secrets, now, abortSignal, onProgress }: ActorDeps) {
+export function runAgentActor({ root, env, state, secrets, now, abortSignal, onProgress, costLeftUsd }: ActorDeps) {
   return fromPromise<AgentRunFacts, AgentRequest>(async ({ input }) => {
     const log = new IterationLog(root, input.runId, input.iteration, secrets);
     const deadlineMs = now() + input.config.limits.iterationTimeoutSeconds * 1000;
     onProgress?.({ type: "phase", phase: "agent", iteration: input.iteration, nodeId: input.nodeId, title: input.title });
-    const executor = input.config.executor;
+    // What is left of the run's cost budget is Claude's own cap for the session (--max-budget-usd).
+    const configured = input.config.executor;
+    const executor =
+      configured.kind === "claude" && costLeftUsd !== undefined ? { ...configured, max_budget_usd: Math.min(configured.max_budget_usd ?? Infinity, roundCents(costLeftUsd)) } : configured;
     const result = await executorFor(executor.kind).run({
       root,
       config: executor,
@@ -71,4 +74,9 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
       ...(result.isolation !== undefined ? { isolation: result.isolation } : {}),
     };
   });
+}
+
+/** Dollars to whole cents, at least one cent (Claude's cap must be positive). */
+function roundCents(usd: number): number {
+  return Math.max(0.01, Math.floor(usd * 100) / 100);
 }
