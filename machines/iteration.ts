@@ -410,7 +410,7 @@ export const iterationMachine = setup({
           {
             guard: "hadRunnerError",
             target: "failed",
-            actions: assign(({ context, event }) => ({ commit: event.output.sha, message: runnerErrorSentence(context.iteration!, context.runnerError!) })),
+            actions: assign(({ context, event }) => ({ commit: event.output.sha, message: runnerErrorSentence(context.runId!, context.iteration!, context.runnerError!) })),
           },
           { target: "committed", actions: assign({ commit: ({ event }) => event.output.sha }) },
         ],

@@ -2,6 +2,7 @@
 // skipped, attempts unchanged). `runner step` reports it and exits 1; `runner run` goes on after the
 // errors a retry can cure, waits for a rate or usage limit to reset, and stops on the rest (seed
 // 000: a timeout stops the run).
+import { iterationDir } from "./layout.js";
 import type { RunnerErrorFact } from "./step-facts.js";
 
 /** What `runner run` does after an iteration that ended in this runner error. */
@@ -32,12 +33,12 @@ export function afterRunnerError(error: RunnerErrorFact): ErrorAction {
   }
 }
 
-/** The sentence a step that ended in a runner error ends with (its iteration was committed). */
-export function runnerErrorSentence(iteration: number, error: RunnerErrorFact): string {
-  const recorded = "it was recorded and committed as a retry without using an attempt";
+/** The sentence a step that ended in a runner error ends with (its iteration was committed); it names the iteration's log folder. */
+export function runnerErrorSentence(runId: string, iteration: number, error: RunnerErrorFact): string {
+  const recorded = `it was recorded and committed as a retry without using an attempt (its logs: ${iterationDir(runId, iteration)}/)`;
   if (error.kind === "interrupted" || error.kind === "runner_stopped") return `Iteration ${iteration} was interrupted: ${error.message}; ${recorded}. Run \`runner run\` or \`runner step\` to go on.`;
   const next = afterRunnerError(error) === "stop" ? "fix the cause and run `runner step` again" : "run `runner step` again (`runner run` retries it by itself)";
-  return `Iteration ${iteration} ended in a runner error: ${error.message}. It was recorded and committed as a retry without using an attempt; ${next}.`;
+  return `Iteration ${iteration} ended in a runner error: ${error.message}. ${recorded[0]!.toUpperCase()}${recorded.slice(1)}; ${next}.`;
 }
 
 // Waiting before the next iteration.

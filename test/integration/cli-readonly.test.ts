@@ -1,6 +1,6 @@
 // The read-only commands of CONTRACT §4 (init, validate, next, status) through the built binary, on
 // files in temp folders and in real git repositories.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { serializeTree } from "../../src/core/canonical.js";
@@ -37,9 +37,30 @@ function oneSentence(stderr: string): string {
   return lines[0]!;
 }
 
+/** A temp folder that is a git repository's top (where `runner init` belongs). */
+async function repoDir(): Promise<string> {
+  const dir = tempDir();
+  await git(dir, ["init", "-q"]);
+  return dir;
+}
+
 describe.concurrent("runner init", () => {
+  it("refuses outside a git repository, and in a subfolder of one, naming the top folder; nothing written", async () => {
+    const plain = tempDir();
+    const outside = await runner(plain, ["init"]);
+    expect(outside.exitCode).toBe(1);
+    expect(oneSentence(outside.stderr)).toMatch(/is not in a git repository; run `git init` there first/);
+    expect(existsSync(path.join(plain, ".runner"))).toBe(false);
+    const top = await repoDir();
+    mkdirSync(path.join(top, "sub"));
+    const inside = await runner(path.join(top, "sub"), ["init"]);
+    expect(inside.exitCode).toBe(1);
+    expect(oneSentence(inside.stderr)).toMatch(new RegExp(`inside the git repository whose top folder is ${realpathSync(top).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}; run \`runner init\` there`));
+    expect(existsSync(path.join(top, "sub", ".runner"))).toBe(false);
+  });
+
   it("creates the files of CONTRACT §2: GOAL.md, canonical tree.json, pinned schema.json, config.toml, assumptions.md, questions.md, and the .gitignore lines", async () => {
-    const dir = tempDir();
+    const dir = await repoDir();
     const result = await runner(dir, ["init", "--goal", "Build a CLI"]);
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toBe("");
@@ -62,13 +83,13 @@ describe.concurrent("runner init", () => {
   });
 
   it("--max-attempts sets the root's max_attempts", async () => {
-    const dir = tempDir();
+    const dir = await repoDir();
     expect((await runner(dir, ["init", "--max-attempts", "5"])).exitCode).toBe(0);
     expect((JSON.parse(readText(dir, TREE)) as TaskTree).root.max_attempts).toBe(5);
   });
 
   it("refuses a second time with exit 1 and one sentence on stderr, leaving the files as they were", async () => {
-    const dir = tempDir();
+    const dir = await repoDir();
     expect((await runner(dir, ["init"])).exitCode).toBe(0);
     writeFiles(dir, { ".runner/GOAL.md": "# Goal\n\nmine\n" });
     const second = await runner(dir, ["init", "--goal", "other"]);

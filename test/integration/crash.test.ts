@@ -375,7 +375,7 @@ async function runCase(c: CrashCase): Promise<void> {
     // Recorded once, as a runner error: retry, guard skipped, attempts unchanged, committed.
     expect(after.slice(loopBefore)).toEqual([c.killedSubject]);
     expect(stderrLines(recovery.stderr)).toHaveLength(1);
-    expect(recovery.stderr).toMatch(new RegExp(`Iteration ${c.iteration} was interrupted: the runner stopped \\(killed or crashed\\) during iteration ${c.iteration} before committing it; it was recorded and committed as a retry without using an attempt\\. Run \`runner run\` or \`runner step\` to go on\\.$`));
+    expect(recovery.stderr).toMatch(new RegExp(`Iteration ${c.iteration} was interrupted: the runner stopped \\(killed or crashed\\) during iteration ${c.iteration} before committing it; it was recorded and committed as a retry without using an attempt \\(its logs: \\.runner/iterations/t1/000${c.iteration}/\\)\\. Run \`runner run\` or \`runner step\` to go on\\.$`));
     expect(recovery.stderr).not.toMatch(/fix the cause/);
     const message = await s.message();
     expect(message).toMatch(/^Runner-Error: runner_stopped: the runner stopped \(killed or crashed\)/m);

@@ -5,26 +5,23 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PROJECT_ROOT, runner, tempDir } from "../helpers/sandbox.js";
+import { git, PROJECT_ROOT, runner, tempDir } from "../helpers/sandbox.js";
 
 const CONFIG = ".runner/state/config.toml";
 
-/** The config with every `# key = value` line of the [executor] table uncommented. */
+/** The config with every commented-out option (`# key = value`) and table (`# [hooks]`) switched on. */
 function everyOptionOn(text: string): string {
-  const lines = text.split("\n");
-  let inExecutor = false;
-  return lines
-    .map((line) => {
-      if (/^\[.+\]$/.test(line)) inExecutor = line === "[executor]";
-      return inExecutor && /^# [a-z_]+ = /.test(line) ? line.slice(2) : line;
-    })
+  return text
+    .split("\n")
+    .map((line) => (/^# (?:[a-z_]+ = |\[[a-z]+\]$)/.test(line) ? line.slice(2) : line))
     .join("\n");
 }
 
 describe("runner init templates", () => {
   for (const executor of ["codex", "claude", "command", "demo"] as const) {
-    it(`--executor ${executor}: valid as written and with every [executor] option switched on`, async () => {
+    it(`--executor ${executor}: valid as written and with every commented option switched on`, async () => {
       const dir = tempDir(`runner-init-${executor}-`);
+      await git(dir, ["init", "-q"]);
       const init = await runner(dir, ["init", "--executor", executor, "--goal", "Test the templates"]);
       expect(init.stderr).toBe("");
       expect(init.exitCode).toBe(0);
@@ -38,11 +35,14 @@ describe("runner init templates", () => {
       expect(again.stderr, all).toBe("");
       expect(again.exitCode).toBe(0);
       expect(written).not.toContain("gpt-5-codex");
+      expect(all).toMatch(/^\[hooks\]$/m);
+      expect(all).toMatch(/^max_run_cost_usd = /m);
     });
   }
 
   it("the Claude template names every permission mode the config schema accepts, and the isolation switch", async () => {
     const dir = tempDir("runner-init-modes-");
+    await git(dir, ["init", "-q"]);
     await runner(dir, ["init", "--executor", "claude"]);
     const written = readFileSync(path.join(dir, CONFIG), "utf8");
     const schema = JSON.parse(readFileSync(path.join(PROJECT_ROOT, "schemas/config/v1.schema.json"), "utf8")) as { properties: { executor: { properties: { permission_mode: { enum: string[] } } } } };

@@ -167,7 +167,7 @@ describe("runner run", () => {
     const result = await child;
     expect(result.exitCode).toBe(1);
     expect(String(result.stderr)).toContain("Stopping");
-    expect(String(result.stderr)).toMatch(/^Iteration 3 was interrupted: the run was stopped while the agent ran; it was recorded and committed as a retry without using an attempt\. Run `runner run` or `runner step` to go on\.$/m);
+    expect(String(result.stderr)).toMatch(/^Iteration 3 was interrupted: the run was stopped while the agent ran; it was recorded and committed as a retry without using an attempt \(its logs: \.runner\/iterations\/run-5\/0003\/\)\. Run `runner run` or `runner step` to go on\.$/m);
     expect(String(result.stderr)).not.toMatch(/fix the cause/);
     // The agent and the background child it spawned are gone.
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -1,11 +1,13 @@
-// `runner init`: scaffold .runner/ (CONTRACT §2); refuses if it exists.
-import { existsSync } from "node:fs";
+// `runner init`: scaffold .runner/ (CONTRACT §2, docs/contract.md) at the top of a git repository;
+// refuses if it exists, and anywhere but a repository's top folder.
+import { existsSync, realpathSync } from "node:fs";
 import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { serializeTree } from "../../core/canonical.js";
 import { LAYOUT, RUNNER_DIR, RUNNER_GITIGNORE } from "../../core/layout.js";
 import type { TaskTree } from "../../core/tree.js";
 import { RefusalError, UsageError } from "../../errors.js";
+import { GitRepo } from "../../adapters/git.js";
 import { projectPath } from "../../adapters/project-files.js";
 import { schemaFile } from "../../package-files.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -15,11 +17,22 @@ export type ExecutorChoice = "codex" | "claude" | "command" | "demo";
 
 export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: number; executor: ExecutorChoice }): Promise<number> {
   const root = path.resolve(argv.C);
+  await requireRepositoryTop(root);
   const files = await scaffoldRunnerDir(root, { goal: argv.goal, maxAttempts: argv.maxAttempts, executor: argv.executor });
   printLine(`initialized ${RUNNER_DIR}/ in ${root}:`);
   for (const file of files) printLine(`  ${file}`);
   printLine("next: describe the goal in .runner/GOAL.md, check .runner/state/config.toml, commit, then `runner start`.");
   return 0;
+}
+
+/** `.runner/` belongs at the top of a git repository: a subfolder would get a second one, and no repository none. */
+async function requireRepositoryTop(folder: string): Promise<void> {
+  if (!existsSync(folder)) throw new UsageError(`The folder ${folder} does not exist; create it or pass an existing one with -C.`);
+  const top = (await new GitRepo(folder).raw(["rev-parse", "--show-toplevel"]).catch(() => "")).trim();
+  if (top === "") throw new RefusalError(`${folder} is not in a git repository; run \`git init\` there first (the runner commits every iteration), then \`runner init\`.`);
+  if (realpathSync(top) !== realpathSync(folder)) {
+    throw new RefusalError(`${folder} is inside the git repository whose top folder is ${top}; run \`runner init\` there (or pass -C ${top}).`);
+  }
 }
 
 /** Writes the files of CONTRACT §2 into `root/.runner/`; refuses if it exists. Returns the files written. */
@@ -80,7 +93,8 @@ command = ["bash", "agent.sh"]   # run in the repository root, the prompt on std
 };
 
 function configTemplate(executor: ExecutorChoice, guardCommand: string[]): string {
-  return `# runner configuration (see the runner's CONTRACT §5). Unknown keys and wrong types are errors.
+  return `# runner configuration: every key is described in the runner's docs/configuration.md (also in its
+# npm package). Unknown keys and wrong types are errors; \`runner validate\` and \`runner doctor\` check it.
 
 [executor]
 ${EXECUTOR_TEMPLATES[executor]}
@@ -93,5 +107,20 @@ command = ${JSON.stringify(guardCommand).replace(/","/g, '", "')}         # the 
 iteration_timeout_seconds = 1800 # one budget shared by executor and guard
 max_iterations = 50              # default for \`runner run\`
 output_cap_bytes = 1048576       # per captured stream
+# max_stalled_iterations = 3     # \`runner run\` stops after this many iterations in a row that change nothing (0: never)
+# max_consecutive_runner_errors = 3  # errors a retry can cure (a crash, bad output) retried until this many in a row
+# retry_backoff_seconds = 30     # the first wait before such a retry (it doubles)
+# max_limit_wait_seconds = 21600 # the longest wait for an agent's rate or usage limit to reset
+# max_run_seconds = 28800        # budgets of one \`runner run\`: time, tokens, cost (USD)
+# max_run_tokens = 5000000
+# max_run_cost_usd = 20.0
+
+# Commands \`runner run\` starts on its events, each given the event as one JSON line on stdin.
+# [hooks]
+# on_run_end = ["sh", "-c", "jq -r .reason | curl -s -d @- https://ntfy.sh/my-runner-topic"]
+# on_stuck = ["notify-send", "runner: a leaf is stuck"]
+# on_iteration = ["sh", "-c", "cat >> /tmp/runner-events.jsonl"]
+# timeout_seconds = 30
+# bell = true                    # ring the terminal bell when the run ends or a leaf is stuck
 `;
 }
