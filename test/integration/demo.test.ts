@@ -22,7 +22,8 @@ describe("runner demo", () => {
     const firstCommand = /```sh\n([^\n]*)/.exec(readme)?.[1] ?? "";
     expect(firstCommand).toContain("npm run demo");
     const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
-    expect(pkg.scripts.demo).toBe("node bin/runner.js demo");
+    // It builds first (no install script builds dist/: see docs/decisions.md, "First contact").
+    expect(pkg.scripts.demo).toBe("npm run build --silent && node bin/runner.js demo");
   });
 
   it("runs the whole loop in under a minute: a retry, every node ✓, the git log; the repository passes audit and validate", async () => {
