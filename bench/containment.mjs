@@ -8,12 +8,13 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { DIST } from "./lib/common.mjs";
+import { sourceModules } from "./lib/core-modules.mjs";
 
-const adapters = path.join(DIST, "src", "adapters");
-const containment = await import(path.join(adapters, "containment.js"));
-const { runProcess } = await import(path.join(adapters, "process-runner.js"));
-const { taggedProcesses } = await import(path.join(adapters, "proc-table.js"));
+const { containment, runProcess, taggedProcesses } = await sourceModules("adapters", ["containment.ts", "process-runner.ts", "proc-table.ts"], (m) => ({
+  containment: m,
+  runProcess: m.runProcess,
+  taggedProcesses: m.taggedProcesses,
+}));
 
 const STARTS = 20;
 const median = (values) => {

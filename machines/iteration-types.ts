@@ -62,6 +62,8 @@ export interface IterationContext {
   previousTree?: TaskTree;
   /** The guard's program, found before the agent runs. */
   guardProgram?: ProgramIdentity;
+  /** Who the loop commit is by: the run's identity. */
+  identity?: { name: string; email: string };
   treeProblems: Problem[];
   /** The node that must still exist after the agent (the selected leaf, or for a repair the node that broke the tree). */
   requiredNodeId?: string;
@@ -109,6 +111,12 @@ export interface IterationContext {
 export interface IterationRef {
   runId: string;
   iteration: number;
+}
+
+/** What loading the run's state needs: the run, and the commit the step starts from (its history is read at it). */
+export interface LoadRequest {
+  runId: string;
+  head: string | undefined;
 }
 
 /** Where an iteration starts: the run branch and its commit (the loop commit's parent). */
@@ -172,6 +180,6 @@ export interface CommitRequest {
   record: IterationRecord;
   /** The run branch and the commit the iteration started from (the loop commit's only parent). */
   start: StartPoint;
-  /** The repository's identity as configured before the agent ran. */
-  identity: { name?: string; email?: string };
+  /** The run's identity (its newest loop commit's; for its first, git's as configured before the agent, or the runner's fallback). */
+  identity: { name: string; email: string };
 }

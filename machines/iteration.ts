@@ -21,6 +21,7 @@ import type {
   GuardRequest,
   IterationContext,
   IterationRef,
+  LoadRequest,
   PersistRequest,
   PromptRequest,
   RecheckPrepareRequest,
@@ -44,8 +45,8 @@ export const iterationMachine = setup({
   },
   actors: {
     inspectRepository: placeholder<RepositoryFacts, { runIdOption: string | undefined }>("inspectRepository"),
-    loadInterrupted: placeholder<InterruptedState, { runId: string }>("loadInterrupted"),
-    loadState: placeholder<LoadedState, { runId: string }>("loadState"),
+    loadInterrupted: placeholder<InterruptedState, LoadRequest>("loadInterrupted"),
+    loadState: placeholder<LoadedState, LoadRequest>("loadState"),
     preparePrompt: placeholder<PromptFacts, PromptRequest>("preparePrompt"),
     prepareRecheck: placeholder<{ deadlineMs: number }, RecheckPrepareRequest>("prepareRecheck"),
     runAgent: placeholder<AgentRunFacts, AgentRequest>("runAgent"),
@@ -150,10 +151,10 @@ export const iterationMachine = setup({
       invoke: {
         id: "loadInterrupted",
         src: "loadInterrupted",
-        input: ({ context }) => ({ runId: context.runId! }),
+        input: ({ context }) => loadRequest(context),
         onDone: {
           target: "recover",
-          actions: assign(({ event }) => ({ config: event.output.config, records: event.output.records, previousTree: event.output.previousTree, guardProgram: event.output.guardProgram })),
+          actions: assign(({ event }) => ({ config: event.output.config, records: event.output.records, previousTree: event.output.previousTree, guardProgram: event.output.guardProgram, identity: event.output.identity })),
         },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
@@ -166,7 +167,7 @@ export const iterationMachine = setup({
       invoke: {
         id: "loadState",
         src: "loadState",
-        input: ({ context }) => ({ runId: context.runId! }),
+        input: ({ context }) => loadRequest(context),
         onDone: {
           actions: assign(({ context, event }) => {
             const load = judgeLoadedState(event.output, { recheck: context.recheck !== undefined });
@@ -174,7 +175,7 @@ export const iterationMachine = setup({
             const { config, records, iteration, previousTree } = load;
             const repair = load.kind === "treeInvalid" ? { treeProblems: load.treeProblems, requiredNodeId: load.requiredNodeId } : {};
             const stepKind = load.kind === "treeInvalid" ? ("repair" as const) : context.recheck ? ("recheck" as const) : ("leaf" as const);
-            return { load, config, records, iteration, previousTree, stepKind, guardProgram: event.output.guardProgram, ...repair };
+            return { load, config, records, iteration, previousTree, stepKind, guardProgram: event.output.guardProgram, identity: event.output.identity, ...repair };
           }),
         },
         onError: [
@@ -405,7 +406,7 @@ export const iterationMachine = setup({
       invoke: {
         id: "commitIteration",
         src: "commitIteration",
-        input: ({ context }) => ({ record: iterationRecord(context), start: startPoint(context), identity: context.repository!.identity }),
+        input: ({ context }) => ({ record: iterationRecord(context), start: startPoint(context), identity: context.identity! }),
         onDone: [
           {
             guard: "hadRunnerError",
@@ -429,6 +430,10 @@ export const iterationMachine = setup({
 });
 
 // The actors' inputs, made from the context.
+
+function loadRequest(context: IterationContext): LoadRequest {
+  return { runId: context.runId!, head: context.repository!.head };
+}
 
 function iterationRef(context: IterationContext): IterationRef {
   return { runId: context.runId!, iteration: context.iteration! };

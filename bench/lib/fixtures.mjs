@@ -1,6 +1,7 @@
 // Fixtures: valid task trees of a given size (CONTRACT §3) and git repositories of a given number
 // of files with a runner run branch, built in temp folders.
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { benchEnv, run, RUNNER_BIN, tempDir } from "./common.mjs";
 
@@ -110,11 +111,28 @@ export function makeRepo(files, treeSizes, trees) {
 }
 
 /**
- * Puts the repository back at `base`: the same files, index and branch, and no runner state left
- * from an earlier run (iteration logs, and the journal and lock a crashed runner leaves in .git/).
+ * Puts the repository back at `base` as a loop leaves it between two iterations (the steady state
+ * of a run): the same files, index and branch; the runner's own index and its record of the run's
+ * history (in its state folder, outside the repository) for `base`, as it keeps them after each of
+ * its commits; the local logs kept (they are ignored, and a run has them after its first iteration);
+ * no journal or lock of a crashed runner.
  */
 export function resetRepo(repo, base) {
   run(["git", "reset", "-q", "--hard", base], { cwd: repo.dir, env: repo.env });
-  run(["git", "clean", "-q", "-fdx"], { cwd: repo.dir, env: repo.env });
+  run(["git", "clean", "-q", "-fd"], { cwd: repo.dir, env: repo.env });
   for (const name of ["runner-journal.json", "runner.lock"]) rmSync(path.join(repo.dir, ".git", name), { force: true });
+  const state = runnerState(repo);
+  rmSync(state.journal, { force: true });
+  copyFileSync(path.join(repo.dir, ".git", "index"), state.index);
+  writeFileSync(state.indexCommit, `${base}\n`);
+  // The run's history as the runner keeps it after its own commit (src/adapters/run-history.ts): none yet at base.
+  writeFileSync(state.history, `${JSON.stringify({ runId: "bench", head: base, commits: [] })}\n`);
+}
+
+/** The runner's state folder of a repository (src/adapters/runner-state.ts: named by the git folder's real path). */
+function runnerState(repo) {
+  const real = realpathSync(path.join(repo.dir, ".git"));
+  const dir = path.join(repo.env.RUNNER_STATE_DIR, "repos", createHash("sha256").update(real).digest("hex").slice(0, 24));
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return { index: path.join(dir, "index"), indexCommit: path.join(dir, "index.commit"), journal: path.join(dir, "journal.json"), history: path.join(dir, "history.json") };
 }

@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { GitRepo } from "./git.js";
+import { FALLBACK_IDENTITY, GitRepo } from "./git.js";
 import { runProcess, type ProcessResult } from "./process-runner.js";
 
 export interface CleanRun {
@@ -67,7 +67,7 @@ export async function runInCleanCheckout(repository: GitRepo, request: CleanRunR
 export async function candidateCommit(git: GitRepo, base: string): Promise<string> {
   await git.addAll();
   const tree = await git.writeTree();
-  return git.commitTree(tree, base, "runner: the candidate an iteration's guard judges\n", true);
+  return git.commitTree(tree, base, "runner: the candidate an iteration's guard judges\n", FALLBACK_IDENTITY);
 }
 
 /** A clean run's outcome as one process result: the guard's, or the setup's when it failed. */

@@ -37,9 +37,23 @@ export interface LoopCommit {
   sha: string;
   subject: string;
   body: string;
+  /** The author, "Name <email>". */
+  author?: string;
 }
 
 export const FALLBACK_IDENTITY = { name: "runner", email: "runner@localhost" } as const;
+
+/** Who a loop commit is by (author and committer). */
+export interface CommitIdentity {
+  name: string;
+  email: string;
+}
+
+/** "Name <email>" as git prints it, split; undefined when it is not that. */
+export function parseIdent(text: string | undefined): CommitIdentity | undefined {
+  const match = /^(.*) <([^<>]*)>$/.exec(text ?? "");
+  return match && match[1] !== "" && match[2] !== "" ? { name: match[1]!, email: match[2]! } : undefined;
+}
 
 
 function asGitError(args: readonly string[], error: unknown): GitError {
@@ -206,14 +220,14 @@ export class GitRepo {
 
   /** This run's loop commits reachable from `tip` (default HEAD), newest first. */
   async loopCommits(subjectPattern: string, tip = "HEAD"): Promise<LoopCommit[]> {
-    const out = await this.raw(["log", "-E", `--grep=${subjectPattern}`, "--format=%H%x1f%s%x1f%b%x1e", tip]);
+    const out = await this.raw(["log", "-E", `--grep=${subjectPattern}`, "--format=%H%x1f%an <%ae>%x1f%s%x1f%b%x1e", tip]);
     return out
       .split("\x1e")
       .map((record) => record.replace(/^\n/, ""))
       .filter((record) => record.length > 0)
       .map((record) => {
-        const [sha = "", subject = "", body = ""] = record.split("\x1f");
-        return { sha, subject, body: body.trimEnd() };
+        const [sha = "", author = "", subject = "", body = ""] = record.split("\x1f");
+        return { sha, subject, body: body.trimEnd(), author };
       });
   }
 
@@ -261,11 +275,11 @@ export class GitRepo {
 
   /**
    * A commit of `tree` with exactly `parent`, `message` verbatim (no hook, no cleanup, no
-   * signature), by the repository's identity or, where none is set, the runner's fallback.
+   * signature), by `identity` (author and committer).
    */
-  async commitTree(tree: string, parent: string, message: string, useFallbackIdentity: boolean): Promise<string> {
-    const identity = useFallbackIdentity ? ["-c", `user.name=${FALLBACK_IDENTITY.name}`, "-c", `user.email=${FALLBACK_IDENTITY.email}`] : [];
-    return (await this.raw([...identity, "commit-tree", tree, "-p", parent, "-F", "-"], { input: message })).trim();
+  async commitTree(tree: string, parent: string, message: string, identity: CommitIdentity): Promise<string> {
+    const env = { GIT_AUTHOR_NAME: identity.name, GIT_AUTHOR_EMAIL: identity.email, GIT_COMMITTER_NAME: identity.name, GIT_COMMITTER_EMAIL: identity.email };
+    return (await this.raw(["commit-tree", tree, "-p", parent, "-F", "-"], { input: message, env })).trim();
   }
 
   /** Points `ref` at `sha`; with `old`, only if it still points at `old` (else git refuses). */
@@ -290,6 +304,8 @@ export class GitRepo {
    * name does not resolve): HEAD's branch (undefined when detached), HEAD's commit, the branch's commit.
    */
   async headAndBranch(branch: string): Promise<{ head: { branch: string | undefined; sha: string | undefined }; branchSha: string | undefined }> {
+    const read = await this.headOnBranchFromFiles(branch);
+    if (read !== undefined) return { head: { branch, sha: read }, branchSha: read };
     const out = await this.attempt(["rev-parse", "HEAD", `refs/heads/${branch}`, "--symbolic-full-name", "HEAD"]);
     const [sha, branchSha, symbolic] = (out ?? "").split("\n");
     if (out !== undefined && sha && branchSha && symbolic) {
@@ -297,6 +313,23 @@ export class GitRepo {
     }
     const [head, tip] = await Promise.all([this.head(), this.resolve(`refs/heads/${branch}`)]);
     return { head, branchSha: tip };
+  }
+
+  /**
+   * Without a process, the usual case after an iteration: HEAD is exactly `ref: refs/heads/<branch>`
+   * and the branch a loose ref holding a commit id. Anything else — a detached or elsewhere HEAD, a
+   * packed or symbolic ref, a linked worktree, a reftable — is left to git (undefined).
+   */
+  private async headOnBranchFromFiles(branch: string): Promise<string | undefined> {
+    const gitDir = this.where.gitDir;
+    if (gitDir === undefined) return undefined;
+    const [head, tip, common] = await Promise.all([
+      readFile(path.join(gitDir, "HEAD"), "utf8").catch(() => ""),
+      readFile(path.join(gitDir, "refs", "heads", ...branch.split("/")), "utf8").catch(() => ""),
+      stat(path.join(gitDir, "commondir")).then(() => true, () => false),
+    ]);
+    if (common || head !== `ref: refs/heads/${branch}\n` || !/^[0-9a-f]{40}\n$/.test(tip)) return undefined;
+    return tip.trim();
   }
 
   /** A ref's commit, or undefined. */
@@ -320,8 +353,10 @@ export class GitRepo {
    * The patch from `base` to `target` (binary files included), `excludes` left out, streamed into
    * `file` up to `capBytes` (a file of hundreds of MB never passes through one string).
    */
+  /** The patch from `base` to `target` (a commit; "index": what is staged) into `file`, streamed, capped and redacted. */
   async diffToFile(base: string, target: string, excludes: readonly string[], file: string, capBytes: number, secrets: readonly string[]): Promise<void> {
-    await this.raw(["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", base, target, "--", ".", ...excludes.map((p) => `:(exclude)${p}`)], { stdoutFile: { path: file, capBytes, secrets } });
+    const to = target === "index" ? ["--cached", base] : [base, target];
+    await this.raw(["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", ...to, "--", ".", ...excludes.map((p) => `:(exclude)${p}`)], { stdoutFile: { path: file, capBytes, secrets } });
   }
 
   /** The paths (folders end in /) that git ignores in the work tree, not descending into ignored folders. */

@@ -47,8 +47,6 @@ export interface RepositoryFacts {
   control: ControlSnapshot;
   /** Control files an interrupted iteration's agent had changed, put back from its journal. */
   controlRestored: string[];
-  /** user.name and user.email as configured before the agent (the loop commit's identity; the runner's fallback where unset). */
-  identity: { name?: string; email?: string };
 }
 
 export const PROTECTED_BRANCHES = ["main", "master"];

@@ -48,6 +48,8 @@ export interface LoadedState {
   guardProgram: ProgramIdentity;
   /** What the preflight found wrong (the agent's program, the guard's, its recipe); empty when the config is invalid. */
   preflight: PreflightFinding[];
+  /** Who the loop commit is by: the run's identity (src/adapters/run-history.ts). */
+  identity: { name: string; email: string };
 }
 
 /** loadInterrupted: what recording an interrupted iteration needs. */
@@ -57,6 +59,8 @@ export interface InterruptedState {
   records: LoopRecord[];
   /** The valid tree the interrupted iteration began from (HEAD's, or the last accepted one). */
   previousTree: TaskTree;
+  /** Who the loop commit is by: the run's identity. */
+  identity: { name: string; email: string };
 }
 
 /** preparePrompt: the prompt pack, and the selected node's write policy. */

@@ -1,6 +1,6 @@
 // What the step's actors are made from: the repository, the environment, the clock, and the
 // callbacks of the command that runs the step. Created once per step by run-step.ts.
-import type { GitRepo } from "../adapters/git.js";
+import type { GitRepo, RepoStatus } from "../adapters/git.js";
 import type { RepositoryStatePaths } from "../adapters/runner-state.js";
 
 export type Phase = "prompt" | "agent" | "guard" | "commit";
@@ -25,6 +25,8 @@ export interface StepDeps {
   onProgress?: (event: ProgressEvent) => void;
   /** What is left of `runner run`'s cost budget ([limits] max_run_cost_usd), for an agent that caps its own spending. */
   costLeftUsd?: number;
+  /** The safety check's first `git status`, when the command started it early (src/step/early-status.ts). */
+  earlyStatus?: Promise<RepoStatus>;
 }
 
 /** StepDeps plus what every actor shares and never changes. */

@@ -15,7 +15,7 @@ import { setImmediate as tick } from "node:timers/promises";
 import { createActor, fromPromise, type Actor, type AnyMachineSnapshot, type AnyTransitionDefinition } from "xstate";
 import { describe, expect, it } from "vitest";
 import { iterationMachine } from "../../machines/iteration.js";
-import type { AgentRequest, CollectRequest, CommitRequest, GuardRequest, IterationContext, PersistRequest, PromptRequest, RecheckPrepareRequest, StepInput, StepOutput } from "../../machines/iteration-types.js";
+import type { AgentRequest, CollectRequest, CommitRequest, GuardRequest, IterationContext, LoadRequest, PersistRequest, PromptRequest, RecheckPrepareRequest, StepInput, StepOutput } from "../../machines/iteration-types.js";
 import { createRecorder, type Recorder } from "../../machines/recorder.js";
 import { iterationRecord, type IterationRecord } from "../../src/core/iteration-record.js";
 import type { AgentGitFacts, AgentRunFacts, CollectedFacts, GuardFacts, InterruptedState, LoadedState, PromptFacts } from "../../src/core/step-facts.js";
@@ -103,13 +103,14 @@ function tampered(t: TaskTree, selectedId: string | undefined): TaskTree {
 const problem = (message: string): Problem => ({ path: "$", message });
 
 function repositoryFacts(overrides: Partial<RepositoryFacts> = {}): RepositoryFacts {
-  return { branch: `runner/${RUN}`, head: HEAD, dirtyPaths: [], logsIgnored: true, operationInProgress: undefined, control: { config: { text: "[core]\n", mode: 0o644 } }, controlRestored: [], identity: {}, ...overrides };
+  return { branch: `runner/${RUN}`, head: HEAD, dirtyPaths: [], logsIgnored: true, operationInProgress: undefined, control: { config: { text: "[core]\n", mode: 0o644 } }, controlRestored: [], ...overrides };
 }
 
 const GUARD_PROGRAM = { file: "/usr/bin/node", signature: "1:2:3:4:5:6" };
+const IDENTITY = { name: "Test Author", email: "author@example.com" };
 
 function loaded(fields: Partial<LoadedState> & Pick<LoadedState, "tree">): LoadedState {
-  return { config: { ok: true, config: CONFIG }, records: [], guardProgram: GUARD_PROGRAM, preflight: [], ...fields };
+  return { config: { ok: true, config: CONFIG }, records: [], guardProgram: GUARD_PROGRAM, preflight: [], identity: IDENTITY, ...fields };
 }
 
 const NO_GIT_TRICKS: AgentGitFacts = { controlChanged: [], operations: [], agentCommits: [], hiddenByIgnoreRules: [], nestedRepositories: [] };
@@ -223,7 +224,7 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
   },
   "resumeInterrupted:done": ({ world }): InterruptedState => {
     world.previousTree = LEAF_TREE;
-    return { config: CONFIG, records: [leafRecord("a")], previousTree: LEAF_TREE, guardProgram: GUARD_PROGRAM };
+    return { config: CONFIG, records: [leafRecord("a")], previousTree: LEAF_TREE, guardProgram: GUARD_PROGRAM, identity: IDENTITY };
   },
   "loadTree:always:configInvalid": ({ pick }) =>
     loaded({
@@ -429,8 +430,8 @@ class Driver {
     const machine = iterationMachine.provide({
       actors: {
         inspectRepository: scripted<RepositoryFacts, { runIdOption: string | undefined }>(),
-        loadInterrupted: scripted<InterruptedState, { runId: string }>(),
-        loadState: scripted<LoadedState, { runId: string }>(),
+        loadInterrupted: scripted<InterruptedState, LoadRequest>(),
+        loadState: scripted<LoadedState, LoadRequest>(),
         preparePrompt: scripted<PromptFacts, PromptRequest>(),
         prepareRecheck: scripted<{ deadlineMs: number }, RecheckPrepareRequest>(),
         runAgent: scripted<AgentRunFacts, AgentRequest>(),

@@ -11,11 +11,17 @@ import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { processEnv } from "../environment.js";
 import { withRepositoryLock } from "../repository-lock.js";
+import { startEarlyStatus } from "../../step/early-status.js";
 
 export async function run(argv: GlobalArgs & { runId?: string; json?: boolean }): Promise<number> {
   const root = findProjectRoot(argv.C);
-  const { runStep } = await import("../../step/run-step.js");
-  const result = await withRepositoryLock(root, "runner step", () => runStep({ root, env: processEnv(), now: Date.now, runIdOption: argv.runId }));
+  const env = processEnv();
+  const result = await withRepositoryLock(root, "runner step", async () => {
+    // git reads the work tree while the step's code loads.
+    const early = await startEarlyStatus(root, env);
+    const { runStep } = await import("../../step/run-step.js");
+    return runStep({ root, env, now: Date.now, runIdOption: argv.runId, earlyStatus: early?.status });
+  });
   if (argv.json) printJson(stepJson(result));
   return reportStep(result, !argv.json, argv.debug);
 }

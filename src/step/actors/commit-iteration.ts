@@ -8,6 +8,7 @@ import { fromPromise } from "xstate";
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { removeJournal } from "../../adapters/journal.js";
 import { projectPath } from "../../adapters/project-files.js";
+import { addToHistory } from "../../adapters/run-history.js";
 import { publishRunnerIndex } from "../../adapters/runner-index.js";
 import { commitSubjectOf, describeAgentGit } from "../../core/iteration-record.js";
 import { LAYOUT } from "../../core/layout.js";
@@ -43,14 +44,22 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
       await git.restorePaths(record.protectedChanged, start.head);
     }
     await git.addAll();
-    const tree = await git.writeTree();
-    const sha = await git.commitTree(tree, start.head, message, identity.name === undefined || identity.email === undefined);
-    // diff.patch (beside the branch's move: it names both commits) leaves out the tree file:
-    // tree.before.json and tree.after.json hold it whole.
-    await Promise.all([
-      git.updateRef(`refs/heads/${start.branch}`, sha, start.head).then(() => publishRunnerIndex(state, gitDir, sha)),
-      git.diffToFile(start.head, sha, [LAYOUT.tree], log.file("diff.patch"), PATCH_CAP_BYTES, secrets),
-    ]);
+    // diff.patch: what is staged now is what the commit holds; taken beside the commit. It leaves out
+    // the tree file (tree.before.json and tree.after.json hold it whole).
+    const patch = git.diffToFile(start.head, "index", [LAYOUT.tree], log.file("diff.patch"), PATCH_CAP_BYTES, secrets);
+    const commit = (async () => {
+      const sha = await git.commitTree(await git.writeTree(), start.head, message, identity);
+      await git.updateRef(`refs/heads/${start.branch}`, sha, start.head);
+      await publishRunnerIndex(state, gitDir, sha);
+      return sha;
+    })();
+    // (the commit first: a patch that fails does not hide that the branch moved)
+    patch.catch(() => undefined);
+    const sha = await commit;
+    await patch;
+    // The run's history as the next step will read it: this commit on top of the one it kept.
+    const newline = message.indexOf("\n");
+    await addToHistory(state, record.runId, start.head, { sha, subject: message.slice(0, newline), body: message.slice(newline + 1).replace(/^\n/, "").trimEnd(), author: `${identity.name} <${identity.email}>` });
     await removeJournal(state.journal);
     return { sha };
   });

@@ -3,6 +3,7 @@
 // before this iteration's agent, and the journal of an iteration that a killed runner left behind
 // (whose agent's changes to the control files are put back first). core/safety.ts decides.
 import { existsSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { fromPromise } from "xstate";
 import { OPERATION_MARKERS } from "../../adapters/agent-git.js";
@@ -10,23 +11,27 @@ import { killLeftovers } from "../../adapters/containment.js";
 import { changedPathList } from "../../adapters/git.js";
 import { restoreControlFiles, snapshotControlFiles } from "../../adapters/git-control.js";
 import { readJournal, removeJournal } from "../../adapters/journal.js";
+import { projectPath } from "../../adapters/project-files.js";
 import { ensureRunnerIndex, mirroredCommit } from "../../adapters/runner-index.js";
 import { LAYOUT } from "../../core/layout.js";
 import { journalStatus, type RepositoryFacts } from "../../core/safety.js";
 import type { ActorDeps } from "../deps.js";
 
-export function inspectRepositoryActor({ gitDir, git, state }: ActorDeps) {
+export function inspectRepositoryActor({ root, gitDir, git, state, earlyStatus }: ActorDeps) {
   return fromPromise<RepositoryFacts, { runIdOption: string | undefined }>(async () => {
     const journal = await readJournal(state.journal);
     // A killed runner's agent (or guard) may still be running, writing into the work tree: it ends first.
     if (journal?.containment) await killLeftovers(journal.containment);
     // Before any git call reads them: what an interrupted iteration's agent did to them is undone.
     const controlRestored = journal?.control ? restoreControlFiles(gitDir, journal.control) : [];
-    const [mirrored, first, ignored, identity] = await Promise.all([
+    // Once both local-only folders hold something (after a run's first iteration), the status itself
+    // tells whether git ignores them: it lists every untracked file. Only before that does git say.
+    const present = await localFoldersPresent(root);
+    const [mirrored, first, ignoredByGit] = await Promise.all([
       mirroredCommit(state),
-      git.status(),
-      git.ignored([`${LAYOUT.iterations}/x`, `${LAYOUT.context}/x`]),
-      git.identity(),
+      // (started early only when there was no journal: then nothing had to be put back first)
+      journal === undefined && earlyStatus !== undefined ? earlyStatus : git.status(),
+      present ? undefined : git.ignored(LOCAL_FOLDERS.map((folder) => `${folder}/x`)),
     ]);
     // Usually the runner's index mirrors HEAD already and that status is the one. Else (a first
     // step, commits by other hands, or a killed iteration whose `git add` may be half done in it)
@@ -41,11 +46,10 @@ export function inspectRepositoryActor({ gitDir, git, state }: ActorDeps) {
       branch: status.branch,
       head: status.head,
       dirtyPaths: changedPathList(status.changes),
-      logsIgnored: ignored.length === 2,
+      logsIgnored: ignoredByGit ? ignoredByGit.length === LOCAL_FOLDERS.length : !changedPathList(status.changes).some((file) => LOCAL_FOLDERS.some((folder) => file.startsWith(`${folder}/`))),
       operationInProgress: operation?.[1],
       control: snapshotControlFiles(gitDir),
       controlRestored,
-      identity,
     };
     if (journal) {
       const headSubject = status.head === undefined ? undefined : (await git.raw(["log", "-1", "--format=%s", "HEAD"])).trim();
@@ -56,4 +60,13 @@ export function inspectRepositoryActor({ gitDir, git, state }: ActorDeps) {
     }
     return facts;
   });
+}
+
+/** The local-only folders, which git must ignore. */
+const LOCAL_FOLDERS = [LAYOUT.iterations, LAYOUT.context];
+
+/** Whether both local-only folders exist with something in them. */
+async function localFoldersPresent(root: string): Promise<boolean> {
+  const present = await Promise.all(LOCAL_FOLDERS.map((folder) => readdir(projectPath(root, folder)).then((names) => names.length > 0, () => false)));
+  return present.every(Boolean);
 }

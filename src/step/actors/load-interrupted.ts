@@ -5,23 +5,19 @@ import path from "node:path";
 import { fromPromise } from "xstate";
 import { identifyProgram } from "../../adapters/program.js";
 import { loadConfig, projectPath } from "../../adapters/project-files.js";
+import { runHistory, runIdentity } from "../../adapters/run-history.js";
 import { acceptedTree, lastValidTree } from "../../adapters/run-trees.js";
 import { checkTreeText } from "../../adapters/tree-store.js";
 import { LAYOUT } from "../../core/layout.js";
 import { leftTreeInvalid, loopRecords } from "../../core/loop-history.js";
 import { formatProblem } from "../../core/problems.js";
-import { loopSubjectPattern } from "../../core/run-id.js";
 import type { InterruptedState } from "../../core/step-facts.js";
 import { IterationError } from "../../errors.js";
 import type { ActorDeps } from "../deps.js";
 
-export function loadInterruptedActor({ root, env, git }: ActorDeps) {
-  return fromPromise<InterruptedState, { runId: string }>(async ({ input }) => {
-    const [config, commits, headText] = await Promise.all([
-      loadConfig(root),
-      git.loopCommits(loopSubjectPattern(input.runId)),
-      git.showFile("HEAD", LAYOUT.tree),
-    ]);
+export function loadInterruptedActor({ root, env, git, state }: ActorDeps) {
+  return fromPromise<InterruptedState, { runId: string; head: string | undefined }>(async ({ input }) => {
+    const [config, commits, headText] = await Promise.all([loadConfig(root), runHistory(git, state, input.runId, input.head), git.showFile("HEAD", LAYOUT.tree)]);
     if (!config.ok) throw new IterationError(`${LAYOUT.config} is invalid: ${formatProblem(config.problems[0]!)}`);
     const records = loopRecords(commits, input.runId);
     const head = headText === undefined ? undefined : checkTreeText(headText);
@@ -30,7 +26,7 @@ export function loadInterruptedActor({ root, env, git }: ActorDeps) {
     if (!previousTree) throw new IterationError("no valid task tree exists in this branch's history");
     // A temp file of an atomic write the kill cut short must not be committed.
     await removeStaleTempFiles(path.dirname(projectPath(root, LAYOUT.tree)));
-    return { config: config.config, records, previousTree, guardProgram: identifyProgram(config.config.guard.command[0]!, root, env.PATH) };
+    return { config: config.config, records, previousTree, guardProgram: identifyProgram(config.config.guard.command[0]!, root, env.PATH), identity: await runIdentity(git, commits, env) };
   });
 }
 

@@ -4,16 +4,16 @@ import { fromPromise } from "xstate";
 import { loadConfig, loadTree } from "../../adapters/project-files.js";
 import { preflight } from "../../adapters/preflight.js";
 import { identifyProgram } from "../../adapters/program.js";
+import { runHistory, runIdentity } from "../../adapters/run-history.js";
 import { acceptedTree, lastValidTree } from "../../adapters/run-trees.js";
 import { checkAgentTree } from "../../core/iteration.js";
 import { lastLeafNode, leftTreeInvalid, loopRecords } from "../../core/loop-history.js";
-import { loopSubjectPattern } from "../../core/run-id.js";
 import type { LoadedState } from "../../core/step-facts.js";
 import type { ActorDeps } from "../deps.js";
 
-export function loadStateActor({ root, env, git }: ActorDeps) {
-  return fromPromise<LoadedState, { runId: string }>(async ({ input }) => {
-    const [config, tree, commits] = await Promise.all([loadConfig(root), loadTree(root), git.loopCommits(loopSubjectPattern(input.runId))]);
+export function loadStateActor({ root, env, git, state }: ActorDeps) {
+  return fromPromise<LoadedState, { runId: string; head: string | undefined }>(async ({ input }) => {
+    const [config, tree, commits] = await Promise.all([loadConfig(root), loadTree(root), runHistory(git, state, input.runId, input.head)]);
     const records = loopRecords(commits, input.runId);
     const loaded: LoadedState = {
       config,
@@ -22,6 +22,7 @@ export function loadStateActor({ root, env, git }: ActorDeps) {
       // Found now, before the agent can change what PATH leads to.
       guardProgram: config.ok ? identifyProgram(config.config.guard.command[0]!, root, env.PATH) : { file: undefined, signature: undefined },
       preflight: config.ok ? preflight(root, config.config, env).flatMap((check) => (check.problem ? [{ problem: check.problem, agent: check.agent === true }] : [])) : [],
+      identity: await runIdentity(git, commits, env),
     };
     // After an iteration that left the tree invalid (committed as the agent wrote it), the tree must
     // be checked against the last one the runner accepted, as the agent's tree was: a changed passed
