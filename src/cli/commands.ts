@@ -40,6 +40,13 @@ export const COMMANDS = [
     load: () => import("./commands/status.js"),
   }),
   command({
+    name: "show",
+    describe: "One node: title, goal, acceptance, attempts, its path and children, and this run's iterations on it with their failures",
+    positional: { name: "node-id", describe: "The node to show (`runner status` lists them)", required: true },
+    options: { json, "run-id": runId },
+    load: () => import("./commands/show.js"),
+  }),
+  command({
     name: "doctor",
     describe: "Check everything a run needs before anything is spent: config, tree, the agent's and the guard's programs, the guard's recipe",
     options: { json },

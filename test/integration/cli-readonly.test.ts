@@ -265,10 +265,10 @@ describe.concurrent("runner status", () => {
       expect(found, id).toHaveLength(1);
       return found[0]!;
     };
-    expect(line("a")).toContain("✓ a  Title of a  1/3");
-    expect(line("b1")).toMatch(/○ b1 {2}Title of b1 {2}1\/3 {2}← next$/);
-    expect(line("b2")).toMatch(/○ b2 {2}Title of b2 {2}0\/3$/);
-    expect(lines.filter((l) => l.includes("← next"))).toHaveLength(1);
+    expect(line("a")).toMatch(/✓ a {2}Title of a +1\/3 {2}passed$/);
+    expect(line("b1")).toMatch(/○ b1 {2}Title of b1 +1\/3 {2}open {2}← next$/);
+    expect(line("b2")).toMatch(/○ b2 {2}Title of b2 +0\/3 {2}open$/);
+    expect(lines.filter((l) => /[✓○!] \S+ {2}/.test(l) && l.includes("← next"))).toHaveLength(1);
     // Children in (order, id) order: a, b (b1, b2), c.
     expect(lines.map((l) => /[✓○!] (\S+) {2}/.exec(l)?.[1]).filter(Boolean)).toEqual(["root", "a", "b", "b1", "b2", "c"]);
     expect(result.stdout).toContain("1 of 6 nodes passed; next: b1");

@@ -43,7 +43,7 @@ describe("runner run", () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).not.toContain("\x1b");
     const out = lines(result.stdout);
-    expect(out).toHaveLength(5);
+    expect(out).toHaveLength(6);
     expect(out.slice(0, 3).map((line) => ITERATION_LINE.exec(line)?.slice(1, 6))).toEqual([
       ["1", "root", "decompose", "decomposed", "skipped"],
       ["2", "a", "execute", "done", "pass"],
@@ -58,6 +58,7 @@ describe("runner run", () => {
     expect(guard).toBeGreaterThan(0);
     expect(runnerTime).toBeGreaterThan(0);
     expect(Math.abs(agent! + guard! + runnerTime! - total!)).toBeLessThanOrEqual(0.2);
+    expect(out[5]).toBe("Report: runner report (writes .runner/iterations/run-1/report.html)");
     expect(await s.subjects()).toEqual([
       subject("run-1", 1, "root", "decompose", "skipped"),
       subject("run-1", 2, "a", "execute", "pass"),
@@ -76,7 +77,8 @@ describe("runner run", () => {
     // Stopping early is how the run ended, not an error: said on stdout only.
     expect(first.stderr).toBe("");
     expect(lines(first.stdout).filter((line) => line.startsWith("Iteration "))).toHaveLength(2);
-    expect(SUMMARY.exec(lines(first.stdout).at(-1)!)?.slice(1, 4)).toEqual(["2", "1", "0"]);
+    expect(SUMMARY.exec(lines(first.stdout).at(-2)!)?.slice(1, 4)).toEqual(["2", "1", "0"]);
+    expect(lines(first.stdout).at(-1)).toBe("Report: runner report (writes .runner/iterations/run-2/report.html)");
     expect(await s.subjects()).toHaveLength(2);
     expect(s.agentRan(3)).toBe(false);
 
@@ -142,7 +144,8 @@ describe("runner run", () => {
     expect(await s.subjects()).toEqual([subject("run-4", 1, "root", "execute", "skipped")]);
     expect(s.meta(1).runner_error?.kind).toBe("executor_timeout");
     expect(s.agentRan(2)).toBe(false);
-    expect(SUMMARY.exec(lines(result.stdout).at(-1)!)?.slice(1, 4)).toEqual(["1", "0", "1"]);
+    expect(SUMMARY.exec(lines(result.stdout).at(-2)!)?.slice(1, 4)).toEqual(["1", "0", "1"]);
+    expect(lines(result.stdout).at(-1)).toMatch(/^Report: runner report \(writes \.runner\/iterations\/\S+\/report\.html\)$/);
     expect(await s.git(["status", "--porcelain"])).toBe("");
     expect(await s.git(["show", "--name-only", "--format=", "HEAD"])).toContain("src/slow.txt");
   });
@@ -215,10 +218,10 @@ describe("runner run", () => {
     expect(out).toMatch(/▶ run tty-1 · iteration 2 · guard · /);
     expect(out).toContain("  │ agent line two");
     expect(out).toContain("\x1b[J");
-    // With the cursor movements removed, the finished iteration stays as one plain line.
+    // With the cursor movements and colours removed, the finished iteration stays as one plain line.
     const withoutEscapes = out
       .split(String.fromCharCode(27))
-      .map((segment, i) => (i === 0 ? segment : segment.replace(/^\[\d*[AJ]/, "")))
+      .map((segment, i) => (i === 0 ? segment : segment.replace(/^\[[\d;]*[AJm]/, "")))
       .join("");
     expect(withoutEscapes).toMatch(/^Iteration 2: node a execute, agent said done, guard=pass/m);
     expect(out).toMatch(/2 iterations, 1 passed, 0 failed; time: agent/);

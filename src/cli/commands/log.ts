@@ -1,7 +1,9 @@
 // `runner log [--json]`: the iterations of the current run, from the branch's loop commits and, where
 // present, the local iteration logs (durations, the agent's usage, its own error, a limit it met):
 // number, node, kind, agent status, guard outcome, attempts, duration, tokens, cost, summary; the
-// run's usage summed at the end.
+// run's usage summed at the end; a runner at work in the repository named first. One iteration
+// (--iteration N) adds, for a red guard, the last lines of the guard's output: from the commit's
+// failure section (so on a fresh clone too) and, where the local log has it, from guard.log.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { GitRepo } from "../../adapters/git.js";
@@ -14,8 +16,11 @@ import { loopRecords, type LoopRecord } from "../../core/loop-history.js";
 import { loopSubjectPattern, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
+import { guardOutputOf, lastLines } from "../guard-tail.js";
 import { printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
+import { describeRunInProgress, runInProgress } from "../run-in-progress.js";
+import { styleFor, type Style } from "../style.js";
 
 export interface LogEntry {
   iteration: number;
@@ -37,7 +42,16 @@ export interface LogEntry {
   limit: { kind: string; resets_at: string | null; message: string } | null;
   /** The agent's session (Codex thread id, Claude session id). */
   session_id: string | null;
+  /** The whole failure the next iteration was told, as the commit's failure section has it (bounded, CONTRACT §9). */
+  failure_text: string | null;
+  /** For a red guard: the last lines of its output as the failure quotes it. */
+  guard_output_tail: string[];
+  /** The iteration's local guard.log (repository-relative) and its last lines, when this machine ran it. */
+  guard_log: { path: string; tail: string[] } | null;
 }
+
+/** How many of the guard's last lines one iteration shows. */
+const GUARD_LINES = 10;
 
 export async function readRunLog(root: string, runIdOption: string | undefined): Promise<{ runId: string; entries: LogEntry[] }> {
   if (!existsSync(path.join(root, ".git"))) throw new RefusalError(`${root} is not the top folder of a git repository; there is no run to show.`);
@@ -54,9 +68,22 @@ export async function readRunLog(root: string, runIdOption: string | undefined):
   return { runId, entries };
 }
 
+/** The last lines of the local guard.log of an iteration, when the local log is this commit's (a run id used twice has another's). */
+async function guardLogTail(root: string, runId: string, record: LoopRecord, meta: Record<string, unknown> | undefined): Promise<LogEntry["guard_log"]> {
+  if (!meta || (typeof meta.commit === "string" && meta.commit !== record.sha)) return null;
+  const file = `${iterationDir(runId, record.subject.iteration)}/guard.log`;
+  const text = await readOptional(path.join(root, ...file.split("/"))).catch(() => undefined);
+  if (text === undefined) return null;
+  // The runner's own closing note (bytes per stream) is not the guard's.
+  const lines = text.split("\n").filter((line) => !line.startsWith("[runner] "));
+  return { path: file, tail: lastLines(lines.join("\n"), GUARD_LINES) };
+}
+
 async function toEntry(root: string, runId: string, record: LoopRecord): Promise<LogEntry> {
   const subject = record.subject;
   const meta = await readIterationMeta(root, runId, subject.iteration);
+  const guardOutput = guardOutputOf(record.failure);
+  const guardFailed = guardOutput !== undefined || (subject.kind !== "repair" && subject.guard === "fail");
   const durations = object(meta?.durations);
   const executor = object(meta?.executor);
   const limit = object(meta?.limit);
@@ -79,6 +106,9 @@ async function toEntry(root: string, runId: string, record: LoopRecord): Promise
         ? { kind: limit.kind, resets_at: typeof limit.resets_at === "string" ? limit.resets_at : null, message: limit.message }
         : null,
     session_id: typeof executor?.session_id === "string" ? executor.session_id : null,
+    failure_text: record.failure ?? null,
+    guard_output_tail: guardOutput === undefined ? [] : lastLines(guardOutput, GUARD_LINES),
+    guard_log: guardFailed ? await guardLogTail(root, runId, record, meta) : null,
   };
 }
 
@@ -89,6 +119,24 @@ function object(value: unknown): Record<string, unknown> | undefined {
 /** The run's usage: the sum over the iterations that recorded one. */
 export function runUsage(entries: readonly LogEntry[]): UsageTotals | undefined {
   return entries.reduce<UsageTotals | undefined>((sum, entry) => addUsage(sum, entry.usage ?? undefined), undefined);
+}
+
+/** The fields `runner log --iteration N` prints as sections of their own (after the `key: value` lines), or not at all. */
+const SECTION_FIELDS = new Set(["failure_text", "guard_output_tail", "guard_log"]);
+
+/** The last lines of a red guard's output: from the commit, then guard.log's where they say more. */
+function guardSections(entry: LogEntry, style: Style): string[] {
+  const lines: string[] = [];
+  const indent = (text: string) => style.dim(`    ${text}`);
+  if (entry.guard_output_tail.length > 0) {
+    lines.push("guard output (last lines, from the commit):", ...entry.guard_output_tail.map(indent));
+  }
+  const log = entry.guard_log;
+  if (log && log.tail.length > 0) {
+    if (log.tail.join("\n") === entry.guard_output_tail.join("\n")) lines.push(style.dim(`(the same as the last lines of ${log.path})`));
+    else lines.push(`guard output (last lines of ${log.path}):`, ...log.tail.map(indent));
+  }
+  return lines;
 }
 
 /** One field of an entry as `runner log --iteration N` prints it. */
@@ -110,7 +158,8 @@ export async function run(
     if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
   }
   const root = findProjectRoot(argv.C);
-  const { runId, entries } = await readRunLog(root, argv.runId);
+  const [{ runId, entries }, working] = await Promise.all([readRunLog(root, argv.runId), runInProgress(root)]);
+  const style = styleFor(process.stdout);
   if (argv.diagram) {
     if (argv.iteration === undefined) throw new UsageError("--diagram needs --iteration N: the iteration whose path to highlight.");
     const highlight = await iterationPath(root, runId, argv.iteration);
@@ -121,15 +170,22 @@ export async function run(
   if (argv.iteration !== undefined) {
     const entry = entries.find((e) => e.iteration === argv.iteration);
     if (!entry) throw new UsageError(`Run ${runId} has no iteration ${argv.iteration}; \`runner log\` lists them.`);
-    if (argv.json) printJson(entry);
-    else for (const [key, value] of Object.entries(entry)) printLine(`${key}: ${fieldText(key, value as LogEntry[keyof LogEntry])}`);
+    if (argv.json) {
+      printJson(entry);
+      return 0;
+    }
+    for (const [key, value] of Object.entries(entry)) {
+      if (!SECTION_FIELDS.has(key)) printLine(`${key}: ${fieldText(key, value as LogEntry[keyof LogEntry])}`);
+    }
+    for (const line of guardSections(entry, style)) printLine(line);
     return 0;
   }
   const usage = runUsage(entries);
   if (argv.json) {
-    printJson({ run_id: runId, iterations: entries, usage: usage ?? null });
+    printJson({ run_id: runId, iterations: entries, usage: usage ?? null, in_progress: working ?? null });
     return 0;
   }
+  if (working) printLine(style.warning(describeRunInProgress(working, Date.now())));
   if (entries.length === 0) {
     printLine(`run ${runId}: no iterations yet (\`runner step\` makes the first).`);
     return 0;
@@ -151,8 +207,8 @@ export async function run(
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const format = (row: string[]) =>
     row.map((cell, i) => (i === row.length - 1 ? cell : i === 0 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ");
-  printLine(format(header));
-  for (const row of rows) printLine(format(row));
+  printLine(style.dim(format(header)));
+  for (const [i, row] of rows.entries()) printLine(style.tone(rowTone(entries[i]!), format(row)));
   if (usage) printLine(`usage: ${describeUsage(usage)}`);
   return 0;
 }
@@ -171,6 +227,12 @@ async function iterationPath(root: string, runId: string, iteration: number): Pr
     .map((line) => JSON.parse(line) as { iteration: number; from: string; event: string; to: string })
     .filter((event) => event.iteration === iteration);
   return { states: meta.path ?? [], transitions };
+}
+
+/** A row's colour: red for a runner error or a red guard, green for a green one. */
+function rowTone(entry: LogEntry): "failed" | "passed" | undefined {
+  if (entry.runner_error || entry.guard_outcome === "fail") return "failed";
+  return entry.guard_outcome === "pass" ? "passed" : undefined;
 }
 
 function oneLine(text: string): string {

@@ -1,11 +1,10 @@
 // `runner run [--max-iterations N] [--halt-on-stuck]`: step until the root passes (exit 0), a stop
 // condition (exit 3), or an error (1, or 2 for a bug). Ctrl-C kills the agent's process group; the
 // interrupted iteration is recorded as a runner error and committed before the run stops.
-import { GitRepo } from "../../adapters/git.js";
 import { createHooks } from "../../adapters/hooks.js";
 import { loadConfig } from "../../adapters/project-files.js";
 import { runLoop, type RunSummary } from "../../run/run-loop.js";
-import { runIdFromBranch, runIdProblem } from "../../core/run-id.js";
+import { runIdProblem } from "../../core/run-id.js";
 import { UsageError } from "../../errors.js";
 import { EXIT } from "../../exit-codes.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -15,6 +14,8 @@ import { jsonView, plainView, terminalView, type ProgressView } from "../progres
 import { iterationEvent, noticeEvent, summaryEvent } from "../run-events.js";
 import { findProjectRoot } from "../repo.js";
 import { withRepositoryLock } from "../repository-lock.js";
+import { branchRunId, currentLeaves } from "../run-facts.js";
+import { styleFor } from "../style.js";
 
 export interface RunArgs {
   maxIterations?: number;
@@ -36,12 +37,21 @@ export async function run(argv: RunArgs & GlobalArgs): Promise<number> {
 
 /** Runs the loop with the progress view that suits stdout, and Ctrl-C handling. */
 export async function runWithView(root: string, argv: RunArgs, label?: string): Promise<RunSummary> {
+  const startedAt = Date.now();
   const write = (line: string) => process.stdout.write(line);
+  const env = processEnv();
+  const config = await loadConfig(root);
+  const knownRunId = argv.runId ?? (argv.json ? undefined : await branchRunId(root));
+  const style = styleFor(process.stdout);
   const view: ProgressView = argv.json
     ? jsonView(write, Date.now)
     : process.stdout.isTTY
-      ? terminalView(process.stdout, Date.now, label ?? argv.runId ?? (await branchRunId(root)) ?? "(no run branch)")
-      : plainView(write);
+      ? terminalView(process.stdout, Date.now, label ?? knownRunId ?? "(no run branch)", {
+          style,
+          runId: knownRunId,
+          facts: { startedAt, maxIterations: argv.maxIterations ?? (config.ok ? config.config.limits.maxIterations : undefined), leaves: await currentLeaves(root) },
+        })
+      : plainView(write, { style, runId: knownRunId });
   const controller = new AbortController();
   let interrupts = 0;
   const onSignal = () => {
@@ -55,8 +65,6 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  const env = processEnv();
-  const config = await loadConfig(root);
   const hooks = createHooks({ root, config: config.ok ? config.config.hooks : undefined, env, warn: printError, now: Date.now });
   let runId = argv.runId;
   try {
@@ -97,14 +105,5 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
     view.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-  }
-}
-
-/** The run id of the checked-out runner/<id> branch, for the progress header (the step itself decides and refuses). */
-async function branchRunId(root: string): Promise<string | undefined> {
-  try {
-    return runIdFromBranch((await new GitRepo(root).status()).branch);
-  } catch {
-    return undefined;
   }
 }

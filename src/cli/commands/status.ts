@@ -1,5 +1,6 @@
-// `runner status`: the tree (✓ passed, attempts n/m, the next leaf marked), the run, how many
-// iterations it has committed and what its agents used (tokens, cost; from the local meta.json).
+// `runner status`: the tree (✓ passed, attempts n/m, the next leaf marked) under a legend and
+// labelled columns, the leaves passed, the run, how many iterations it has committed and what its
+// agents used (tokens, cost; from the local meta.json), and the runner at work here, if any.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { sumIterationUsage } from "../../adapters/iteration-usage.js";
@@ -9,8 +10,11 @@ import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { orderedChildren, walkTree, type TaskNode } from "../../core/tree.js";
 import { UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
+import { displayWidth } from "../display-width.js";
 import { printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
+import { describeRunInProgress, runInProgress } from "../run-in-progress.js";
+import { PLAIN, styleFor, type Style } from "../style.js";
 import { loadValidTree } from "../valid-tree.js";
 
 interface RunInfo {
@@ -26,11 +30,13 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string })
     const problem = runIdProblem(argv.runId);
     if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
   }
-  const [tree, runInfo] = await Promise.all([loadValidTree(root), readRunInfo(root, argv.runId)]);
+  const [tree, runInfo, working] = await Promise.all([loadValidTree(root), readRunInfo(root, argv.runId), runInProgress(root)]);
   const selection = selectLeftmostOpenLeaf(tree);
   const nextId = selection.kind === "leaf" ? selection.leaf.id : undefined;
   const nodes = [...walkTree(tree)].map(({ node }) => node);
   const passed = nodes.filter((node) => node.passes).length;
+  const leafNodes = nodes.filter((node) => node.children.length === 0);
+  const leaves = { passed: leafNodes.filter((node) => node.passes).length, total: leafNodes.length };
 
   if (argv.json) {
     printJson({
@@ -41,23 +47,32 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string })
       complete: selection.kind === "complete",
       next: selection.kind === "leaf" ? { id: selection.leaf.id, path: selection.path.map((n) => n.id), stuck: selection.stuck } : null,
       nodes: { total: nodes.length, passed },
+      leaves,
+      in_progress: working ?? null,
       tree: jsonNode(tree.root),
     });
     return 0;
   }
+  const style = styleFor(process.stdout);
   printLine(
     runInfo.runId
       ? `run ${runInfo.runId} (branch ${runInfo.branch ?? "?"}): ${runInfo.iterations} iteration${runInfo.iterations === 1 ? "" : "s"} committed${runInfo.usage ? `; ${describeUsage(runInfo.usage)}` : ""}`
       : `no run: ${runInfo.branch ? `branch ${runInfo.branch} is not a runner/<id> branch` : "not on a branch"} (\`runner start\` begins one)`,
   );
-  for (const line of renderTree(tree.root, nextId)) printLine(line);
+  if (working) printLine(style.warning(describeRunInProgress(working, Date.now())));
+  printLine(`progress: ${leaves.passed} of ${leaves.total} leaves passed`);
+  printLine(style.dim(LEGEND));
+  for (const line of renderTree(tree.root, nextId, style)) printLine(line);
   printLine(
     selection.kind === "complete"
-      ? `complete: all ${nodes.length} nodes passed.`
-      : `${passed} of ${nodes.length} nodes passed; next: ${selection.leaf.id}${selection.stuck ? " (stuck: the next step asks to decompose it)" : ""}`,
+      ? style.passed(`complete: all ${nodes.length} nodes passed.`)
+      : `${passed} of ${nodes.length} nodes passed; next: ${selection.leaf.id}${selection.stuck ? style.warning(" (stuck: the next step asks to decompose it)") : ""}`,
   );
   return 0;
 }
+
+/** What the marks mean. (Never `<mark> <word>  `, the shape of a tree line, so that a reader of the output can tell them apart.) */
+export const LEGEND = "legend: ✓ passed · ○ open · ! stuck (attempts used up) · ← next";
 
 function jsonNode(node: TaskNode): unknown {
   return {
@@ -70,22 +85,46 @@ function jsonNode(node: TaskNode): unknown {
   };
 }
 
-/** One line per node: `├── ✓ id  title  1/3`, the next leaf marked `← next`. */
-export function renderTree(root: TaskNode, nextId: string | undefined): string[] {
-  const lines: string[] = [];
+export type NodeState = "passed" | "open" | "stuck";
+
+/** A node as the marks tell it: passed, open, or stuck (its attempts used up, not passed). */
+export function nodeState(node: TaskNode): NodeState {
+  return node.passes ? "passed" : node.attempts >= node.max_attempts ? "stuck" : "open";
+}
+
+export const MARKS: Record<NodeState, string> = { passed: "✓", open: "○", stuck: "!" };
+export const TONES = { passed: "passed", open: undefined, stuck: "warning" } as const;
+
+/**
+ * The tree under a header of labelled columns: `├── ✓ id  title`, then the attempts (`1/3`) and the
+ * state, the next leaf marked `← next`. Columns aligned by display width (a title in Chinese takes
+ * two columns a character).
+ */
+export function renderTree(root: TaskNode, nextId: string | undefined, style: Style = PLAIN): string[] {
+  const rows: { label: string; attempts: string; state: NodeState; next: boolean }[] = [];
   const stack: { node: TaskNode; prefix: string; branch: string }[] = [{ node: root, prefix: "", branch: "" }];
   while (stack.length > 0) {
     const { node, prefix, branch } = stack.pop()!;
-    const mark = node.passes ? "✓" : node.attempts >= node.max_attempts ? "!" : "○";
-    const next = node.id === nextId ? "  ← next" : "";
-    lines.push(`${prefix}${branch}${mark} ${node.id}  ${node.title}  ${node.attempts}/${node.max_attempts}${next}`);
+    const state = nodeState(node);
+    rows.push({ label: `${prefix}${branch}${MARKS[state]} ${node.id}  ${node.title}`, attempts: `${node.attempts}/${node.max_attempts}`, state, next: node.id === nextId });
     const children = orderedChildren(node);
     const childPrefix = prefix + (branch === "" ? "" : branch === "└── " ? "    " : "│   ");
     for (let i = children.length - 1; i >= 0; i--) {
       stack.push({ node: children[i]!, prefix: childPrefix, branch: i === children.length - 1 ? "└── " : "├── " });
     }
   }
-  return lines;
+  const header = { label: "node", attempts: "attempts", state: "state" };
+  const labelWidth = Math.max(displayWidth(header.label), ...rows.map((row) => displayWidth(row.label)));
+  const attemptsWidth = Math.max(header.attempts.length, ...rows.map((row) => row.attempts.length));
+  const pad = (text: string, width: number) => text + " ".repeat(Math.max(0, width - displayWidth(text)));
+  const line = (label: string, attempts: string, state: string) => `${pad(label, labelWidth)}  ${attempts.padStart(attemptsWidth)}  ${state}`;
+  return [
+    style.dim(line(header.label, header.attempts, header.state)),
+    ...rows.map((row) => {
+      const text = line(row.label, row.attempts, row.state);
+      return `${style.tone(TONES[row.state], text)}${row.next ? style.strong("  ← next") : ""}`;
+    }),
+  ];
 }
 
 async function readRunInfo(root: string, runIdOption: string | undefined): Promise<RunInfo> {

@@ -1,6 +1,7 @@
 // `runner step`: one iteration (the machine of the seeds). Exit 0 when an iteration was committed or
 // nothing is left to do, 1 when refused or when the iteration ended in a runner error after it was
-// persisted and committed (CONTRACT §4).
+// persisted and committed (CONTRACT §4). On a terminal, the live block of `runner run` while it
+// works (one iteration); after a red guard, the last lines of the guard's output.
 import { totalsOf } from "../../core/agent-usage.js";
 import { bugSentence } from "../../errors.js";
 import { EXIT, exitCodeOfStep } from "../../exit-codes.js";
@@ -12,18 +13,39 @@ import { findProjectRoot } from "../repo.js";
 import { processEnv } from "../environment.js";
 import { withRepositoryLock } from "../repository-lock.js";
 import { startEarlyStatus } from "../../step/early-status.js";
+import { guardTail } from "../guard-tail.js";
+import { PLAIN, styleFor, type Style } from "../style.js";
+import type { ProgressView } from "../progress.js";
+
+/** How many of the guard's last lines follow the line of an iteration whose guard failed. */
+export const GUARD_TAIL_LINES = 5;
 
 export async function run(argv: GlobalArgs & { runId?: string; json?: boolean }): Promise<number> {
   const root = findProjectRoot(argv.C);
   const env = processEnv();
-  const result = await withRepositoryLock(root, "runner step", async () => {
-    // git reads the work tree while the step's code loads.
-    const early = await startEarlyStatus(root, env);
-    const { runStep } = await import("../../step/run-step.js");
-    return runStep({ root, env, now: Date.now, runIdOption: argv.runId, earlyStatus: early?.status });
-  });
+  const style = argv.json ? PLAIN : styleFor(process.stdout);
+  const view = !argv.json && process.stdout.isTTY ? await liveBlock(root, argv.runId, style) : undefined;
+  let result: StepResult;
+  try {
+    result = await withRepositoryLock(root, "runner step", async () => {
+      // git reads the work tree while the step's code loads.
+      const early = await startEarlyStatus(root, env);
+      const { runStep } = await import("../../step/run-step.js");
+      return runStep({ root, env, now: Date.now, runIdOption: argv.runId, earlyStatus: early?.status, onProgress: view ? (event) => view.progress(event) : undefined });
+    });
+  } finally {
+    view?.close();
+  }
   if (argv.json) printJson(stepJson(result));
-  return reportStep(result, !argv.json, argv.debug);
+  return reportStep(result, !argv.json, argv.debug, style);
+}
+
+/** The live block of `runner run`, for one iteration. */
+async function liveBlock(root: string, runIdOption: string | undefined, style: Style): Promise<ProgressView> {
+  const [{ terminalView }, { branchRunId, currentLeaves }] = await Promise.all([import("../progress.js"), import("../run-facts.js")]);
+  const startedAt = Date.now();
+  const [runId, leaves] = await Promise.all([runIdOption ?? branchRunId(root), currentLeaves(root)]);
+  return terminalView(process.stdout, Date.now, runId ?? "(no run branch)", { style, facts: { startedAt, maxIterations: 1, leaves } });
 }
 
 export function stepJson(result: StepResult): unknown {
@@ -42,6 +64,7 @@ export function stepJson(result: StepResult): unknown {
     commit: result.commit ?? null,
     usage: result.usage ? totalsOf(result.usage) : null,
     path: result.path,
+    guard_output_tail: guardTail(record?.failure, GUARD_TAIL_LINES),
   };
 }
 
@@ -78,11 +101,36 @@ export function describeIteration(result: StepResult): string | undefined {
   return `${head}; ${result2}${commit}${failure}`;
 }
 
+/** How an iteration's line is coloured: green when its node passed, red for a failure, yellow for a leaf that used its last attempt. */
+function iterationTone(result: StepResult): "passed" | "failed" | "warning" | undefined {
+  const record = result.record;
+  if (!record) return undefined;
+  if (record.runnerError || record.guard === "fail" || record.failure || (!record.treeToWrite && record.stepKind !== "repair")) return "failed";
+  if (record.passesAfter) return "passed";
+  if (record.attemptsAfter !== undefined && record.maxAttempts !== undefined && record.attemptsAfter >= record.maxAttempts) return "warning";
+  return undefined;
+}
+
+/**
+ * The iteration's line, then the last lines of the guard's output when its guard failed (indented,
+ * dim): what failed, where a person looks first. Empty when the step recorded no iteration.
+ */
+export function iterationLines(result: StepResult, style: Style = PLAIN): string[] {
+  const line = describeIteration(result);
+  if (line === undefined) return [];
+  const tail = guardTail(result.record?.failure, GUARD_TAIL_LINES).map((text) => style.dim(`    ${text}`));
+  return [style.tone(iterationTone(result), line), ...tail];
+}
+
 /** Prints the outcome (a bug: its sentence, and the stack with --debug) and returns the exit code. */
-export function reportStep(result: StepResult, print: boolean, debug: boolean): number {
+export function reportStep(result: StepResult, print: boolean, debug: boolean, style: Style = PLAIN): number {
   const code = exitCodeOfStep(result.outcome);
   if (result.outcome === "crashed") reportError(result.error, debug);
   else if (code !== EXIT.ok) printError(describeStep(result));
-  else if (print) printLine(describeStep(result));
+  else if (print) {
+    const lines = iterationLines(result, style);
+    if (lines.length > 0) for (const line of lines) printLine(line);
+    else printLine(describeStep(result));
+  }
   return code;
 }

@@ -1,0 +1,137 @@
+// `runner show <node-id> [--json]`: one node as a person needs it when it fails — its title, goal and
+// acceptance, passes and attempts, its path from the root and its children, and the iterations of
+// this run on it (from the loop commits, so on a fresh clone too): kind, the agent's status, the
+// guard, the summary, and what failed (the failure's first line and the guard's last lines).
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { selectLeftmostOpenLeaf } from "../../core/select.js";
+import { findNode, orderedChildren, parentIds, type TaskNode, type TaskTree } from "../../core/tree.js";
+import { runIdFromBranch, runIdProblem } from "../../core/run-id.js";
+import { RefusalError, UsageError } from "../../errors.js";
+import type { GlobalArgs } from "../command-table.js";
+import { firstLines } from "../guard-tail.js";
+import { printJson, printLine } from "../output.js";
+import { findProjectRoot } from "../repo.js";
+import { PLAIN, styleFor, type Style } from "../style.js";
+import { loadValidTree } from "../valid-tree.js";
+import { readRunLog, type LogEntry } from "./log.js";
+import { MARKS, nodeState as stateOf, TONES, type NodeState } from "./status.js";
+
+/** How many of the guard's last lines each failed iteration shows. */
+const GUARD_LINES = 5;
+
+function tone(style: Style, state: NodeState): (text: string) => string {
+  return (text) => style.tone(TONES[state], text);
+}
+
+/** The ids from the root down to `id`, both included. */
+function pathTo(tree: TaskTree, id: string): string[] {
+  const parents = parentIds(tree);
+  const ids: string[] = [];
+  for (let at: string | undefined = id; at !== undefined; at = parents.get(at)) ids.push(at);
+  return ids.reverse();
+}
+
+/** The run's iterations on the node, oldest first; none when there is no run to read (not a repository, not on a run branch). */
+async function nodeHistory(root: string, nodeId: string, runIdOption: string | undefined): Promise<{ runId: string | null; entries: LogEntry[] }> {
+  if (!existsSync(path.join(root, ".git"))) return { runId: runIdOption ?? null, entries: [] };
+  let runId = runIdOption;
+  if (runId === undefined) {
+    const { GitRepo } = await import("../../adapters/git.js");
+    runId = runIdFromBranch((await new GitRepo(root).status()).branch);
+  }
+  if (runId === undefined) return { runId: null, entries: [] };
+  const { entries } = await readRunLog(root, runId);
+  return { runId, entries: entries.filter((entry) => entry.node_id === nodeId) };
+}
+
+export async function run(argv: GlobalArgs & { nodeId?: string; json?: boolean; runId?: string }): Promise<number> {
+  // (the parser refuses a missing <node-id>: the command table declares it required)
+  const nodeId = argv.nodeId ?? "";
+  if (argv.runId !== undefined) {
+    const problem = runIdProblem(argv.runId);
+    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
+  }
+  const root = findProjectRoot(argv.C);
+  const tree = await loadValidTree(root);
+  const node = findNode(tree, nodeId);
+  if (!node) throw new RefusalError(`Node "${nodeId}" is not in the task tree; \`runner status\` lists the nodes.`);
+  const { runId, entries } = await nodeHistory(root, node.id, argv.runId);
+  const selection = selectLeftmostOpenLeaf(tree);
+  const isNext = selection.kind === "leaf" && selection.leaf.id === node.id;
+  const ids = pathTo(tree, node.id);
+  const children = orderedChildren(node);
+
+  if (argv.json) {
+    printJson({
+      id: node.id,
+      title: node.title,
+      goal: node.goal,
+      acceptance: node.acceptance,
+      passes: node.passes,
+      attempts: node.attempts,
+      max_attempts: node.max_attempts,
+      state: stateOf(node),
+      next: isNext,
+      path: ids,
+      children: children.map((child) => ({ id: child.id, title: child.title, passes: child.passes, attempts: child.attempts, max_attempts: child.max_attempts, state: stateOf(child) })),
+      run_id: runId,
+      history: entries,
+    });
+    return 0;
+  }
+  for (const line of renderNode(node, { ids, children, isNext, runId, entries }, styleFor(process.stdout))) printLine(line);
+  return 0;
+}
+
+/** The text of `runner show`. */
+export function renderNode(
+  node: TaskNode,
+  facts: { ids: string[]; children: TaskNode[]; isNext: boolean; runId: string | null; entries: LogEntry[] },
+  style: Style = PLAIN,
+): string[] {
+  const state = stateOf(node);
+  const lines = [
+    `${tone(style, state)(`${MARKS[state]} ${node.id}  ${node.title}`)}  ${style.dim("—")} ${tone(style, state)(state)}, attempts ${node.attempts}/${node.max_attempts}${facts.isNext ? style.strong("  ← next") : ""}`,
+    `path: ${facts.ids.join(" › ")}`,
+    `goal: ${node.goal}`,
+  ];
+  lines.push(node.acceptance.length === 0 ? "acceptance: (none)" : "acceptance:", ...node.acceptance.map((item) => `  - ${item}`));
+  if (facts.children.length === 0) lines.push("children: none (a leaf)");
+  else {
+    lines.push(`children: ${facts.children.length}`);
+    for (const child of facts.children) {
+      const childState = stateOf(child);
+      lines.push(tone(style, childState)(`  ${MARKS[childState]} ${child.id}  ${child.title}  ${child.attempts}/${child.max_attempts}`));
+    }
+  }
+  if (facts.runId === null) {
+    lines.push("iterations: no run here (not on a runner/<id> branch; --run-id names one)");
+    return lines;
+  }
+  if (facts.entries.length === 0) {
+    lines.push(`iterations on ${node.id} in run ${facts.runId}: none`);
+    return lines;
+  }
+  lines.push(`iterations on ${node.id} in run ${facts.runId}: ${facts.entries.length}`);
+  for (const entry of facts.entries) lines.push(...entryLines(entry, style));
+  return lines;
+}
+
+/** One iteration: its head line, its summary, and what failed. */
+function entryLines(entry: LogEntry, style: Style): string[] {
+  const agent = entry.runner_error ? "runner error" : `agent ${entry.agent_status ?? "-"}`;
+  const head = `  iteration ${entry.iteration}: ${entry.kind}, ${agent}, guard ${entry.guard_outcome}, attempts ${entry.attempts ?? "-"} (commit ${entry.commit.slice(0, 7)})`;
+  const failed = entry.runner_error !== null || entry.guard_outcome === "fail" || entry.failure !== null;
+  const lines = [failed ? style.failed(head) : entry.guard_outcome === "pass" ? style.passed(head) : head];
+  for (const line of firstLines(entry.summary, 3)) lines.push(`      ${line}`);
+  if (entry.runner_error) lines.push(style.failed(`      runner error: ${entry.runner_error}`));
+  const failure = entry.failure_text ?? entry.failure;
+  if (failure) {
+    const [first] = firstLines(failure, 1);
+    if (first) lines.push(style.failed(`      failure: ${first}`));
+    const tail = entry.guard_output_tail.slice(-GUARD_LINES);
+    for (const line of tail.length > 0 ? tail : firstLines(failure, 3).slice(1)) lines.push(style.dim(`        │ ${line}`));
+  }
+  return lines;
+}

@@ -1,0 +1,26 @@
+// What the live block of `runner run` and `runner step` knows before the first step tells it
+// anything: the run's id (from --run-id or the runner/<id> branch) and the leaves passed so far.
+// Only for the display: the step itself decides, and refuses, on its own reading.
+import { GitRepo } from "../adapters/git.js";
+import { loadTree } from "../adapters/tree-store.js";
+import { runIdFromBranch } from "../core/run-id.js";
+import { leafCount, type LeafCount } from "./progress-facts.js";
+
+/** The run id of the checked-out runner/<id> branch, or undefined. */
+export async function branchRunId(root: string): Promise<string | undefined> {
+  try {
+    return runIdFromBranch((await new GitRepo(root).status()).branch);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Leaves passed and in all in the tree on disk; undefined when it cannot be read as a tree. */
+export async function currentLeaves(root: string): Promise<LeafCount | undefined> {
+  try {
+    const load = await loadTree(root);
+    return load.ok ? leafCount(load.tree) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,123 @@
+// Whether a runner is working in this repository right now, for `runner status` and `runner log`:
+// the repository lock (.git/runner.lock, src/adapters/lock.ts: pid, the process's start time, host,
+// command, since) says who; the journal in the runner's state folder (src/adapters/journal.ts) says
+// which iteration and node are under way. A lock whose process has ended (a runner that was killed)
+// is stale and says nothing: the next step takes it over.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { hostname } from "node:os";
+import path from "node:path";
+
+/**
+ * The lock's file name in the git folder: LOCK_FILE of src/cli/repository-lock.ts (a unit test
+ * checks they agree). Not imported from there: that module would bring the git adapter and the
+ * lock's own code into every `runner status`, which needs neither when there is no lock.
+ */
+export const LOCK_NAME = "runner.lock";
+
+export interface RunInProgress {
+  command: string;
+  pid: number;
+  host: string;
+  /** When the holder took the lock (ISO time). */
+  since: string;
+  /** Whether the holder is known to be alive (false: on another host, which cannot be checked). */
+  checked: boolean;
+  /** The iteration under way, from the journal; null between iterations. */
+  iteration: { run_id: string; number: number; node_id: string | null; step_kind: string; started_at: string } | null;
+}
+
+interface LockRecord {
+  pid: number;
+  start: string | null;
+  host: string;
+  command: string;
+  since: string;
+}
+
+function readLock(file: string): LockRecord | undefined {
+  try {
+    const value = JSON.parse(readFileSync(file, "utf8")) as Partial<LockRecord>;
+    if (typeof value.pid !== "number" || typeof value.command !== "string" || typeof value.since !== "string") return undefined;
+    return { pid: value.pid, start: typeof value.start === "string" ? value.start : null, host: typeof value.host === "string" ? value.host : hostname(), command: value.command, since: value.since };
+  } catch {
+    return undefined; // none, or half-written by a runner killed while taking it
+  }
+}
+
+/** A process's start time (clock ticks since boot, /proc/<pid>/stat field 22), or null; a zombie has none. */
+function processStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (fields[0] === "Z") return null;
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the lock's holder still runs (the same judgement src/adapters/lock.ts makes before taking over a lock). */
+function holderAlive(record: LockRecord): boolean {
+  try {
+    process.kill(record.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+  }
+  const start = processStart(record.pid);
+  if (record.start !== null) return start === record.start;
+  return start !== null || process.platform !== "linux";
+}
+
+/** The runner working in the repository at `root`, or undefined when none is (no lock, or a stale one). */
+export async function runInProgress(root: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<RunInProgress | undefined> {
+  // The usual case, no lock file beside a .git folder, costs two stats and nothing else.
+  const dotGit = path.join(root, ".git");
+  if (!existsSync(dotGit) || (statSync(dotGit).isDirectory() && !existsSync(path.join(dotGit, LOCK_NAME)))) return undefined;
+  let dir: string;
+  try {
+    dir = await (await import("../adapters/git.js")).gitDir(root);
+  } catch {
+    return undefined; // not a repository: nothing can run here
+  }
+  const lock = readLock(path.join(dir, LOCK_NAME));
+  if (!lock) return undefined;
+  const local = lock.host === hostname();
+  if (local && !holderAlive(lock)) return undefined;
+  // Loaded only now: runner-state names the state folder with node:crypto, whose import costs about
+  // 4 ms; a lock is rare, `runner status` is not. (The state folder exists: the holder made it.)
+  const [{ readJournal }, { repositoryState }] = await Promise.all([import("../adapters/journal.js"), import("../adapters/runner-state.js")]);
+  const journal = await readJournal(repositoryState(env, dir).journal);
+  return {
+    command: lock.command,
+    pid: lock.pid,
+    host: lock.host,
+    since: lock.since,
+    checked: local,
+    iteration: journal
+      ? { run_id: journal.runId, number: journal.iteration, node_id: journal.nodeId, step_kind: journal.stepKind, started_at: journal.startedAt }
+      : null,
+  };
+}
+
+/** `1h 02m`, `3m 05s`, `12s`. */
+export function clockText(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  if (hours > 0) return `${hours}h ${String(minutes).padStart(2, "0")}m`;
+  if (minutes > 0) return `${minutes}m ${String(seconds).padStart(2, "0")}s`;
+  return `${seconds}s`;
+}
+
+/** One line: who works here, since when, on what. */
+export function describeRunInProgress(run: RunInProgress, now: number): string {
+  const since = Date.parse(run.since);
+  const age = Number.isFinite(since) ? ` (${clockText(now - since)} ago)` : "";
+  const where = run.checked ? "" : ` on host ${run.host}`;
+  const head = `in progress: \`${run.command}\`, pid ${run.pid}${where}, since ${run.since}${age}`;
+  const it = run.iteration;
+  if (!it) return `${head}; between iterations`;
+  const on = it.step_kind === "repair" ? "repairing the task tree" : it.node_id ? `node ${it.node_id}${it.step_kind === "recheck" ? " (re-check)" : ""}` : it.step_kind;
+  return `${head}; iteration ${it.number} of run ${it.run_id}, ${on}`;
+}
