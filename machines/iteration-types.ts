@@ -60,6 +60,8 @@ export interface IterationContext {
   records: LoopRecord[];
   /** The valid tree the iteration starts from (a repair: the tree it repairs against). */
   previousTree?: TaskTree;
+  /** The text a leaf step's valid tree was loaded from (trees up to a few MB): an agent that left it as it was is seen at once. */
+  previousTreeText?: string;
   /** The guard's program, found before the agent runs. */
   guardProgram?: ProgramIdentity;
   /** Who the loop commit is by: the run's identity. */
@@ -93,8 +95,9 @@ export interface IterationContext {
   /** The status and guard outcome the transition table is applied with. */
   outcome?: { status: AgentStatus; guard: GuardOutcome };
   failure?: string;
-  /** 9. The state update. */
+  /** 9. The state update, and whether it changed the tree. */
   updated?: StateUpdateResult;
+  progressed?: boolean;
   runnerError?: RunnerErrorFact;
   /** 10. The commit. */
   commit?: string;
@@ -129,6 +132,8 @@ export interface PromptRequest extends IterationRef {
   stepKind: AgentStepKind;
   config: ResolvedConfig;
   previousTree: TaskTree;
+  /** The text a leaf step's tree was loaded from, when kept (tree.before.json is that file). */
+  previousTreeText?: string;
   records: LoopRecord[];
   treeProblems: Problem[];
   selection: Selection | undefined;
@@ -140,6 +145,8 @@ export interface PromptRequest extends IterationRef {
 /** What collecting the agent's result needs to undo its changes to git and to check the guard's program. */
 export interface CollectRequest extends IterationRef {
   start: StartPoint;
+  /** The text the iteration's valid tree was loaded from (a leaf step's, when not too large to keep). */
+  previousTreeText?: string;
   control: ControlSnapshot;
   guardProgram: ProgramIdentity;
 }

@@ -11,7 +11,7 @@ import { iterationRecord } from "../src/core/iteration-record.js";
 import { iterationDir } from "../src/core/layout.js";
 import type { RepositoryFacts } from "../src/core/safety.js";
 import { findNode } from "../src/core/tree.js";
-import { applyStateUpdates, type RunnerErrorKind } from "../src/core/state-update.js";
+import { applyStateUpdates, madeProgress, type RunnerErrorKind } from "../src/core/state-update.js";
 import type { AgentRunFacts, AgentStepKind, CollectedFacts, GuardFacts, InterruptedState, LoadedState, PromptFacts } from "../src/core/step-facts.js";
 import { judgeAgentResult, judgeAgentRun, judgeGuardRun, judgeLoadedState, judgeRepository, judgeSelection, recoverIteration } from "../src/core/step-verdicts.js";
 import type {
@@ -175,7 +175,9 @@ export const iterationMachine = setup({
             const { config, records, iteration, previousTree } = load;
             const repair = load.kind === "treeInvalid" ? { treeProblems: load.treeProblems, requiredNodeId: load.requiredNodeId } : {};
             const stepKind = load.kind === "treeInvalid" ? ("repair" as const) : context.recheck ? ("recheck" as const) : ("leaf" as const);
-            return { load, config, records, iteration, previousTree, stepKind, guardProgram: event.output.guardProgram, identity: event.output.identity, ...repair };
+            const tree = event.output.tree;
+            const previousTreeText = load.kind === "treeValid" && tree.ok && tree.text !== undefined && tree.text.length <= KEPT_TREE_TEXT ? tree.text : undefined;
+            return { load, config, records, iteration, previousTree, previousTreeText, stepKind, guardProgram: event.output.guardProgram, identity: event.output.identity, ...repair };
           }),
         },
         onError: [
@@ -365,12 +367,14 @@ export const iterationMachine = setup({
     //    A re-check changes the tree only on a green guard (no agent tried, so no attempt is counted).
     updateState: {
       entry: assign(({ context }) => {
+        const selectedId = context.stepKind === "repair" ? undefined : context.selection!.leafId;
         if (context.stepKind === "recheck") {
           const pass = context.outcome?.guard === "pass" ? context.outcome : undefined;
-          return { updated: applyStateUpdates(context.previousTree!, structuredClone(context.previousTree!), context.selection!.leafId, pass) };
+          const updated = applyStateUpdates(context.previousTree!, structuredClone(context.previousTree!), selectedId, pass);
+          return { updated, progressed: madeProgress(context.previousTree!, updated, selectedId) };
         }
-        const leaf = context.stepKind === "leaf";
-        return { updated: applyStateUpdates(context.previousTree!, context.agentTree!, leaf ? context.selection!.leafId : undefined, leaf ? context.outcome : undefined) };
+        const updated = applyStateUpdates(context.previousTree!, context.agentTree!, selectedId, selectedId === undefined ? undefined : context.outcome);
+        return { updated, progressed: madeProgress(context.previousTree!, updated, selectedId) };
       }),
       always: { target: "persist" },
     },
@@ -445,6 +449,7 @@ function promptRequest(context: IterationContext): PromptRequest {
     stepKind: agentStepKind(context),
     config: context.config!,
     previousTree: context.previousTree!,
+    previousTreeText: context.previousTreeText,
     records: context.records,
     treeProblems: context.treeProblems,
     selection: context.selection,
@@ -464,8 +469,11 @@ function startPoint(context: IterationContext) {
 }
 
 function collectRequest(context: IterationContext): CollectRequest {
-  return { ...iterationRef(context), start: startPoint(context), control: context.repository!.control, guardProgram: context.guardProgram! };
+  return { ...iterationRef(context), start: startPoint(context), control: context.repository!.control, guardProgram: context.guardProgram!, previousTreeText: context.previousTreeText };
 }
+
+/** A loaded tree's text is kept up to this many characters (a 10,000-node tree is about 4 MB). */
+const KEPT_TREE_TEXT = 8 * 1024 * 1024;
 
 /** The selected leaf as the iteration began (ids are unique in a valid tree). */
 function selectedLeaf(context: IterationContext) {
@@ -481,6 +489,7 @@ function recovery(context: IterationContext, collected: CollectedFacts | undefin
     selectedId: context.stepKind === "repair" ? undefined : context.selection?.leafId,
   });
   // Without the facts (collecting them failed too), what the context holds stays as it was.
-  if (!collected) return { outcome: recovered.outcome, failure: undefined, updated: undefined };
-  return { collected, output: recovered.output, outcome: recovered.outcome, treeProblems: recovered.treeProblems, failure: undefined, updated: recovered.updated };
+  if (!collected) return { outcome: recovered.outcome, failure: undefined, updated: undefined, progressed: false };
+  const progressed = recovered.updated !== undefined && madeProgress(context.previousTree!, recovered.updated, context.stepKind === "repair" ? undefined : context.selection?.leafId);
+  return { collected, output: recovered.output, outcome: recovered.outcome, treeProblems: recovered.treeProblems, failure: undefined, updated: recovered.updated, progressed };
 }

@@ -125,8 +125,9 @@ export function resetRepo(repo, base) {
   rmSync(state.journal, { force: true });
   copyFileSync(path.join(repo.dir, ".git", "index"), state.index);
   writeFileSync(state.indexCommit, `${base}\n`);
-  // The run's history as the runner keeps it after its own commit (src/adapters/run-history.ts): none yet at base.
-  writeFileSync(state.history, `${JSON.stringify({ runId: "bench", head: base, commits: [] })}\n`);
+  // The run's history as the runner keeps it after its own commit (src/adapters/run-history.ts): no
+  // loop commit yet, and the tree file at base canonical and valid, as the runner writes it.
+  writeFileSync(state.history, `${JSON.stringify({ runId: "bench", head: base, commits: [], treeWritten: true })}\n`);
 }
 
 /** The runner's state folder of a repository (src/adapters/runner-state.ts: named by the git folder's real path). */

@@ -17,6 +17,15 @@ interface HistoryFile {
   head: string;
   /** The run's loop commits, newest first. */
   commits: LoopCommit[];
+  /** `head` is the runner's own commit, and the tree file it holds is one the runner wrote from a valid tree. */
+  treeWritten?: boolean;
+}
+
+export interface RunHistory {
+  /** The run's loop commits at HEAD, newest first. */
+  commits: LoopCommit[];
+  /** HEAD's tree file is one the runner wrote from a tree it had checked (its own last commit). */
+  treeWritten: boolean;
 }
 
 function historyFile(state: RepositoryStatePaths): string {
@@ -32,20 +41,28 @@ async function readHistory(state: RepositoryStatePaths): Promise<HistoryFile | u
   }
 }
 
-/** The run's loop commits at `head` (newest first): from the state folder when it holds them for `head`, else from the branch. */
-export async function runHistory(git: GitRepo, state: RepositoryStatePaths, runId: string, head: string | undefined): Promise<LoopCommit[]> {
+/** The run's history at `head` as the state folder keeps it, if it does. */
+export async function keptHistory(state: RepositoryStatePaths, runId: string, head: string | undefined): Promise<RunHistory | undefined> {
   const kept = head === undefined ? undefined : await readHistory(state);
-  if (kept && kept.runId === runId && kept.head === head) return kept.commits;
-  const commits = await git.loopCommits(loopSubjectPattern(runId));
-  if (head !== undefined) await writeHistory(state, { runId, head, commits }).catch(() => undefined);
-  return commits;
+  return kept && kept.runId === runId && kept.head === head ? { commits: kept.commits, treeWritten: kept.treeWritten === true } : undefined;
 }
 
-/** After the runner's own commit `commit` on top of `parent`: the history it kept for `parent` gains it. */
-export async function addToHistory(state: RepositoryStatePaths, runId: string, parent: string, commit: LoopCommit): Promise<void> {
+/** The run's history at `head`: `kept` (what the state folder holds for it) when given, else read from the branch. */
+export async function runHistory(git: GitRepo, state: RepositoryStatePaths, runId: string, head: string | undefined, kept?: RunHistory): Promise<RunHistory> {
+  if (kept) return kept;
+  const commits = await git.loopCommits(loopSubjectPattern(runId));
+  if (head !== undefined) await writeHistory(state, { runId, head, commits }).catch(() => undefined);
+  return { commits, treeWritten: false };
+}
+
+/**
+ * After the runner's own commit `commit` on top of `parent`: the history it kept for `parent` gains
+ * it (`treeWritten`: the commit holds the tree file the runner wrote from a valid tree).
+ */
+export async function addToHistory(state: RepositoryStatePaths, runId: string, parent: string, commit: LoopCommit, treeWritten: boolean): Promise<void> {
   const kept = await readHistory(state);
   if (!kept || kept.runId !== runId || kept.head !== parent) return;
-  await writeHistory(state, { runId, head: commit.sha, commits: [commit, ...kept.commits] });
+  await writeHistory(state, { runId, head: commit.sha, commits: [commit, ...kept.commits], treeWritten });
 }
 
 async function writeHistory(state: RepositoryStatePaths, history: HistoryFile): Promise<void> {

@@ -38,6 +38,15 @@ export async function loadTree(root: string): Promise<TreeLoad> {
   return loadTreeFile(path.join(root, ...LAYOUT.tree.split("/")));
 }
 
+/**
+ * The project's tree file as the runner itself wrote it at HEAD, in canonical form from a valid tree
+ * (its state folder says so, and the work tree is clean): parsed, not checked again.
+ */
+export async function loadWrittenTree(root: string): Promise<TreeLoad> {
+  const text = await readFile(path.join(root, ...LAYOUT.tree.split("/")), "utf8");
+  return { ok: true, tree: JSON.parse(text) as TaskTree, text };
+}
+
 /** Parses and checks tree text (also used on trees read from git history). */
 export function checkTreeText(text: string): TreeLoad {
   let data: unknown;

@@ -8,7 +8,7 @@ import type { Problem } from "./problems.js";
 import type { AgentStatus, GuardOutcome, StateUpdateResult } from "./state-update.js";
 import type { AgentGitFacts, CollectedFacts, RunnerErrorFact, StepKind } from "./step-facts.js";
 import type { CommitSubject } from "./run-id.js";
-import { findNode, sameTree, type TaskTree } from "./tree.js";
+import { findNode, type TaskTree } from "./tree.js";
 import type { AgentOutput } from "../schemas/types.generated.js";
 
 export interface IterationRecord {
@@ -54,6 +54,8 @@ export interface RecordSource {
   outcome?: { status: AgentStatus; guard: GuardOutcome };
   failure?: string;
   updated?: StateUpdateResult;
+  /** Whether the update changed the tree (state-update.ts `madeProgress`), computed once with it. */
+  progressed?: boolean;
   runnerError?: RunnerErrorFact;
   treeProblems: Problem[];
 }
@@ -88,7 +90,7 @@ export function iterationRecord(source: RecordSource): IterationRecord {
     protectedChanged: source.config ? pathsInside(changedPaths, source.config.guard.protectedPaths) : [],
     agentGit: source.collected?.git,
     // (a tree left invalid is no progress; a repair is progress only if the tree differs from the last valid one)
-    progressed: source.updated !== undefined && source.previousTree !== undefined && !sameTree(source.previousTree, source.updated.tree),
+    progressed: source.progressed ?? false,
   };
 }
 

@@ -39,7 +39,7 @@ export interface PreflightFinding {
 /** loadState: the config, the tree and this run's history. */
 export interface LoadedState {
   config: ConfigResult;
-  tree: { ok: true; tree: TaskTree } | { ok: false; problems: Problem[]; missing?: boolean };
+  tree: { ok: true; tree: TaskTree; text?: string } | { ok: false; problems: Problem[]; missing?: boolean };
   /** This run's loop commits, newest first. */
   records: LoopRecord[];
   /** When the tree is invalid: the tree to repair it against (the last one the runner accepted, else the newest valid one in history). */
@@ -126,8 +126,11 @@ export interface AgentGitFacts {
 export interface CollectedFacts {
   /** The output file's text; undefined when the agent wrote none. */
   outputText: string | undefined;
-  /** The tree file freshly parsed as JSON, or the parse problem. */
-  treeData: { ok: true; data: unknown } | { ok: false; problems: Problem[] };
+  /**
+   * The tree file freshly parsed as JSON, or the parse problem; `unchanged` when its text is the
+   * very text the iteration's valid tree was loaded from (the agent left it as it was).
+   */
+  treeData: { ok: true; data: unknown; unchanged?: boolean } | { ok: false; problems: Problem[] };
   /** Changed paths (tracked and untracked, not ignored) against the starting commit, sorted. */
   changedPaths: string[];
   git: AgentGitFacts;

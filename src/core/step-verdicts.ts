@@ -172,7 +172,10 @@ export function judgeAgentResult(input: {
 }
 
 function agentTreeCheck(previousTree: TaskTree, collected: CollectedFacts, requiredNodeId: string | undefined): { tree?: TaskTree; problems: Problem[] } {
-  return collected.treeData.ok ? checkAgentTree(previousTree, collected.treeData.data, requiredNodeId) : { problems: collected.treeData.problems };
+  if (!collected.treeData.ok) return { problems: collected.treeData.problems };
+  // The very text the valid tree was loaded from: the same tree, already checked (a fresh parse of it).
+  if (collected.treeData.unchanged) return { tree: collected.treeData.data as TaskTree, problems: [] };
+  return checkAgentTree(previousTree, collected.treeData.data, requiredNodeId);
 }
 
 // 8. The guard.

@@ -59,7 +59,7 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
     await patch;
     // The run's history as the next step will read it: this commit on top of the one it kept.
     const newline = message.indexOf("\n");
-    await addToHistory(state, record.runId, start.head, { sha, subject: message.slice(0, newline), body: message.slice(newline + 1).replace(/^\n/, "").trimEnd(), author: `${identity.name} <${identity.email}>` });
+    await addToHistory(state, record.runId, start.head, { sha, subject: message.slice(0, newline), body: message.slice(newline + 1).replace(/^\n/, "").trimEnd(), author: `${identity.name} <${identity.email}>` }, record.treeToWrite !== undefined);
     await removeJournal(state.journal);
     return { sha };
   });

@@ -17,7 +17,7 @@ import type { ActorDeps } from "../deps.js";
 
 export function loadInterruptedActor({ root, env, git, state }: ActorDeps) {
   return fromPromise<InterruptedState, { runId: string; head: string | undefined }>(async ({ input }) => {
-    const [config, commits, headText] = await Promise.all([loadConfig(root), runHistory(git, state, input.runId, input.head), git.showFile("HEAD", LAYOUT.tree)]);
+    const [config, commits, headText] = await Promise.all([loadConfig(root), runHistory(git, state, input.runId, input.head).then((history) => history.commits), git.showFile("HEAD", LAYOUT.tree)]);
     if (!config.ok) throw new IterationError(`${LAYOUT.config} is invalid: ${formatProblem(config.problems[0]!)}`);
     const records = loopRecords(commits, input.runId);
     const head = headText === undefined ? undefined : checkTreeText(headText);

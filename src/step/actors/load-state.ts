@@ -2,9 +2,10 @@
 // is invalid, or was left invalid by the last iteration — the tree to check and repair it against.
 import { fromPromise } from "xstate";
 import { loadConfig, loadTree } from "../../adapters/project-files.js";
+import { loadWrittenTree } from "../../adapters/tree-store.js";
 import { preflight } from "../../adapters/preflight.js";
 import { identifyProgram } from "../../adapters/program.js";
-import { runHistory, runIdentity } from "../../adapters/run-history.js";
+import { keptHistory, runHistory, runIdentity } from "../../adapters/run-history.js";
 import { acceptedTree, lastValidTree } from "../../adapters/run-trees.js";
 import { checkAgentTree } from "../../core/iteration.js";
 import { lastLeafNode, leftTreeInvalid, loopRecords } from "../../core/loop-history.js";
@@ -13,11 +14,15 @@ import type { ActorDeps } from "../deps.js";
 
 export function loadStateActor({ root, env, git, state }: ActorDeps) {
   return fromPromise<LoadedState, { runId: string; head: string | undefined }>(async ({ input }) => {
-    const [config, tree, commits] = await Promise.all([loadConfig(root), loadTree(root), runHistory(git, state, input.runId, input.head)]);
+    // The tree file of the runner's own last commit (and the work tree is clean: the safety check
+    // passed) is one it wrote from a valid tree: parsed, not checked again.
+    const kept = await keptHistory(state, input.runId, input.head);
+    const [config, tree, history] = await Promise.all([loadConfig(root), kept?.treeWritten ? loadWrittenTree(root) : loadTree(root), runHistory(git, state, input.runId, input.head, kept)]);
+    const commits = history.commits;
     const records = loopRecords(commits, input.runId);
     const loaded: LoadedState = {
       config,
-      tree: tree.ok ? { ok: true, tree: tree.tree } : { ok: false, problems: tree.problems, missing: tree.missing },
+      tree: tree.ok ? { ok: true, tree: tree.tree, text: tree.text } : { ok: false, problems: tree.problems, missing: tree.missing },
       records,
       // Found now, before the agent can change what PATH leads to.
       guardProgram: config.ok ? identifyProgram(config.config.guard.command[0]!, root, env.PATH) : { file: undefined, signature: undefined },

@@ -91,7 +91,9 @@ export function preparePromptActor({ root, state, secrets, now, onProgress }: Ac
     log.write("prompt.md", redacted);
     // A leaf step starts from the tree file as loaded (the working tree was clean): tree.before.json
     // is that file as it is. A repair starts from the tree it repairs against, in canonical form.
-    log.write("tree.before.json", leaf ? await readFile(file(LAYOUT.tree), "utf8") : serializeTree(input.previousTree));
+    if (!leaf) log.write("tree.before.json", serializeTree(input.previousTree));
+    else if (input.previousTreeText !== undefined && !log.redacts(input.previousTreeText)) log.copyFile("tree.before.json", file(LAYOUT.tree));
+    else log.write("tree.before.json", input.previousTreeText ?? (await readFile(file(LAYOUT.tree), "utf8")));
     return { prompt: redacted, allowedWritePaths: policy?.allowedWritePaths };
   });
 }
