@@ -60,8 +60,10 @@ export interface IterationContext {
   records: LoopRecord[];
   /** The valid tree the iteration starts from (a repair: the tree it repairs against). */
   previousTree?: TaskTree;
-  /** The text a leaf step's valid tree was loaded from (trees up to a few MB): an agent that left it as it was is seen at once. */
+  /** The text a leaf step's valid tree was loaded from (trees up to a few MB), for tree.before.json. */
   previousTreeText?: string;
+  /** `previousTree` was loaded from the tree file as it was when the iteration began (not a repair's, from further back). */
+  treeFromStart?: boolean;
   /** The guard's program, found before the agent runs. */
   guardProgram?: ProgramIdentity;
   /** Who the loop commit is by: the run's identity. */
@@ -145,8 +147,8 @@ export interface PromptRequest extends IterationRef {
 /** What collecting the agent's result needs to undo its changes to git and to check the guard's program. */
 export interface CollectRequest extends IterationRef {
   start: StartPoint;
-  /** The text the iteration's valid tree was loaded from (a leaf step's, when not too large to keep). */
-  previousTreeText?: string;
+  /** The iteration's valid tree was loaded from the tree file as it was at the start (a leaf step or a re-check; not a repair). */
+  treeFromStart: boolean;
   control: ControlSnapshot;
   guardProgram: ProgramIdentity;
 }

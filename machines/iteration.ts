@@ -154,7 +154,14 @@ export const iterationMachine = setup({
         input: ({ context }) => loadRequest(context),
         onDone: {
           target: "recover",
-          actions: assign(({ event }) => ({ config: event.output.config, records: event.output.records, previousTree: event.output.previousTree, guardProgram: event.output.guardProgram, identity: event.output.identity })),
+          actions: assign(({ event }) => ({
+            config: event.output.config,
+            records: event.output.records,
+            previousTree: event.output.previousTree,
+            treeFromStart: event.output.treeFromStart,
+            guardProgram: event.output.guardProgram,
+            identity: event.output.identity,
+          })),
         },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
@@ -176,8 +183,10 @@ export const iterationMachine = setup({
             const repair = load.kind === "treeInvalid" ? { treeProblems: load.treeProblems, requiredNodeId: load.requiredNodeId } : {};
             const stepKind = load.kind === "treeInvalid" ? ("repair" as const) : context.recheck ? ("recheck" as const) : ("leaf" as const);
             const tree = event.output.tree;
-            const previousTreeText = load.kind === "treeValid" && tree.ok && tree.text !== undefined && tree.text.length <= KEPT_TREE_TEXT ? tree.text : undefined;
-            return { load, config, records, iteration, previousTree, previousTreeText, stepKind, guardProgram: event.output.guardProgram, identity: event.output.identity, ...repair };
+            const previousTreeText = load.kind === "treeValid" && tree.ok ? tree.text : undefined;
+            // A leaf step's (or a re-check's) tree is the tree file at the start; a repair's is from further back.
+            const treeFromStart = load.kind === "treeValid";
+            return { load, config, records, iteration, previousTree, previousTreeText, treeFromStart, stepKind, guardProgram: event.output.guardProgram, identity: event.output.identity, ...repair };
           }),
         },
         onError: [
@@ -288,6 +297,7 @@ export const iterationMachine = setup({
           actions: assign(({ context, event }) => {
             const result = judgeAgentResult({
               previousTree: context.previousTree!,
+              previousTreeText: context.previousTreeText,
               collected: event.output,
               requiredNodeId: context.requiredNodeId,
               outputFile: `${iterationDir(context.runId!, context.iteration!)}/output.json`,
@@ -469,11 +479,8 @@ function startPoint(context: IterationContext) {
 }
 
 function collectRequest(context: IterationContext): CollectRequest {
-  return { ...iterationRef(context), start: startPoint(context), control: context.repository!.control, guardProgram: context.guardProgram!, previousTreeText: context.previousTreeText };
+  return { ...iterationRef(context), start: startPoint(context), control: context.repository!.control, guardProgram: context.guardProgram!, treeFromStart: context.treeFromStart === true };
 }
-
-/** A loaded tree's text is kept up to this many characters (a 10,000-node tree is about 4 MB). */
-const KEPT_TREE_TEXT = 8 * 1024 * 1024;
 
 /** The selected leaf as the iteration began (ids are unique in a valid tree). */
 function selectedLeaf(context: IterationContext) {
@@ -484,6 +491,7 @@ function recovery(context: IterationContext, collected: CollectedFacts | undefin
   const recovered = recoverIteration({
     runnerError: context.runnerError!,
     previousTree: context.previousTree!,
+    previousTreeText: context.previousTreeText,
     collected,
     requiredNodeId: context.requiredNodeId,
     selectedId: context.stepKind === "repair" ? undefined : context.selection?.leafId,

@@ -25,8 +25,22 @@ export function firstLines(text: string, count: number): string[] {
   return text.split(/\r?\n/).map((line) => line.trimEnd()).filter((line) => line.trim() !== "").slice(0, count);
 }
 
-/** The last lines of the guard's output a failure quotes (none when it quotes none). */
+/**
+ * A line that says what failed, in the words of common test runners (TAP "not ok", "FAIL", an
+ * assertion error, a ✗ mark, "N failed").
+ */
+const FAILING_LINE = /^\s*(?:not ok\b|FAIL\b|FAILED\b|[✗✖×]\s)|AssertionError|\bError:|\bfailed\b/;
+
+/**
+ * The last lines of the guard's output a failure quotes (none when it quotes none); when the first
+ * line that says what failed comes before them (a test runner's summary at the end), that line
+ * first, then "…".
+ */
 export function guardTail(failure: string | undefined, count: number): string[] {
   const output = guardOutputOf(failure);
-  return output === undefined ? [] : lastLines(output, count);
+  if (output === undefined) return [];
+  const lines = output.split(/\r?\n/).map((line) => line.trimEnd()).filter((line) => line.trim() !== "");
+  const tail = lines.slice(-count);
+  const earlier = lines.slice(0, -count).find((line) => FAILING_LINE.test(line));
+  return earlier === undefined ? tail : [earlier, "…", ...tail];
 }

@@ -59,6 +59,8 @@ export interface InterruptedState {
   records: LoopRecord[];
   /** The valid tree the interrupted iteration began from (HEAD's, or the last accepted one). */
   previousTree: TaskTree;
+  /** It is HEAD's tree file (which the interrupted iteration began from), not one from further back. */
+  treeFromStart: boolean;
   /** Who the loop commit is by: the run's identity. */
   identity: { name: string; email: string };
 }
@@ -127,10 +129,11 @@ export interface CollectedFacts {
   /** The output file's text; undefined when the agent wrote none. */
   outputText: string | undefined;
   /**
-   * The tree file freshly parsed as JSON, or the parse problem; `unchanged` when its text is the
-   * very text the iteration's valid tree was loaded from (the agent left it as it was).
+   * The tree file freshly parsed as JSON, or the parse problem; or `unchanged`: git finds the file as
+   * it was when the iteration's valid tree was loaded from it (the agent left it alone), so it is
+   * neither read nor checked again (step-verdicts.ts makes the fresh tree from what was loaded).
    */
-  treeData: { ok: true; data: unknown; unchanged?: boolean } | { ok: false; problems: Problem[] };
+  treeData: { ok: true; data: unknown } | { ok: true; unchanged: true } | { ok: false; problems: Problem[] };
   /** Changed paths (tracked and untracked, not ignored) against the starting commit, sorted. */
   changedPaths: string[];
   git: AgentGitFacts;

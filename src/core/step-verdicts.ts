@@ -156,6 +156,8 @@ export type ResultVerdict =
 
 export function judgeAgentResult(input: {
   previousTree: TaskTree;
+  /** The text `previousTree` was loaded from, when kept. */
+  previousTreeText?: string;
   collected: CollectedFacts;
   requiredNodeId: string | undefined;
   /** The output file, repository-relative, to name in the error. */
@@ -163,7 +165,7 @@ export function judgeAgentResult(input: {
 }): ResultVerdict {
   const parsed = parseAgentOutput(input.collected.outputText, input.outputFile);
   if (!parsed.ok) return { kind: "outputInvalid", runnerError: { kind: "output_parse_error", message: parsed.reason } };
-  const check = agentTreeCheck(input.previousTree, input.collected, input.requiredNodeId);
+  const check = agentTreeCheck(input.previousTree, input.collected, input.requiredNodeId, input.previousTreeText);
   if (!check.tree) {
     // The tree is committed as the agent wrote it; the next step repairs it.
     return { kind: "agentTreeInvalid", output: parsed.output, treeProblems: check.problems, failure: `The task tree was left invalid: ${check.problems.map(formatProblem).join("; ")}` };
@@ -171,10 +173,12 @@ export function judgeAgentResult(input: {
   return { kind: "resultAccepted", output: parsed.output, agentTree: check.tree };
 }
 
-function agentTreeCheck(previousTree: TaskTree, collected: CollectedFacts, requiredNodeId: string | undefined): { tree?: TaskTree; problems: Problem[] } {
+function agentTreeCheck(previousTree: TaskTree, collected: CollectedFacts, requiredNodeId: string | undefined, previousTreeText: string | undefined): { tree?: TaskTree; problems: Problem[] } {
   if (!collected.treeData.ok) return { problems: collected.treeData.problems };
-  // The very text the valid tree was loaded from: the same tree, already checked (a fresh parse of it).
-  if (collected.treeData.unchanged) return { tree: collected.treeData.data as TaskTree, problems: [] };
+  // The file the valid tree was loaded from, untouched: the same tree, already checked. The state
+  // update works in place on a fresh one: a parse of the text it was loaded from (kept for trees of
+  // a few MB), else a copy (a large tree's text is not kept, to spare memory).
+  if ("unchanged" in collected.treeData) return { tree: previousTreeText !== undefined ? (JSON.parse(previousTreeText) as TaskTree) : structuredClone(previousTree), problems: [] };
   return checkAgentTree(previousTree, collected.treeData.data, requiredNodeId);
 }
 
@@ -218,6 +222,7 @@ export interface Recovery {
 export function recoverIteration(input: {
   runnerError: RunnerErrorFact;
   previousTree: TaskTree;
+  previousTreeText?: string;
   collected: CollectedFacts | undefined;
   requiredNodeId: string | undefined;
   selectedId: string | undefined;
@@ -226,7 +231,7 @@ export function recoverIteration(input: {
   const outcome = { status: recovery.status, guard: recovery.guard };
   if (!input.collected) return { output: undefined, outcome, treeProblems: [], updated: undefined };
   const parsed = parseAgentOutput(input.collected.outputText);
-  const check = agentTreeCheck(input.previousTree, input.collected, input.requiredNodeId);
+  const check = agentTreeCheck(input.previousTree, input.collected, input.requiredNodeId, input.previousTreeText);
   return {
     output: parsed.ok ? parsed.output : undefined,
     outcome,

@@ -224,7 +224,7 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
   },
   "resumeInterrupted:done": ({ world }): InterruptedState => {
     world.previousTree = LEAF_TREE;
-    return { config: CONFIG, records: [leafRecord("a")], previousTree: LEAF_TREE, guardProgram: GUARD_PROGRAM, identity: IDENTITY };
+    return { config: CONFIG, records: [leafRecord("a")], previousTree: LEAF_TREE, treeFromStart: true, guardProgram: GUARD_PROGRAM, identity: IDENTITY };
   },
   "loadTree:always:configInvalid": ({ pick }) =>
     loaded({
@@ -333,8 +333,10 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
     const previous = world.previousTree!;
     const id = world.selectedId!;
     if (next("classify")?.guard === "guardRequired" || next("classify") === undefined) {
-      // EXECUTE + done, no contract or policy violation: the guard runs.
-      return collected({ output: "done", tree: tampered(previous, id), changed: ["src/a.ts"] });
+      // EXECUTE + done, no contract or policy violation: the guard runs. The agent rewrote the tree
+      // file (its runner-owned fields tampered with), or git finds it untouched (not read again).
+      const untouched: CollectedFacts = { ...collected({ output: "done", tree: previous, changed: ["src/a.ts"] }), treeData: { ok: true, unchanged: true } };
+      return pick([collected({ output: "done", tree: tampered(previous, id), changed: ["src/a.ts"] }), untouched]);
     }
     const variants = [
       collected({ output: "decomposed", tree: withChildren(previous, id, [`${id}1`, `${id}2`]), changed: [TREE_FILE] }),

@@ -3,6 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { serializeTree, treeFingerprint } from "../../src/core/canonical.js";
+import { serializeTreePieces } from "../../src/core/serialize.js";
 import { checkTreeShape } from "../../src/core/invariants.js";
 import { formatCommitSubject, parseCommitSubject, type CommitSubject } from "../../src/core/run-id.js";
 import { selectLeftmostOpenLeaf } from "../../src/core/select.js";
@@ -141,6 +142,31 @@ describe("CONTRACT §3 canonical serialization (properties)", () => {
       }),
       RUNS,
     );
+  });
+
+  it("written piece by piece (serializeTreePieces), the text is exactly serializeTree's: unicode, escapes, shuffled keys and children", () => {
+    const text = fc.string({ unit: "binary", maxLength: 12 });
+    fc.assert(
+      fc.property(treeArb, fc.integer(), text, text, (t, seed, title, goal) => {
+        const odd = scramble(t, seed);
+        odd.root.title = `${title}\u2028"\\\n\t😀` || "x";
+        odd.root.goal = goal;
+        const pieces = [...serializeTreePieces(odd)];
+        expect(pieces.join("")).toBe(serializeTree(odd));
+        expect(pieces.at(-1)!.endsWith("\n")).toBe(true);
+      }),
+      RUNS,
+    );
+    // Large trees come in pieces of bounded size.
+    const wide = { version: 1, root: { id: "root", order: 0, title: "r", goal: "", acceptance: [], passes: false, attempts: 0, max_attempts: 1, children: Array.from({ length: 5000 }, (_, i) => ({ id: `n${String(i).padStart(5, "0")}`, order: i, title: "x".repeat(100), goal: "", acceptance: ["a", "b"], passes: false, attempts: 0, max_attempts: 1, children: [] })) } } as TaskTree;
+    const pieces = [...serializeTreePieces(wide)];
+    expect(pieces.length).toBeGreaterThan(3);
+    // Large nodes on several levels (each written field by field), with text that needs escaping.
+    const leaf = (id: string) => ({ id, order: 0, title: `t "${id}"\n`, goal: "ü\u2028", acceptance: [], passes: false, attempts: 0, max_attempts: 1, children: [] });
+    const deep = { version: 1, root: { ...leaf("root"), acceptance: ["x"], children: [0, 1, 2].map((b) => ({ ...leaf(`b${b}`), order: b, children: Array.from({ length: 600 }, (_, i) => ({ ...leaf(`b${b}l${String(i).padStart(3, "0")}`), order: i })) })) } } as TaskTree;
+    expect([...serializeTreePieces(deep)].join("")).toBe(serializeTree(deep));
+    expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThan(300 * 1024);
+    expect(pieces.join("")).toBe(serializeTree(wide));
   });
 
   it("the bytes and the fingerprint do not depend on key order or children order (shuffle both)", () => {

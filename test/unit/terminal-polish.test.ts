@@ -112,6 +112,9 @@ describe("the guard's own lines", () => {
     const long = guardFailure({ outcome: "fail", command: ["just", "ci"], exitCode: 2, output: `${"noise\n".repeat(2000)}FAIL: the very end\n` })!;
     expect(guardTail(long, 2)).toEqual(["noise", "FAIL: the very end"]);
     expect(guardTail("The agent left the task tree invalid.", 5)).toEqual([]);
+    // node --test ends with its counters: the failing test's own line comes first.
+    const tap = ["TAP version 13", "# Subtest: multiply", "not ok 2 - multiply", "  ---", "  error: 'Expected values to be strictly equal:\n\n9 !== 20\n'", "  ...", "1..3", "# tests 3", "# pass 2", "# fail 1", "error: Recipe `ci` failed on line 3 with exit code 1"].join("\n");
+    expect(guardTail(guardFailure({ outcome: "fail", command: ["just", "ci"], exitCode: 1, output: tap }), 5)).toEqual(["not ok 2 - multiply", "…", "1..3", "# tests 3", "# pass 2", "# fail 1", "error: Recipe `ci` failed on line 3 with exit code 1"]);
     expect(guardTail(undefined, 5)).toEqual([]);
   });
 

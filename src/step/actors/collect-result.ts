@@ -37,7 +37,12 @@ export function collectResultActor({ root, git, gitDir, secrets }: ActorDeps) {
     const hiddenByIgnoreRules = changedPaths.some(isIgnoreFile) ? await hiddenByChangedIgnoreRules(git, gitDir, input.start.head) : [];
     const program = input.guardProgram;
     const guardProgramChanged = program.file !== undefined && signatureOf(program.file) !== program.signature ? program.file : undefined;
-    const [outputText, treeData] = await Promise.all([readOptional(log.file("output.json")), readTreeData(projectPath(root, LAYOUT.tree), input.previousTreeText)]);
+    // A tree file git finds unchanged since the iteration's valid tree was loaded from it is neither read nor checked again.
+    const treeUnchanged = input.treeFromStart && !changedPaths.includes(LAYOUT.tree);
+    const [outputText, treeData] = await Promise.all([
+      readOptional(log.file("output.json")),
+      treeUnchanged ? ({ ok: true, unchanged: true } as const) : readTreeData(projectPath(root, LAYOUT.tree)),
+    ]);
     return {
       outputText,
       treeData,
@@ -48,13 +53,13 @@ export function collectResultActor({ root, git, gitDir, secrets }: ActorDeps) {
 }
 
 /** The tree file parsed as JSON (size-limited), or the parse problem; schema checks come later. */
-async function readTreeData(treeFile: string, previousText: string | undefined): Promise<CollectedFacts["treeData"]> {
+async function readTreeData(treeFile: string): Promise<CollectedFacts["treeData"]> {
   const info = await stat(treeFile).catch(() => undefined);
   if (!info) return { ok: false, problems: [{ path: "$", message: "the file was deleted" }] };
   if (info.size > MAX_TREE_BYTES) return { ok: false, problems: [{ path: "$", message: `the file is over the ${MAX_TREE_BYTES / 1024 / 1024} MiB limit` }] };
   const text = await readFile(treeFile, "utf8");
   try {
-    return { ok: true, data: JSON.parse(text), ...(text === previousText ? { unchanged: true } : {}) };
+    return { ok: true, data: JSON.parse(text) };
   } catch (error) {
     return { ok: false, problems: [{ path: "$", message: jsonSyntaxMessage(text, error) }] };
   }

@@ -12,6 +12,9 @@ import { lastLeafNode, leftTreeInvalid, loopRecords } from "../../core/loop-hist
 import type { LoadedState } from "../../core/step-facts.js";
 import type { ActorDeps } from "../deps.js";
 
+/** A loaded tree's text is kept up to this many characters (a 10,000-node tree is about 4 MB). */
+export const KEPT_TREE_TEXT = 8 * 1024 * 1024;
+
 export function loadStateActor({ root, env, git, state }: ActorDeps) {
   return fromPromise<LoadedState, { runId: string; head: string | undefined }>(async ({ input }) => {
     // The tree file of the runner's own last commit (and the work tree is clean: the safety check
@@ -22,7 +25,8 @@ export function loadStateActor({ root, env, git, state }: ActorDeps) {
     const records = loopRecords(commits, input.runId);
     const loaded: LoadedState = {
       config,
-      tree: tree.ok ? { ok: true, tree: tree.tree, text: tree.text } : { ok: false, problems: tree.problems, missing: tree.missing },
+      // (the text only of a tree small enough to keep: it is copied to tree.before.json as it is)
+      tree: tree.ok ? { ok: true, tree: tree.tree, ...(tree.text.length <= KEPT_TREE_TEXT ? { text: tree.text } : {}) } : { ok: false, problems: tree.problems, missing: tree.missing },
       records,
       // Found now, before the agent can change what PATH leads to.
       guardProgram: config.ok ? identifyProgram(config.config.guard.command[0]!, root, env.PATH) : { file: undefined, signature: undefined },

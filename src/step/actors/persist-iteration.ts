@@ -3,9 +3,10 @@
 import { fromPromise } from "xstate";
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { projectPath, readOptional } from "../../adapters/project-files.js";
-import { writeTreeBody } from "../../adapters/tree-store.js";
+import { readFile } from "node:fs/promises";
+import { writeFileAtomic } from "../../adapters/tree-store.js";
 import { LAYOUT } from "../../core/layout.js";
-import { serializeTreeBody } from "../../core/serialize.js";
+import { serializeTreePieces } from "../../core/serialize.js";
 import type { PersistRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 
@@ -14,15 +15,35 @@ export function persistIterationActor({ root, secrets }: ActorDeps) {
     const log = new IterationLog(root, record.runId, record.iteration, secrets);
     const treeFile = projectPath(root, LAYOUT.tree);
     if (record.treeToWrite) {
-      // Serialized once: the tree file is written from it, and tree.after.json is a copy of the file
-      // (or its text redacted, when it holds a secret value).
-      const body = serializeTreeBody(record.treeToWrite);
-      await writeTreeBody(treeFile, body);
-      if (log.redacts(body, true)) log.write("tree.after.json", `${body}\n`);
+      // Serialized as it is written, piece by piece (a large tree never as one string); tree.after.json
+      // is a copy of the file, or its text redacted when it holds a secret value.
+      const watch = secretWatch(log, secrets);
+      await writeFileAtomic(treeFile, watch.pieces(serializeTreePieces(record.treeToWrite)));
+      if (watch.found()) log.write("tree.after.json", await readFile(treeFile, "utf8"));
       else log.copyFile("tree.after.json", treeFile);
     } else {
       log.write("tree.after.json", (await readOptional(treeFile)) ?? "");
     }
     if (record.runnerError) log.write("runner_error.log", `${record.runnerError.kind}: ${record.runnerError.message}\n`);
   });
+}
+
+/** Pieces passed through, watched for a secret value (also one that spans two pieces). */
+function secretWatch(log: IterationLog, secrets: readonly string[]): { pieces: (source: Iterable<string>) => Generator<string>; found: () => boolean } {
+  const longest = secrets.reduce((max, secret) => Math.max(max, secret.length), 0);
+  let found = secrets.some((secret) => secret.endsWith("\n")); // (one might reach into the last newline)
+  return {
+    *pieces(source) {
+      let carry = "";
+      for (const piece of source) {
+        if (!found && longest > 0) {
+          const window = carry + piece;
+          found = log.redacts(window);
+          carry = window.slice(-longest);
+        }
+        yield piece;
+      }
+    },
+    found: () => found,
+  };
 }

@@ -92,7 +92,7 @@ export function preparePromptActor({ root, state, secrets, now, onProgress }: Ac
     // A leaf step starts from the tree file as loaded (the working tree was clean): tree.before.json
     // is that file as it is. A repair starts from the tree it repairs against, in canonical form.
     if (!leaf) log.write("tree.before.json", serializeTree(input.previousTree));
-    else if (input.previousTreeText !== undefined && !log.redacts(input.previousTreeText)) log.copyFile("tree.before.json", file(LAYOUT.tree));
+    else if (secrets.length === 0 || (input.previousTreeText !== undefined && !log.redacts(input.previousTreeText))) log.copyFile("tree.before.json", file(LAYOUT.tree));
     else log.write("tree.before.json", input.previousTreeText ?? (await readFile(file(LAYOUT.tree), "utf8")));
     return { prompt: redacted, allowedWritePaths: policy?.allowedWritePaths };
   });
