@@ -149,7 +149,7 @@ describe("CONTRACT §3 canonical serialization (properties)", () => {
     fc.assert(
       fc.property(treeArb, fc.integer(), text, text, (t, seed, title, goal) => {
         const odd = scramble(t, seed);
-        odd.root.title = `${title}\u2028"\\\n\t😀` || "x";
+        odd.root.title = `${title}\u2028"\\\n\t😀`;
         odd.root.goal = goal;
         const pieces = [...serializeTreePieces(odd)];
         expect(pieces.join("")).toBe(serializeTree(odd));
