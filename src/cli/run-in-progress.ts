@@ -3,16 +3,10 @@
 // command, since) says who; the journal in the runner's state folder (src/adapters/journal.ts) says
 // which iteration and node are under way. A lock whose process has ended (a runner that was killed)
 // is stale and says nothing: the next step takes it over.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
-
-/**
- * The lock's file name in the git folder: LOCK_FILE of src/cli/repository-lock.ts (a unit test
- * checks they agree). Not imported from there: that module would bring the git adapter and the
- * lock's own code into every `runner status`, which needs neither when there is no lock.
- */
-export const LOCK_NAME = "runner.lock";
+import { holderAlive, LOCK_NAME, readLockRecord } from "../adapters/lock-holder.js";
 
 export interface RunInProgress {
   command: string;
@@ -26,48 +20,6 @@ export interface RunInProgress {
   iteration: { run_id: string; number: number; node_id: string | null; step_kind: string; started_at: string } | null;
 }
 
-interface LockRecord {
-  pid: number;
-  start: string | null;
-  host: string;
-  command: string;
-  since: string;
-}
-
-function readLock(file: string): LockRecord | undefined {
-  try {
-    const value = JSON.parse(readFileSync(file, "utf8")) as Partial<LockRecord>;
-    if (typeof value.pid !== "number" || typeof value.command !== "string" || typeof value.since !== "string") return undefined;
-    return { pid: value.pid, start: typeof value.start === "string" ? value.start : null, host: typeof value.host === "string" ? value.host : hostname(), command: value.command, since: value.since };
-  } catch {
-    return undefined; // none, or half-written by a runner killed while taking it
-  }
-}
-
-/** A process's start time (clock ticks since boot, /proc/<pid>/stat field 22), or null; a zombie has none. */
-function processStart(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (fields[0] === "Z") return null;
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-/** Whether the lock's holder still runs (the same judgement src/adapters/lock.ts makes before taking over a lock). */
-function holderAlive(record: LockRecord): boolean {
-  try {
-    process.kill(record.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
-  }
-  const start = processStart(record.pid);
-  if (record.start !== null) return start === record.start;
-  return start !== null || process.platform !== "linux";
-}
-
 /** The runner working in the repository at `root`, or undefined when none is (no lock, or a stale one). */
 export async function runInProgress(root: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<RunInProgress | undefined> {
   // The usual case, no lock file beside a .git folder, costs two stats and nothing else.
@@ -79,7 +31,7 @@ export async function runInProgress(root: string, env: Readonly<Record<string, s
   } catch {
     return undefined; // not a repository: nothing can run here
   }
-  const lock = readLock(path.join(dir, LOCK_NAME));
+  const lock = readLockRecord(path.join(dir, LOCK_NAME));
   if (!lock) return undefined;
   const local = lock.host === hostname();
   if (local && !holderAlive(lock)) return undefined;

@@ -1,6 +1,7 @@
 // Test sandboxes: temp folders, real git repositories, the built runner binary as a child process,
 // and tree builders. Nothing here mocks git or the file system.
 import { execa, type Options } from "execa";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -105,4 +106,14 @@ export function node(id: string, fields: Partial<TaskNode> = {}): TaskNode {
 
 export function tree(root: TaskNode): TaskTree {
   return { version: 1, root };
+}
+
+/** Whether util-linux `script` is here: it gives the runner a pseudo-terminal (colour, the live progress view). */
+export function hasScript(): boolean {
+  try {
+    execFileSync("script", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -4,12 +4,12 @@
 // columns and progress of `runner status`; a live block for `runner step`; a run in progress seen
 // by `status` and `log`; the report command named at the end of `runner run`.
 import { execa } from "execa";
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { oneSentence, scenario, type Scenario } from "../helpers/scenario.js";
-import { git, node, RUNNER_BIN, runner, tempDir, tree } from "../helpers/sandbox.js";
+import { git, hasScript, node, RUNNER_BIN, runner, tempDir, tree } from "../helpers/sandbox.js";
 
 const ESC = String.fromCharCode(27);
 const FAILING_GUARD = ["ok 1 - a exists", "ok 2 - a is right", "not ok 3 - b", "  expected: ok", "  found: bad", "FAIL: src/b.txt lacks ok", "1 of 3 checks failed"].join("\n");
@@ -19,16 +19,6 @@ const TWO_LEAVES = tree(
     children: [node("a", { order: 0, title: "First" }), node("b", { order: 1, title: "Second", goal: "Write src/b.txt saying ok", acceptance: ["src/b.txt says ok", "the guard is green"] })],
   }),
 );
-
-/** util-linux `script` gives the runner a pseudo-terminal. */
-function hasScript(): boolean {
-  try {
-    execFileSync("script", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The runner on a pseudo-terminal `columns` wide; its output with \r removed. */
 async function onTerminal(s: Scenario, args: string[], env: Record<string, string> = {}, columns = 120): Promise<{ exitCode: number; out: string }> {

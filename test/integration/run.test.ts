@@ -2,25 +2,14 @@
 // leaf, a runner error), the non-TTY and --json output, and Ctrl-C (SIGINT) mid-agent.
 import { execa } from "execa";
 import { existsSync, readFileSync } from "node:fs";
-import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DONE_WHEN_SCRIPT, isAlive, scenario, subject } from "../helpers/scenario.js";
-import { node, RUNNER_BIN, tree } from "../helpers/sandbox.js";
+import { hasScript, node, RUNNER_BIN, tree } from "../helpers/sandbox.js";
 import { PID_RECORDING_AGENT } from "../helpers/fake-agents.js";
 
 const SUMMARY = /^(\d+) iterations?, (\d+) passed, (\d+) failed; time: agent (\d+\.\d)s, guard (\d+\.\d)s, runner (\d+\.\d)s \(total (\d+\.\d)s\)$/;
 const ITERATION_LINE = /^Iteration (\d+): node (\S+) (decompose|execute), agent said (\w+), guard=(pass|fail|skipped); .* \(commit [0-9a-f]{7}\)/;
-
-/** util-linux `script` gives the runner a pseudo-terminal (the live progress view). */
-function hasScript(): boolean {
-  try {
-    execFileSync("script", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function lines(text: string): string[] {
   return text.split("\n").filter((line) => line.length > 0);

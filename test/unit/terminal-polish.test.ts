@@ -4,8 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { guardOutputOf, guardTail } from "../../src/cli/guard-tail.js";
 import { plainView, terminalView } from "../../src/cli/progress.js";
-import { LOCK_FILE } from "../../src/cli/repository-lock.js";
-import { clockText, LOCK_NAME } from "../../src/cli/run-in-progress.js";
+import { clockText } from "../../src/cli/run-in-progress.js";
 import { colourWanted, makeStyle } from "../../src/cli/style.js";
 import { guardFailure } from "../../src/core/iteration.js";
 import type { IterationRecord } from "../../src/core/iteration-record.js";
@@ -151,10 +150,6 @@ describe("the live block", () => {
     expect(screen()).toContain("  1/3 leaves passed · iteration 2 of 50 · 1m 05s elapsed");
     view.close();
     expect(clockText(3_725_000)).toBe("1h 02m");
-  });
-
-  it("status looks for the lock where step and run take it", () => {
-    expect(LOCK_NAME).toBe(LOCK_FILE);
   });
 
   it("never leaves stale copies on the screen, however wide the title's characters are", () => {

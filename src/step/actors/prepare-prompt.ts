@@ -4,8 +4,6 @@
 import { readFile } from "node:fs/promises";
 import { fromPromise } from "xstate";
 import { clearContext, writeContext } from "../../adapters/context-writer.js";
-import { IterationLog } from "../../adapters/iteration-log.js";
-import { writeJournal } from "../../adapters/journal.js";
 import { loadPolicy, projectPath, readOptional } from "../../adapters/project-files.js";
 import { LAYOUT } from "../../core/layout.js";
 import { lastFailure, renderHistory } from "../../core/loop-history.js";
@@ -17,10 +15,12 @@ import type { PromptFacts } from "../../core/step-facts.js";
 import { redactSecrets } from "../../core/text-limits.js";
 import type { PromptRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
+import { beginIteration } from "./begin-iteration.js";
 
 const NOTES = [["Assumptions", LAYOUT.assumptions], ["Open questions", LAYOUT.questions], ["Feedback", LAYOUT.feedback], ["Improvements", LAYOUT.improvements]] as const;
 
-export function preparePromptActor({ root, state, secrets, now, onProgress }: ActorDeps) {
+export function preparePromptActor(deps: ActorDeps) {
+  const { root, secrets, onProgress } = deps;
   const file = (relative: string) => projectPath(root, relative);
   return fromPromise<PromptFacts, PromptRequest>(async ({ input }) => {
     const selected = input.stepKind === "leaf" ? selectLeftmostOpenLeaf(input.previousTree) : undefined;
@@ -30,22 +30,8 @@ export function preparePromptActor({ root, state, secrets, now, onProgress }: Ac
     if (policy && policy.problems.length > 0) {
       return { prompt: "", allowedWritePaths: undefined, policyProblem: `${policy.file} is invalid: ${formatProblem(policy.problems[0]!)}; fix it (\`runner validate\` lists every problem) and run \`runner step\` again.` };
     }
-    // From here on the iteration changes things: journal it, so that a runner killed before the
-    // commit is noticed and recorded by the next step.
-    const log = new IterationLog(root, input.runId, input.iteration, secrets);
-    // A folder of this iteration's number can only be left over or planted (an earlier agent knows
-    // the next number): the iteration starts with an empty one, so nothing in it is not its own.
-    log.clear();
-    await writeJournal(state.journal, {
-      runId: input.runId,
-      iteration: input.iteration,
-      branch: input.start.branch,
-      head: input.start.head,
-      stepKind: input.stepKind,
-      nodeId: leaf ? leaf.leaf.id : null,
-      startedAt: new Date(now()).toISOString(),
-      control: input.control,
-    });
+    // From here on the iteration changes things: journal it.
+    const log = await beginIteration(deps, input, input.stepKind, leaf ? leaf.leaf.id : null);
     onProgress?.({ type: "phase", phase: "prompt", iteration: input.iteration, nodeId: leaf?.leaf.id, title: leaf?.leaf.title });
 
     const [goalText, templateText] = await Promise.all([readOptional(file(LAYOUT.goal)), readOptional(file(`${LAYOUT.prompts}/${input.stepKind}.md`)), clearContext(root)]);

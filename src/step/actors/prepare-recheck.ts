@@ -3,27 +3,16 @@
 // tree.before.json, as for an agent's iteration. The iteration's budget starts here.
 import { readFile } from "node:fs/promises";
 import { fromPromise } from "xstate";
-import { IterationLog } from "../../adapters/iteration-log.js";
-import { writeJournal } from "../../adapters/journal.js";
 import { projectPath } from "../../adapters/project-files.js";
 import { LAYOUT } from "../../core/layout.js";
 import type { RecheckPrepareRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
+import { beginIteration } from "./begin-iteration.js";
 
-export function prepareRecheckActor({ root, state, secrets, now }: ActorDeps) {
+export function prepareRecheckActor(deps: ActorDeps) {
+  const { root, now } = deps;
   return fromPromise<{ deadlineMs: number }, RecheckPrepareRequest>(async ({ input }) => {
-    const log = new IterationLog(root, input.runId, input.iteration, secrets);
-    log.clear();
-    await writeJournal(state.journal, {
-      runId: input.runId,
-      iteration: input.iteration,
-      branch: input.start.branch,
-      head: input.start.head,
-      stepKind: "recheck",
-      nodeId: input.nodeId,
-      startedAt: new Date(now()).toISOString(),
-      control: input.control,
-    });
+    const log = await beginIteration(deps, input, "recheck", input.nodeId);
     // The working tree was clean: the tree file is HEAD's.
     log.write("tree.before.json", await readFile(projectPath(root, LAYOUT.tree), "utf8"));
     return { deadlineMs: now() + input.config.limits.iterationTimeoutSeconds * 1000 };

@@ -1,0 +1,55 @@
+// The repository lock's file and the judgement of whether its holder still runs, shared by the lock
+// itself (src/adapters/lock.ts, before taking over a lock) and by `runner status`/`runner log`
+// (src/cli/run-in-progress.ts, to show a run in progress). Node built-ins only: `runner status`
+// loads it on every call.
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+
+/** The lock's file name in the git folder. */
+export const LOCK_NAME = "runner.lock";
+
+export interface LockRecord {
+  pid: number;
+  /** The process's start time (clock ticks since boot, /proc/<pid>/stat field 22), where known. */
+  start: string | null;
+  host: string;
+  command: string;
+  since: string;
+}
+
+/** The lock file's record, or undefined: none, or half-written by a runner killed while taking it. */
+export function readLockRecord(file: string): LockRecord | undefined {
+  try {
+    const value = JSON.parse(readFileSync(file, "utf8")) as Partial<LockRecord>;
+    if (typeof value.pid !== "number" || typeof value.command !== "string" || typeof value.since !== "string") return undefined;
+    return { pid: value.pid, start: typeof value.start === "string" ? value.start : null, host: typeof value.host === "string" ? value.host : hostname(), command: value.command, since: value.since };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A process's start time from /proc, or null where /proc is not available; a zombie has none. */
+export function processStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may hold spaces and parentheses: count fields after the last ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (fields[0] === "Z") return null; // a zombie holds nothing
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the lock's holder still runs: on another host it cannot be checked and is taken as alive. */
+export function holderAlive(record: LockRecord): boolean {
+  if (record.host !== hostname()) return true;
+  try {
+    process.kill(record.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+  }
+  const start = processStart(record.pid);
+  if (record.start !== null) return start === record.start;
+  return start !== null || process.platform !== "linux";
+}
