@@ -6,7 +6,14 @@ import { log, median } from "./lib/common.mjs";
 import { coreModules } from "./lib/core-modules.mjs";
 import { makeTree, treeText } from "./lib/fixtures.mjs";
 
+// With --expose-gc (npm run bench passes it), garbage left by the previous operation or fixture is
+// collected before each timed operation: the figure is the operation's own work (its allocations and
+// the collections they cause), not the debt of whatever ran before it, which made the per-node growth
+// swing between 1.4× and 2.7× from one run to the next.
+const collect = typeof globalThis.gc === "function" ? () => globalThis.gc() : () => undefined;
+
 function timeMs(fn) {
+  collect();
   const start = process.hrtime.bigint();
   const value = fn();
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
@@ -89,5 +96,5 @@ export async function coreScaling(sizes, repsFor, { warmups = 30 } = {}) {
     const b = name === "total" ? last.totalUsPerNode : last.usPerNode[name];
     return [name, Number((b / a).toFixed(2))];
   }));
-  return { rows, growth, from: first.nodes, to: last.nodes };
+  return { rows, growth, from: first.nodes, to: last.nodes, collectedBefore: typeof globalThis.gc === "function" };
 }

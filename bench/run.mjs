@@ -1,7 +1,7 @@
 // `npm run bench`: the runner's own cost against the floor it cannot beat (docs/performance.md).
 // Prints a table with each figure's target and writes bench/results/latest.json.
 //
-//   node bench/run.mjs [--quick] [--only=step,cli,core,memory,diag] [--profile]
+//   node --expose-gc bench/run.mjs [--quick] [--only=step,cli,core,memory,diag] [--profile]
 //
 // --quick: fewer runs per figure (a smoke test, not for the record). --profile: also CPU-profile
 // one step, one `runner next` and the core (summaries go into the JSON). Needs `npm run build` first.
@@ -180,7 +180,7 @@ function report(results) {
     );
   }
   if (results.core) {
-    console.log("3. Core scaling (in process, µs per node; total = select+validate+update+serialize; parse shown apart)");
+    console.log(`3. Core scaling (in process, µs per node; total = select+validate+update+serialize; parse shown apart; ${results.core.collectedBefore ? "garbage collected before each operation" : "no --expose-gc: garbage of earlier operations counts (noisy)"})`);
     printTable(
       results.core.rows.map((r) => [r.nodes, r.reps, r.usPerNode.parse, r.usPerNode.select, r.usPerNode.validate, r.usPerNode.update, r.usPerNode.serialize, r.totalUsPerNode, `${Math.round(r.totalMs)} ms`]),
       ["nodes", "runs", "parse", "select", "validate", "update", "serialize", "total µs/node", "total"],
