@@ -2,7 +2,7 @@
 // start-up path, and, with --profile, CPU profiles of the step, of `runner next` and of the core.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { log, median, PROJECT_ROOT, run, RUNNER_BIN, tempDir } from "./lib/common.mjs";
+import { log, median, PROJECT_ROOT, run, RUNNER_BIN, RUNNER_ROOT, tempDir } from "./lib/common.mjs";
 import { resetRepo } from "./lib/fixtures.mjs";
 import { summarizeProfile } from "./lib/cpuprofile.mjs";
 
@@ -54,9 +54,12 @@ export function processesPerStep(repo, base, floorScriptPath) {
  * as bin/runner.js does it, without a code cache and with the one `runner step` keeps.
  */
 export function startupTimes(reps) {
-  log(`  diagnostics: loading the CLI bundle, ${reps} fresh processes each without and with the step's code cache`);
+  // Builds with bin/load-cli.js (a code cache per command) are measured without and with the step's
+  // cache; later builds import dist/runner.mjs (the entry chunk: each command loads its own chunks).
+  const cached = existsSync(path.join(RUNNER_ROOT, "bin", "load-cli.js"));
+  log(`  diagnostics: loading the CLI's entry, ${reps} fresh processes${cached ? " each without and with the step's code cache" : ""}`);
   const result = {};
-  for (const [label, command] of [["no cache", "-"], ["step's cache", "step"]]) {
+  for (const [label, command] of cached ? [["no cache", "-"], ["step's cache", "step"]] : [["entry", "-"]]) {
     const samples = [];
     for (let i = 0; i < reps; i++) {
       const out = run(["node", path.join(PROJECT_ROOT, "bench", "lib", "startup-times.mjs"), command], { cwd: PROJECT_ROOT });

@@ -27,10 +27,22 @@ export function floorScript() {
 
 function stepOnce(repo, base) {
   resetRepo(repo, base);
+  const spawnedAt = Date.now();
   const { ms, cpuMs, result } = timeRun(["node", RUNNER_BIN, "step"], { cwd: repo.dir, env: repo.env });
   // A real committed iteration: the leaf passed and HEAD moved.
   if (!/guard=pass/.test(result.stdout)) throw new Error(`step did not commit a passing iteration: ${result.stdout}${result.stderr}`);
-  return { ms, cpuMs };
+  return { ms, cpuMs, toMachineMs: machineStart(repo) - spawnedAt };
+}
+
+/** When the last step's machine started (its first transition in events.jsonl, ms since the epoch). */
+function machineStart(repo) {
+  const events = stepEvents(repo);
+  return Date.parse(events[events.findLastIndex((e) => e.from === "(start)")].time);
+}
+
+function stepEvents(repo) {
+  const lines = readFileSync(path.join(repo.dir, ".runner", "iterations", "bench", "events.jsonl"), "utf8").trim().split("\n");
+  return lines.slice(-20).map((line) => JSON.parse(line));
 }
 
 function floorOnce(repo, base) {
@@ -42,9 +54,8 @@ function floorOnce(repo, base) {
 }
 
 /** The last step's time per machine state, from its events.jsonl (ms resolution). */
-export function lastStepPhases(repo) {
-  const lines = readFileSync(path.join(repo.dir, ".runner", "iterations", "bench", "events.jsonl"), "utf8").trim().split("\n");
-  const events = lines.slice(-20).map((line) => JSON.parse(line));
+function lastStepPhases(repo) {
+  const events = stepEvents(repo);
   const start = events.findLastIndex((e) => e.from === "(start)");
   const mine = events.slice(start);
   const phases = {};
@@ -74,7 +85,10 @@ export function measureCell(repo, base, reps) {
     ? { step: summary(steps.map((s) => s.cpuMs), 0), floor: summary(floors.map((f) => f.cpuMs), 0) }
     : undefined;
   if (cpu) cpu.ratio = Number((cpu.step.median / cpu.floor.median).toFixed(2));
-  return { step, floor, ratio: Number((step.median / floor.median).toFixed(2)), ratioOfPairs: summary(ratios, 2), cpu, phases };
+  // From spawning `node` to the machine's first state: Node's start, loading the code, the lock, the
+  // configuration; the rest of the step is the machine's.
+  const toMachine = summary(steps.map((s) => s.toMachineMs), 0);
+  return { step, floor, ratio: Number((step.median / floor.median).toFixed(2)), ratioOfPairs: summary(ratios, 2), cpu, toMachine, phases };
 }
 
 export function stepOverhead(repos, treeSizes, repsFor) {
