@@ -25,6 +25,7 @@ const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "
 export interface LocalTime {
   date?: { year: number; month: number; day: number };
   hours: number;
+  /** May be 60 or more: it carries over into the hour (as Date's constructor does). */
   minutes: number;
 }
 
@@ -51,12 +52,17 @@ export function codexResetTime(message: string): LocalTime | undefined {
   return month < 0 ? undefined : { ...time, date: { year: Number(year), month: month + 1, day: Number(day) } };
 }
 
-/** A limit in Codex's failure message (`turn.failed.error.message` or an `error` event). */
+/**
+ * A limit in Codex's failure message (`turn.failed.error.message` or an `error` event). Codex formats
+ * the reset to the minute, rounded down (11:39:50 shows as 11:39): the limit is known to be gone only
+ * at the end of the minute it names, which is what `resetsAt` says.
+ */
 export function codexLimit(message: string, clock: AgentClock): AgentLimit | undefined {
   const kind: LimitKind | undefined = CODEX_USAGE.test(message) ? "usage" : CODEX_RATE.test(message) ? "rate" : undefined;
   if (!kind) return undefined;
   const time = codexResetTime(message);
-  const resetsAt = time ? clock.localTime(time) : undefined;
+  // The minute after the one named (minutes past 59 carry over into the hour, the day, the year).
+  const resetsAt = time ? clock.localTime({ ...time, minutes: time.minutes + 1 }) : undefined;
   return { kind, ...(resetsAt ? { resetsAt } : {}), message };
 }
 

@@ -33,9 +33,10 @@ describe("a rate or usage limit: run waits for the reset and goes on", () => {
     const waits = events.filter((event) => event.type === "wait");
     expect(waits).toHaveLength(1);
     expect(waits[0]).toMatchObject({ cause: "limit" });
-    // Codex names the minute: the wait runs to it (60–125 s from now, margin included).
-    expect(waits[0]!.seconds as number).toBeGreaterThan(55);
-    expect(waits[0]!.seconds as number).toBeLessThanOrEqual(125);
+    // Codex names the reset's minute, rounded down (here the minute of now + 120 s): the wait runs to
+    // the end of that minute (121–180 s from now), margin included.
+    expect(waits[0]!.seconds as number).toBeGreaterThan(120);
+    expect(waits[0]!.seconds as number).toBeLessThanOrEqual(186);
     expect(String(waits[0]!.message)).toMatch(/^Waiting \d+ (s|min) for the agent's usage limit \(it resets at \d\d:\d\d:00\); Ctrl-C stops the run\.$/);
     expect(s.meta(1).runner_error).toMatchObject({ kind: "agent_limit" });
     expect(s.meta(1)).toMatchObject({ limit: { kind: "usage" } });

@@ -19,6 +19,7 @@ import type { MockServerHandle, ModelTurn } from "../helpers/mock-model-script.j
 import { codexMockProviderArgs, startMockOpenAI } from "../helpers/mock-openai.js";
 import { CONFIG_FILE, scenario, subject, type Scenario } from "../helpers/scenario.js";
 import { PROJECT_ROOT, node, tempDir, tree, writeFiles } from "../helpers/sandbox.js";
+import { jsonLines } from "../helpers/agent-process.js";
 
 type Agent = "codex" | "claude";
 
@@ -269,6 +270,44 @@ for (const agent of ["codex", "claude"] as const) {
         expect(limit).toEqual({ kind: "rate", resets_at: null, message: expect.stringMatching(/^API Error: Request rejected \(429\)/) });
       }
       expect((await s.runner(["log", "--iteration", "1"])).stdout).toMatch(/\nlimit: (rate|usage) limit/);
+    });
+
+    it("`runner run` waits out the limit the real agent met and goes on: the leaf passes on the next session", async () => {
+      // Codex names the minute its usage limit resets (a minute ahead here); Claude's 429 without a
+      // reset is a rate limit, waited for a first guess of 60 s. The waits run at a hundredth.
+      // Codex rounds the reset down to its minute: a reset 50 s into a minute shows whether the
+      // runner waits for the reset itself or returns too early and meets the limit again.
+      const resetsAt = (Math.ceil(Date.now() / 60_000) + 1) * 60 + 50;
+      const limited: ModelTurn =
+        agent === "codex"
+          ? { kind: "error", status: 429, body: { error: { type: "usage_limit_reached", message: "The usage limit has been reached", plan_type: "plus", resets_at: resetsAt, resets_in_seconds: resetsAt - Math.floor(Date.now() / 1000) } } }
+          : { kind: "error", status: 429, headers: { "retry-after": "1" } };
+      // The limit is served once, to the first session's first request; the next session is served the work.
+      const mock = await mockFor(agent, [
+        { kind: "shell", command: "node act.mjs write root ok", errorsBefore: [limited] },
+        { kind: "final", answer: { status: "done", summary: "Wrote src/root.txt" } },
+      ]);
+      const { s } = await agentRepo(agent, `${agent}-limit-wait`, mock, {
+        env: { RUNNER_TEST_HOOKS: "1", RUNNER_TEST_WAIT_SCALE: "0.01", ...(agent === "claude" ? { CLAUDE_CODE_MAX_RETRIES: "0" } : {}) },
+        providerRetries: 0,
+      });
+      const run = await s.runner(["run", "--json"]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      const waits = jsonLines(run.stdout).filter((event) => event.type === "wait");
+      expect(waits).toHaveLength(1);
+      expect(waits[0]).toMatchObject({ cause: "limit" });
+      if (agent === "codex") {
+        // Until the reset itself (the end of the minute Codex names, and a margin), not before it.
+        expect(Date.parse(String(waits[0]!.until))).toBeGreaterThanOrEqual(resetsAt * 1000);
+        expect(Date.parse(String(waits[0]!.until))).toBeLessThanOrEqual((resetsAt + 20) * 1000);
+      } else {
+        expect(waits[0]!.seconds).toBe(60);
+      }
+      // The failed session changed nothing: by the classification rule its iteration is a decompose.
+      expect(await s.subjects()).toEqual([subject(s.runId, 1, "root", "decompose", "skipped"), subject(s.runId, 2, "root", "execute", "pass")]);
+      expect(s.meta(1).limit).toMatchObject({ kind: agent === "codex" ? "usage" : "rate" });
+      expect(s.readTree().root).toMatchObject({ passes: true, attempts: 0 });
+      expect(await s.git(["status", "--porcelain"])).toBe("");
     });
   });
 }

@@ -61,7 +61,8 @@ describe("Codex events", () => {
 
     const limited = new AgentEventReader("codex", CLOCK);
     limited.push(lines({ type: "turn.failed", error: { message: "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 11:39 PM." } }));
-    expect(limited.session.limit).toEqual({ kind: "usage", resetsAt: new Date(2026, 10, 22, 23, 39).toISOString(), message: expect.stringMatching(/^You’ve hit your usage limit/) });
+    // 11:39 is the reset rounded down to its minute: the limit is gone by 11:40.
+    expect(limited.session.limit).toEqual({ kind: "usage", resetsAt: new Date(2026, 10, 22, 23, 40).toISOString(), message: expect.stringMatching(/^You’ve hit your usage limit/) });
   });
 
   it("unwraps the shell Codex shows", () => {
@@ -153,6 +154,15 @@ describe("limits", () => {
     expect(at("You’ve hit your usage limit. Try again at 12:05 AM.")).toBe(new Date(2026, 10, 22, 0, 5).toISOString());
     expect(at("… try again at Aug 8th, 2027 1:02 PM.")).toBe(new Date(2027, 7, 8, 13, 2).toISOString());
     expect(codexResetTime("You’ve hit your usage limit. Try again later.")).toBeUndefined();
+  });
+
+  it("takes Codex's reset as the end of the minute it names: Codex rounds the reset time down to its minute", () => {
+    expect(codexLimit("You’ve hit your usage limit. Try again at 11:39 PM.", CLOCK)).toEqual({
+      kind: "usage",
+      resetsAt: new Date(2026, 10, 22, 23, 40).toISOString(),
+      message: "You’ve hit your usage limit. Try again at 11:39 PM.",
+    });
+    expect(codexLimit("You’ve hit your usage limit. Try again at Dec 31st, 2026 11:59 PM.", CLOCK)?.resetsAt).toBe(new Date(2027, 0, 1, 0, 0).toISOString());
   });
 
   it("tells a rate limit from a usage limit", () => {
