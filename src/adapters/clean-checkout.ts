@@ -24,6 +24,8 @@ export interface CleanRunRequest {
   /** Log files for the setup and the guard. */
   setupLog: string;
   guardLog: string;
+  /** Where the logs are in the agent's reach: their folders are made real from here down (ProcessRequest.logTop). */
+  logTop?: string;
   capBytes: number;
   secrets: readonly string[];
   abortSignal?: AbortSignal;
@@ -44,6 +46,7 @@ export async function runInCleanCheckout(repository: GitRepo, request: CleanRunR
         env: request.env,
         deadlineMs: request.deadlineMs,
         logFile,
+        logTop: request.logTop,
         capBytes: request.capBytes,
         secrets: request.secrets,
         abortSignal: request.abortSignal,

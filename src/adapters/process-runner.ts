@@ -15,7 +15,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import { StreamRedactor } from "../core/stream-redactor.js";
-import { openSafely } from "./safe-files.js";
+import { ensureRealFolder, openSafely } from "./safe-files.js";
 import { truncateForAgent } from "../core/text-limits.js";
 import { containedStart, containmentRecord, discardStart, endContainedRun, killLeftoversNow, type ContainedStart, type ContainmentMethod, type ContainmentRecord } from "./containment.js";
 import { interpreterProblem, programProblem, resolveProgram } from "./program-path.js";
@@ -31,6 +31,11 @@ export interface ProcessRequest {
   deadlineMs: number;
   /** Log file (created or truncated) receiving both streams as they arrive. */
   logFile: string;
+  /**
+   * Where the log is in the agent's reach (the repository): every folder from here down to the
+   * log's is made a real folder first, so that a link the agent planted never aims the write.
+   */
+  logTop?: string;
   /** Per-stream cap in bytes; output beyond it is dropped and counted. */
   capBytes: number;
   /** Strings replaced by `***` in the log (secret values). */
@@ -357,8 +362,9 @@ class OutputLog {
   private endsWithNewline = true;
 
   constructor(private readonly request: ProcessRequest) {
-    mkdirSync(path.dirname(request.logFile), { recursive: true });
-    // (the iteration's folder is in the agent's reach: never through a link it planted)
+    if (request.logTop === undefined) mkdirSync(path.dirname(request.logFile), { recursive: true });
+    else ensureRealFolder(request.logTop, path.dirname(request.logFile));
+    // (and never through a link planted at the file's own name)
     this.fd = openSafely(request.logFile);
     const secrets = request.secrets ?? [];
     const state = (): StreamState => ({ produced: 0, kept: 0, dropped: 0, decoder: new StringDecoder("utf8"), redactor: new StreamRedactor(secrets) });

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { serializeTree } from "../../src/core/canonical.js";
 import type { TaskNode, TaskTree } from "../../src/core/tree.js";
 import { PROJECT_ROOT, git, node, readText, runner, tempDir, tree, writeFiles } from "../helpers/sandbox.js";
+import { oneSentence } from "../helpers/scenario.js";
 
 const TREE = ".runner/state/tree.json";
 const CONFIG = ".runner/state/config.toml";
@@ -27,14 +28,6 @@ function planned(): TaskNode {
       node("a", { order: 0, passes: true, attempts: 1 }),
     ],
   });
-}
-
-/** Exactly one non-empty line on stderr. */
-function oneSentence(stderr: string): string {
-  const lines = stderr.trim().split("\n");
-  expect(lines).toHaveLength(1);
-  expect(lines[0]!.length).toBeGreaterThan(10);
-  return lines[0]!;
 }
 
 /** A temp folder that is a git repository's top (where `runner init` belongs). */

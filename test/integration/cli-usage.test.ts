@@ -4,12 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT, runner, tempDir } from "../helpers/sandbox.js";
-
-const oneLine = (text: string) => {
-  const lines = text.trim().split("\n");
-  expect(lines, text).toHaveLength(1);
-  return lines[0]!;
-};
+import { oneSentence } from "../helpers/scenario.js";
 
 describe.concurrent("the command line", () => {
   it("`runner` alone prints the help: every command, and how to get a command's options", async () => {
@@ -41,16 +36,16 @@ describe.concurrent("the command line", () => {
     const result = await runner(tempDir(), ["diagram", "--format", "png"]);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe("");
-    expect(oneLine(result.stderr)).toBe('--format must be one of mermaid, dot, json, svg, not "png" (did you mean svg?). See `runner diagram --help`.');
+    expect(oneSentence(result.stderr)).toBe('--format must be one of mermaid, dot, json, svg, not "png" (did you mean svg?). See `runner diagram --help`.');
   });
 
   it("an unknown command or option is named, with the nearest one and the list", async () => {
     const command = await runner(tempDir(), ["stpe"]);
     expect(command.exitCode).toBe(1);
-    expect(oneLine(command.stderr)).toMatch(/^Unknown command "stpe" \(did you mean step\?\); the commands are init, .*demo\. See `runner --help`\.$/);
+    expect(oneSentence(command.stderr)).toMatch(/^Unknown command "stpe" \(did you mean step\?\); the commands are init, .*demo\. See `runner --help`\.$/);
     const option = await runner(tempDir(), ["status", "--jsn"]);
     expect(option.exitCode).toBe(1);
-    expect(oneLine(option.stderr)).toBe("Unknown option --jsn for `runner status` (did you mean --json?); its options are --json, --run-id (and -C <dir>, --debug). See `runner status --help`.");
+    expect(oneSentence(option.stderr)).toBe("Unknown option --jsn for `runner status` (did you mean --json?); its options are --json, --run-id (and -C <dir>, --debug). See `runner status --help`.");
   });
 
   it("a missing value, a number that is not one, a value given to a flag", async () => {
@@ -64,7 +59,7 @@ describe.concurrent("the command line", () => {
     for (const [args, sentence] of cases) {
       const result = await runner(tempDir(), args);
       expect(result.exitCode, args.join(" ")).toBe(1);
-      expect(oneLine(result.stderr), args.join(" ")).toBe(sentence);
+      expect(oneSentence(result.stderr), args.join(" ")).toBe(sentence);
     }
   });
 });

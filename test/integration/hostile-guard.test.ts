@@ -1,7 +1,7 @@
 // No pass without green guards, even against the agent — what the guard judged is what is
 // committed, the logs cannot be aimed, no process outlives its iteration. Each test is a scripted
 // agent doing exactly one trick, through the built binary in a real repository.
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
@@ -114,6 +114,19 @@ describe.concurrent("logs the agent cannot aim, history it cannot forge", () => 
     expect(existsSync(path.join(outside, "folder", "meta.json"))).toBe(false);
     expect(s.meta(2).iteration).toBe(2);
     await expectLoopHistory(s, 3);
+  });
+
+  it("its own log folder swapped for a link while it runs does not lead the guard's log outside the repository", async () => {
+    const s = await hostileScenario();
+    const outside = tempDir("runner-victim-");
+    writeFileSync(path.join(outside, "guard.log"), "precious\n");
+    // The agent's answer is already in its folder; the folder is then moved away and a link to a
+    // folder outside the repository put in its place.
+    const swap = [`mv .runner/iterations/t1/0001 .runner/iterations/t1/moved`, `ln -s ${outside} .runner/iterations/t1/0001`, `cp .runner/iterations/t1/moved/* ${outside}/ 2>/dev/null || true`].join(" && ");
+    s.script({ 1: { write: { "src/a.txt": "ok\n" }, status: "done", sh: swap } });
+    await s.step();
+    expect(readFileSync(path.join(outside, "guard.log"), "utf8")).toBe("precious\n");
+    expect(lstatSync(path.join(s.dir, ".runner/iterations/t1/0001")).isSymbolicLink()).toBe(false);
   });
 
   it("a forged meta.json of an earlier iteration never reaches the next prompt: the failure comes from the runner's commit", async () => {

@@ -14,6 +14,7 @@ export async function runArgv(argv: string[], request: ExecutorRequest): Promise
     input: request.prompt,
     deadlineMs: request.deadlineMs,
     logFile: request.logFile,
+    logTop: request.root,
     capBytes: request.capBytes,
     secrets: request.secrets,
     abortSignal: request.abortSignal,

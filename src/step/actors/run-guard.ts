@@ -19,7 +19,6 @@ export function runGuardActor({ root, env, git, state, secrets, abortSignal, onP
     const onOutput = (chunk: string) => onProgress?.({ type: "output", phase: "guard", iteration: input.iteration, text: chunk });
     const guard = input.config.guard;
     if (guard.isolation === "worktree") {
-      log.ensureDir();
       const run = await runInCleanCheckout(git, {
         commit: await candidateCommit(git, input.start.head),
         guard: guard.command,
@@ -28,6 +27,7 @@ export function runGuardActor({ root, env, git, state, secrets, abortSignal, onP
         deadlineMs: input.deadlineMs,
         setupLog: log.file("setup.log"),
         guardLog: log.file("guard.log"),
+        logTop: root,
         capBytes: input.config.limits.outputCapBytes,
         secrets,
         abortSignal,
@@ -45,6 +45,7 @@ export function runGuardActor({ root, env, git, state, secrets, abortSignal, onP
       env: guardEnv,
       deadlineMs: input.deadlineMs,
       logFile: log.file("guard.log"),
+      logTop: root,
       capBytes: input.config.limits.outputCapBytes,
       secrets,
       abortSignal,
