@@ -123,7 +123,9 @@ function toIteration(record: LoopRecord, diff: ReportIteration["diff"], committe
   if (committedAt !== undefined) it.committedAt = committedAt;
   if (record.trailers.status !== undefined) it.agentStatus = record.trailers.status;
   if (attempts) it.attempts = { after: Number(attempts[1]), max: Number(attempts[2]) };
-  const failure = local?.failure ?? record.trailers.failure;
+  // The runner's commit says what failed (its body in full, else the trailer's line); a local
+  // meta.json is in the agent's reach and only adds times and paths.
+  const failure = record.failure ?? record.trailers.failure;
   if (failure !== undefined) it.failure = failure;
   if (record.trailers.error !== undefined) it.runnerError = record.trailers.error;
   if (local) it.local = local;

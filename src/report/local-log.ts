@@ -27,24 +27,6 @@ const text = (value: unknown): string | undefined => (typeof value === "string" 
 const count = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined);
 const strings = (value: unknown): string[] | undefined => (Array.isArray(value) && value.every((v) => typeof v === "string") ? (value as string[]) : undefined);
 
-/** Where the newer meta.json fields may sit: the first one present is read. */
-const GUARD_TAIL_FIELDS = [["guard", "output_tail"], ["guard_output_tail"]] as const;
-const AGENT_ERROR_FIELDS = [["executor", "error"], ["executor", "error_message"], ["agent_error"]] as const;
-
-function field(meta: Json, path: readonly string[]): unknown {
-  let at: unknown = meta;
-  for (const key of path) at = object(at)?.[key];
-  return at;
-}
-
-function firstText(meta: Json, candidates: readonly (readonly string[])[]): string | undefined {
-  for (const path of candidates) {
-    const value = text(field(meta, path));
-    if (value !== undefined && value.trim() !== "") return value;
-  }
-  return undefined;
-}
-
 export function usageFrom(value: unknown): Usage | undefined {
   const raw = object(value);
   if (!raw) return undefined;
@@ -101,14 +83,12 @@ export function localLogFrom(files: LocalLogFiles, commit: string, subject: stri
   assign("guardMs", count(durations.guard_ms));
   assign("totalMs", count(durations.total_ms));
   assign("path", visits(strings(meta.path), files.events));
-  assign("failure", text(meta.failure) || undefined);
   assign("guardCommand", strings(guard.command));
   assign("guardExitCode", typeof guard.exit_code === "number" ? guard.exit_code : undefined);
-  const guardTail = firstText(meta, GUARD_TAIL_FIELDS) ?? (files.guardLog ? tailOf(files.guardLog) : undefined);
-  assign("guardTail", guardTail);
+  assign("guardTail", files.guardLog ? tailOf(files.guardLog) : undefined);
   assign("agentExitCode", typeof executor.exit_code === "number" ? executor.exit_code : undefined);
   assign("agentTimedOut", typeof executor.timed_out === "boolean" ? executor.timed_out : undefined);
-  assign("agentError", firstText(meta, AGENT_ERROR_FIELDS));
+  assign("agentError", text(executor.error)?.trim() ? text(executor.error) : undefined);
   if (meta.runner_error !== null && meta.runner_error !== undefined && files.executorLog) assign("agentTail", tailOf(files.executorLog));
   assign("usage", usageFrom(meta.usage));
   return log;

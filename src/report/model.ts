@@ -48,8 +48,6 @@ export interface LocalLog {
   guardMs?: number;
   totalMs?: number;
   path?: StateVisit[];
-  /** The whole failure text (the commit keeps its first line). */
-  failure?: string;
   guardCommand?: string[];
   guardExitCode?: number;
   /** The end of the guard's output. */

@@ -2,7 +2,7 @@
 // logs) and its HTML (escaping, the outcome of a run that ended in a runner error), on the machine
 // that ran the loop and on a fresh `git clone` without local logs; the command's output file,
 // refusals and --open.
-import { chmodSync, existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { gatherReport } from "../../src/report/gather.js";
@@ -186,6 +186,18 @@ describe("runner report: the command", () => {
     expect(readFileSync(path.join(out, "nested", "page.html"), "utf8")).toContain("wrote a, badly");
   });
 
+  it("a failure forged in a local meta.json (the agent can write it) is not shown: the failure is the runner's commit's", async () => {
+    const dir = path.join(tempDir("runner-report-copy-"), "copy");
+    cpSync(guardFail.s.dir, dir, { recursive: true });
+    const metaFile = path.join(dir, ".runner", "iterations", "guard-fail", "0001", "meta.json");
+    const meta = JSON.parse(readFileSync(metaFile, "utf8")) as Record<string, unknown>;
+    writeFileSync(metaFile, JSON.stringify({ ...meta, failure: "FORGED: all is well" }));
+    const report = await gatherReport(dir, "guard-fail", GENERATED);
+    expect(report.iterations[0]!.local).toBeDefined();
+    expect(report.iterations[0]!.failure).toMatch(/^The guard `node guard\.mjs` exited with code 1\./);
+    expect(JSON.stringify(report)).not.toContain("FORGED");
+  });
+
   it("works on a fresh clone, from the commits alone: same iterations, notes and tree, times marked as not logged here", async () => {
     const dir = await cloneOf(allPasses);
     expect(existsSync(path.join(dir, ".runner", "iterations"))).toBe(false);
@@ -195,7 +207,7 @@ describe("runner report: the command", () => {
     expect(report.iterations.every((it) => it.local === undefined)).toBe(true);
     expect(report.totals.time).toBeUndefined();
     expect(report.totals.span).toBeDefined();
-    const fromCommits = (r: Report) => r.iterations.map(({ local: _local, failure: _failure, ...rest }) => rest);
+    const fromCommits = (r: Report) => r.iterations.map(({ local: _local, ...rest }) => rest);
     expect(fromCommits(report)).toEqual(fromCommits(original));
     expect(report.notes).toEqual(original.notes);
     expect(report.tree).toEqual(original.tree);
@@ -216,8 +228,9 @@ describe("runner report: the command", () => {
     const report = await gatherReport(dir, "guard-fail", GENERATED);
     expect(report.merge.ref).toBe("origin/runner/guard-fail");
     expect(report.iterations).toHaveLength(3);
-    // Without the local log, the failure is the commit's trailer: its first line.
-    expect(report.iterations[0]!.failure).toBe("The guard `node guard.mjs` exited with code 1.");
+    // Without the local log, the failure is the commit's, in full: the same as where the run was made.
+    expect(report.iterations[0]!.failure).toMatch(/^The guard `node guard\.mjs` exited with code 1\.\n/);
+    expect(report.iterations[0]!.failure).toBe((await gather(guardFail)).iterations[0]!.failure);
     expect(report.merge.commands.map((c) => c.command)).toContain("git log --oneline --reverse main..origin/runner/guard-fail");
   });
 

@@ -74,8 +74,8 @@ describe("local logs, read defensively", () => {
         meta: meta({
           durations: { agent_ms: 1200, guard_ms: "slow", total_ms: 2000 },
           path: ["safetyCheck", "execute", "committed"],
-          failure: 42,
-          guard: { command: ["just", "ci"], exit_code: 1, output_tail: "tail from meta" },
+          failure: 42, // not read: the failure is the commit's
+          guard: { command: ["just", "ci"], exit_code: 1, output_tail: "not the runner's field" },
           executor: { exit_code: 0, timed_out: false, error: "rate limited" },
           usage: { input_tokens: 1000, cached_input_tokens: 400, output_tokens: 50, cost_usd: 0.02, reasoning_tokens: "many", surprise: 1 },
           a_field_from_the_future: { nested: true },
@@ -92,7 +92,7 @@ describe("local logs, read defensively", () => {
       path: [{ state: "safetyCheck" }, { state: "execute" }, { state: "committed" }],
       guardCommand: ["just", "ci"],
       guardExitCode: 1,
-      guardTail: "tail from meta",
+      guardTail: "from the file",
       agentExitCode: 0,
       agentTimedOut: false,
       agentError: "rate limited",
