@@ -2,6 +2,7 @@
 // and fill the defaults.
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { ExecutorConfig, RunnerConfig } from "../schemas/types.generated.js";
+import { JUSTFILE_NAMES } from "./justfile.js";
 import { pathEntryProblem } from "./path-rules.js";
 import type { Problem } from "./problems.js";
 import { validateConfigSchema } from "./schema.js";
@@ -45,8 +46,8 @@ export const DEFAULT_GUARD_COMMAND = ["just", "ci"];
 export const CONFIG_PATH = ".runner/state/config.toml";
 /** Always protected, whatever the config says: the agent never edits the runner's own rules, nor a node's write policy. */
 export const ALWAYS_PROTECTED = [CONFIG_PATH, ".runner/state/schema.json", ".runner/nodes/*/policy.json"];
-/** The guard's own files, protected unless `[guard] protected_paths` says otherwise. */
-export const DEFAULT_GUARD_FILES = ["justfile", "Justfile", ".justfile"];
+/** The guard's own files (every justfile name `just` looks for), protected unless `[guard] protected_paths` says otherwise. */
+export const DEFAULT_GUARD_FILES = JUSTFILE_NAMES;
 const SCRIPT_FILE = /\.(sh|bash|js|mjs|cjs|ts|py|rb|pl)$/;
 
 export const DEFAULT_LIMITS: ResolvedConfig["limits"] = {

@@ -3,7 +3,7 @@
 // alone cannot (imports, modules).
 
 /** The justfile names `just` looks for in a folder (it matches the name case-insensitively). */
-export const JUSTFILE_NAMES = ["justfile", "Justfile", "JUSTFILE", ".justfile"];
+export const JUSTFILE_NAMES: readonly string[] = ["justfile", "Justfile", "JUSTFILE", ".justfile"];
 
 /** The recipe a `just` guard runs, or undefined when the guard is not `just` or runs the default recipe. */
 export function justRecipe(guard: readonly string[]): { isJust: boolean; recipe: string | undefined } {

@@ -416,7 +416,7 @@ describe("CONTRACT §5 configuration: schema messages with the key path, default
       ok: true,
       config: {
         executor: { kind: "codex" },
-        guard: { command: ["just", "ci"], protectedPaths: [...ALWAYS_PROTECTED, "justfile", "Justfile", ".justfile"], setup: undefined, isolation: "in-place" },
+        guard: { command: ["just", "ci"], protectedPaths: [...ALWAYS_PROTECTED, "justfile", "Justfile", "JUSTFILE", ".justfile"], setup: undefined, isolation: "in-place" },
         limits: DEFAULT_LIMITS,
         hooks: { onIteration: undefined, onRunEnd: undefined, onStuck: undefined, timeoutSeconds: 30, bell: false },
       },
@@ -452,7 +452,7 @@ describe("CONTRACT §5 configuration: schema messages with the key path, default
 
   it("the guard's own script named in its argv is protected by default", () => {
     const result = resolveConfig({ executor: { kind: "demo" }, guard: { command: ["bash", "./ci.sh"] } });
-    expect(result.ok && result.config.guard.protectedPaths).toEqual([...ALWAYS_PROTECTED, "justfile", "Justfile", ".justfile", "ci.sh"]);
+    expect(result.ok && result.config.guard.protectedPaths).toEqual([...ALWAYS_PROTECTED, "justfile", "Justfile", "JUSTFILE", ".justfile", "ci.sh"]);
   });
 
   it('executor.command is required for kind = "command" (also the default kind)', () => {
