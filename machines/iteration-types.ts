@@ -39,8 +39,6 @@ export interface StepOutput {
 export interface Selection {
   leafId: string;
   title?: string;
-  pathIds: string[];
-  stuck: boolean;
 }
 
 /** The whole state of one step: everything the actors report and the verdicts made of it. */

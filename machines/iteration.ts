@@ -136,7 +136,7 @@ export const iterationMachine = setup({
               runId: interrupted.runId,
               iteration: interrupted.iteration,
               stepKind: interrupted.stepKind,
-              selection: interrupted.nodeId === null ? undefined : { leafId: interrupted.nodeId, pathIds: [], stuck: false },
+              selection: interrupted.nodeId === null ? undefined : { leafId: interrupted.nodeId },
               requiredNodeId: interrupted.nodeId ?? undefined,
               runnerError,
             };

@@ -25,8 +25,6 @@ const common = {
     throw new Error(`bundle: ${warning.message}`);
   },
 };
-// The commands are imported lazily: each becomes a chunk of its own, so `runner next` loads neither
-// the iteration machine nor the git adapters.
 // The commands are imported lazily: each becomes a chunk of its own (with what it alone needs), so
 // `runner next` loads neither the iteration machine nor the git adapters (measured in
 // docs/performance.md: one file cost `next --json` about 10 ms more).

@@ -1,9 +1,10 @@
 // The repository lock's file and the judgement of whether its holder still runs, shared by the lock
 // itself (src/adapters/lock.ts, before taking over a lock) and by `runner status`/`runner log`
-// (src/cli/run-in-progress.ts, to show a run in progress). Node built-ins only: `runner status`
-// loads it on every call.
+// (src/cli/run-in-progress.ts, to show a run in progress). Small (Node built-ins and the process
+// table): `runner status` loads it on every call.
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { liveStartTime } from "./proc-table.js";
 
 /** The lock's file name in the git folder. */
 export const LOCK_NAME = "runner.lock";
@@ -30,15 +31,7 @@ export function readLockRecord(file: string): LockRecord | undefined {
 
 /** A process's start time from /proc, or null where /proc is not available; a zombie has none. */
 export function processStart(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) may hold spaces and parentheses: count fields after the last ")".
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (fields[0] === "Z") return null; // a zombie holds nothing
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
+  return liveStartTime(pid) ?? null;
 }
 
 /** Whether the lock's holder still runs: on another host it cannot be checked and is taken as alive. */

@@ -3,18 +3,14 @@
 // set back by a process). If the file is not the same when the guard is to run, the agent changed
 // the program that judges it.
 import { statSync } from "node:fs";
-import path from "node:path";
-
 import type { ProgramIdentity } from "../core/step-facts.js";
+import { resolveProgram } from "./program-path.js";
 
-/** Finds `program` as the shell would (a path with a slash is relative to `cwd`), and its identity. */
-export function identifyProgram(program: string, cwd: string, pathVariable: string | undefined): ProgramIdentity {
-  const candidates = program.includes("/") ? [path.resolve(cwd, program)] : (pathVariable ?? "").split(path.delimiter).filter(Boolean).map((dir) => path.resolve(cwd, dir, program));
-  for (const file of candidates) {
-    const signature = signatureOf(file);
-    if (signature !== undefined) return { file, signature };
-  }
-  return { file: undefined, signature: undefined };
+/** The file execvp would run for `program` (on PATH unless it holds a slash, relative to `cwd`), and its identity. */
+export function identifyProgram(program: string, env: Record<string, string>, cwd: string): ProgramIdentity {
+  const file = resolveProgram(program, env, cwd);
+  const signature = file === undefined ? undefined : signatureOf(file);
+  return signature === undefined ? { file: undefined, signature: undefined } : { file, signature };
 }
 
 export function signatureOf(file: string): string | undefined {

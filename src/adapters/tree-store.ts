@@ -4,7 +4,6 @@
 // It imports nothing of the config (and so not its TOML parser): `runner next` loads only this.
 import { open, readFile, rename, stat, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { serializeTreeBody } from "../core/serialize.js";
 import { checkTreeShape } from "../core/invariants.js";
 import { LAYOUT } from "../core/layout.js";
 import { jsonSyntaxMessage, type Problem } from "../core/problems.js";
@@ -94,11 +93,6 @@ async function writePieces(handle: FileHandle, pieces: Iterable<string>): Promis
     const bytes = Buffer.from(piece, "utf8");
     for (let offset = 0; offset < bytes.length; ) offset += (await handle.write(bytes, offset, bytes.length - offset)).bytesWritten;
   }
-}
-
-/** Writes the tree in canonical form, atomically. */
-export async function writeTreeFile(file: string, tree: TaskTree): Promise<void> {
-  await writeTreeBody(file, serializeTreeBody(tree));
 }
 
 /** Characters per piece a tree's text is encoded and written in (about 1 MB of a typical tree). */

@@ -1,15 +1,15 @@
 // What the live block of `runner run` and `runner step` knows before the first step tells it
 // anything: the run's id (from --run-id or the runner/<id> branch) and the leaves passed so far.
 // Only for the display: the step itself decides, and refuses, on its own reading.
-import { GitRepo } from "../adapters/git.js";
+import { checkedOutBranch } from "../adapters/run-trees.js";
 import { loadTree } from "../adapters/tree-store.js";
 import { runIdFromBranch } from "../core/run-id.js";
 import { leafCount, type LeafCount } from "./progress-facts.js";
 
-/** The run id of the checked-out runner/<id> branch, or undefined. */
+/** The run id of the checked-out runner/<id> branch (read from HEAD's file: no git status), or undefined. */
 export async function branchRunId(root: string): Promise<string | undefined> {
   try {
-    return runIdFromBranch((await new GitRepo(root).status()).branch);
+    return runIdFromBranch(await checkedOutBranch(root));
   } catch {
     return undefined;
   }

@@ -5,6 +5,7 @@
 // shapes: docs/agents.md. Pure: the executors feed it stdout chunks and show what it returns.
 import { claudeLimit, codexLimit, type AgentClock, type AgentLimit } from "./agent-limits.js";
 import { anthropicTotals, claudeUsage, codexUsage, shortCount, formatCost, type AgentUsage } from "./agent-usage.js";
+import { oneLine } from "./text-limits.js";
 
 export type AgentName = "codex" | "claude";
 
@@ -32,16 +33,9 @@ export interface AgentSession {
 export const STATUS_PREFIX = "\u0001status ";
 
 const MAX_LINE = 16 * 1024 * 1024;
-const MAX_SHOWN = 300;
 
 const object = (value: unknown): Json | undefined => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined);
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
-
-/** One line, whitespace folded, clipped. */
-export function oneLine(value: string, max = MAX_SHOWN): string {
-  const line = value.replace(/\s+/g, " ").trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
 
 /** `/bin/bash -c 'just ci'` → `just ci` (Codex shows the shell wrapper it ran). */
 export function unwrapShell(command: string): string {

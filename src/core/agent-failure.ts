@@ -3,6 +3,7 @@
 // exited with a code other than 0. The sentence names the agent's exit status and its own message
 // (else the last lines of its stderr), never "no output file": that the answer is missing follows
 // from the failure. An agent that answered is judged on its answer, whatever its exit code.
+import { oneLine } from "./text-limits.js";
 
 export interface AgentEnd {
   /** "codex", "claude", or the command's program. */
@@ -30,8 +31,7 @@ export function lastLines(text: string, count = STDERR_LINES): string {
 
 /** One line without a closing period (the runner's sentence goes on after it), clipped. */
 function clause(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim().replace(/[.\s]+$/, "");
-  return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE - 1)}…` : line;
+  return oneLine(text.replace(/[.\s]+$/, ""), MAX_MESSAGE);
 }
 
 /** The failure as one clause, or undefined when the agent did not fail (or answered anyway). */

@@ -138,8 +138,3 @@ export function guardFailure(guard: { outcome: GuardOutcome; command: readonly s
   const how = guard.exitCode === undefined ? "failed" : `exited with code ${guard.exitCode}`;
   return `The guard \`${guard.command.join(" ")}\` ${how}.\n\nIts output:\n\n${truncateForAgent(guard.output)}`;
 }
-
-/** The first line of a failure, for the commit trailer. */
-export function failureHeadline(failure: string | undefined): string | undefined {
-  return failure?.split("\n")[0];
-}

@@ -2,7 +2,7 @@
 // reads it to number iterations, count repairs, and give the agent its node's earlier summaries.
 import type { AgentStatus } from "./state-update.js";
 import { formatCommitSubject, parseCommitSubject, type CommitSubject } from "./run-id.js";
-import { truncateForAgent } from "./text-limits.js";
+import { oneLine, truncateForAgent } from "./text-limits.js";
 
 export interface LoopRecord {
   sha: string;
@@ -38,11 +38,6 @@ export function leftTreeInvalid(record: LoopRecord): boolean {
 }
 
 const SUMMARY_LIMIT = 2000;
-
-function oneLine(text: string, limit = 300): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
-}
 
 /** The full commit message: the CONTRACT §7 subject, the agent's summary, then Runner-* trailers. */
 export function formatCommitMessage(subject: CommitSubject, details: CommitDetails): string {

@@ -10,7 +10,7 @@ import { effectiveRunId, safetyRefusal, type InterruptedIteration, type Reposito
 import { applyStateUpdates, recoveryFor, type AgentStatus, type GuardOutcome, type StateUpdateResult } from "./state-update.js";
 import type { AgentRunFacts, CollectedFacts, GuardFacts, LoadedState, ProcessFacts, RunnerErrorFact } from "./step-facts.js";
 import { selectLeftmostOpenLeaf } from "./select.js";
-import type { TaskNode, TaskTree } from "./tree.js";
+import { findNode, type TaskTree } from "./tree.js";
 import type { AgentOutput } from "../schemas/types.generated.js";
 
 // 1. Safety.
@@ -86,8 +86,6 @@ export function judgeLoadedState(loaded: LoadedState, options: { recheck?: boole
 export interface SelectedLeaf {
   leafId: string;
   title: string;
-  pathIds: string[];
-  stuck: boolean;
 }
 
 export type SelectionVerdict =
@@ -100,31 +98,17 @@ export function judgeSelection(tree: TaskTree, runId: string, recheck: { nodeId?
   const complete = { kind: "complete" as const, message: `Nothing to do: the root passes (run ${runId}).` };
   if (recheck?.nodeId !== undefined) {
     const id = recheck.nodeId;
-    const path = pathToNode(tree, id);
-    const leaf = path?.[path.length - 1];
-    if (!path || !leaf) return { kind: "recheckRefused", message: `Node ${JSON.stringify(id)} is not in the task tree; \`runner status\` lists the nodes and \`runner next\` names the open leaf.` };
+    const leaf = findNode(tree, id);
+    if (!leaf) return { kind: "recheckRefused", message: `Node ${JSON.stringify(id)} is not in the task tree; \`runner status\` lists the nodes and \`runner next\` names the open leaf.` };
     if (leaf.passes) return { kind: "recheckRefused", message: `Node ${id} already passes; nothing to re-check.` };
     if (leaf.children.length > 0) {
       return { kind: "recheckRefused", message: `Node ${id} has children, so it passes when they all do; re-check one of its open leaves instead (\`runner next\` names the first).` };
     }
-    return { kind: "selected", selection: { leafId: leaf.id, title: leaf.title, pathIds: path.map((node) => node.id), stuck: leaf.attempts >= leaf.max_attempts } };
+    return { kind: "selected", selection: { leafId: leaf.id, title: leaf.title } };
   }
   const selected = selectLeftmostOpenLeaf(tree);
   if (selected.kind === "complete") return complete;
-  return { kind: "selected", selection: { leafId: selected.leaf.id, title: selected.leaf.title, pathIds: selected.path.map((node) => node.id), stuck: selected.stuck } };
-}
-
-/** The nodes from the root down to the node with `id`, both included; undefined when there is none. */
-function pathToNode(tree: TaskTree, id: string): TaskNode[] | undefined {
-  const walk = (node: TaskNode): TaskNode[] | undefined => {
-    if (node.id === id) return [node];
-    for (const child of node.children) {
-      const below = walk(child);
-      if (below) return [node, ...below];
-    }
-    return undefined;
-  };
-  return walk(tree.root);
+  return { kind: "selected", selection: { leafId: selected.leaf.id, title: selected.leaf.title } };
 }
 
 // 5. The agent session.

@@ -25,6 +25,12 @@ function isLowSurrogate(code: number): boolean {
 }
 
 /** Environment variable names whose values are secrets. */
+/** `text` on one line (every run of whitespace one space), clipped to `max` characters with "…". */
+export function oneLine(text: string, max = 300): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
 export const SECRET_NAME = /TOKEN|SECRET|KEY|PASSWORD/i;
 /** Shorter values are not redacted: replacing every "1" or "on" would destroy the logs and hide nothing. */
 export const MIN_SECRET_LENGTH = 4;

@@ -1,5 +1,5 @@
 // Text helpers of the report page: HTML escaping (everything from the agent or the repository goes
-// through it) and the way durations, counts and money are written.
+// through it) and the way durations and counts are written (money: formatCost of core/agent-usage).
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
@@ -23,10 +23,6 @@ export function duration(ms: number): string {
 /** `1,234,567` (grouping fixed, not the machine's locale, so the page is the same everywhere). */
 export function count(n: number): string {
   return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
-
-export function usd(amount: number): string {
-  return `$${amount < 1 ? amount.toFixed(4) : amount.toFixed(2)}`;
 }
 
 export function plural(n: number, word: string, many = `${word}s`): string {

@@ -28,7 +28,7 @@ const NOTE_FILES = { [LAYOUT.questions]: "questions", [LAYOUT.assumptions]: "ass
 async function runRef(git: GitRepo, runId: string, branch: string | undefined): Promise<string> {
   const local = `runner/${runId}`;
   if (branch === local) return local;
-  if ((await git.raw(["rev-parse", "--verify", "-q", `refs/heads/${local}`]).catch(() => "")).trim() !== "") return local;
+  if ((await git.resolve(`refs/heads/${local}`)) !== undefined) return local;
   const remote = (await git.raw(["for-each-ref", "--format=%(refname:short)", `refs/remotes/*/${local}`]).catch(() => "")).split("\n").find(Boolean);
   return remote ?? "HEAD";
 }
@@ -141,8 +141,8 @@ export async function gatherReport(root: string, runIdOption: string | undefined
     throw new RefusalError(`Branch ${branch ?? "(detached)"} is not a runner/<run-id> branch; check out a run branch or pass --run-id.`);
   }
   const ref = await runRef(git, runId, branch);
-  const tip = (await git.raw(["rev-parse", "--verify", "-q", `${ref}^{commit}`]).catch(() => "")).trim();
-  if (tip === "") throw new RefusalError(`There is no commit to read run ${runId} from (${ref} does not name one).`);
+  const tip = await git.resolve(ref);
+  if (tip === undefined) throw new RefusalError(`There is no commit to read run ${runId} from (${ref} does not name one).`);
 
   const records = loopRecords(await git.loopCommits(loopSubjectPattern(runId), tip), runId); // newest first
   if (records.length === 0 && ref === "HEAD") {

@@ -3,7 +3,8 @@
 // agent or the repository goes through escapeHtml; the Content-Security-Policy would stop a script
 // that got past it anyway.
 import { OUTCOME_STYLE, renderTimeline, TIME_COLORS } from "./chart.js";
-import { count, duration, escapeHtml as esc, plural, timestamp, usd } from "./format.js";
+import { formatCost } from "../core/agent-usage.js";
+import { count, duration, escapeHtml as esc, plural, timestamp } from "./format.js";
 import type { IterationDiff, NoteAddition, Report, ReportIteration, ReportNode, Totals, Usage } from "./model.js";
 import { SCRIPT, scriptHash, STYLE } from "./style.js";
 
@@ -24,7 +25,7 @@ function usageText(usage: Usage): string {
   const parts: string[] = [];
   if (usage.input_tokens !== undefined) parts.push(`${count(usage.input_tokens)} in${usage.cached_input_tokens !== undefined ? ` (${count(usage.cached_input_tokens)} cached)` : ""}`);
   if (usage.output_tokens !== undefined) parts.push(`${count(usage.output_tokens)} out${usage.reasoning_tokens !== undefined ? ` (${count(usage.reasoning_tokens)} reasoning)` : ""}`);
-  if (usage.cost_usd !== undefined) parts.push(usd(usage.cost_usd));
+  if (usage.cost_usd !== undefined) parts.push(formatCost(usage.cost_usd));
   return parts.join(" · ");
 }
 
@@ -57,7 +58,7 @@ function renderTiles(totals: Totals, iterations: number, notes: readonly NoteAdd
   if (totals.usage) {
     const u = totals.usage;
     const tokens = (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
-    const value = u.cost_usd !== undefined ? usd(u.cost_usd) : `${count(tokens)} tokens`;
+    const value = u.cost_usd !== undefined ? formatCost(u.cost_usd) : `${count(tokens)} tokens`;
     tiles.push(tile("Agent usage", value, `${usageText(u)} · ${u.recorded} of ${iterations} iterations recorded`));
   }
   return `<section id="totals" class="tiles" aria-label="Totals">${tiles.join("")}</section>`;

@@ -8,6 +8,7 @@
 //   (exit 3), naming the leaf, the reason and `runner recheck`;
 // - the run's budgets (time, tokens, cost) are checked between iterations;
 // - what happens is told as notices (a wait, a stuck leaf) beside the steps, for the views and hooks.
+import { setTimeout as wait } from "node:timers/promises";
 import { loadConfig, loadTree } from "../adapters/project-files.js";
 import { addUsage, type UsageTotals } from "../core/agent-usage.js";
 import { DEFAULT_LIMITS, type ResolvedConfig } from "../core/config.js";
@@ -86,16 +87,7 @@ async function stuckLeaf(root: string): Promise<{ id: string; attempts: number; 
 
 /** Waits `ms`, or less when the run is stopped. */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
+  return wait(ms, undefined, { signal }).catch(() => undefined); // (aborted: the run is being stopped)
 }
 
 export async function runLoop(options: RunOptions): Promise<RunSummary> {

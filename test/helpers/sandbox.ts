@@ -117,3 +117,11 @@ export function hasScript(): boolean {
     return false;
   }
 }
+
+/** The events of `runner run --json`: every line of stdout one JSON object (a line that is not fails the test). */
+export function runEvents(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}

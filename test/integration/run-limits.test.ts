@@ -6,20 +6,13 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { adapterRepo } from "../helpers/adapter-repo.js";
-import { PROJECT_ROOT, node, tree } from "../helpers/sandbox.js";
+import { PROJECT_ROOT, node, runEvents, tree } from "../helpers/sandbox.js";
 import { scenario } from "../helpers/scenario.js";
 
 const SCHEMA_FILE = path.join(PROJECT_ROOT, "schemas", "agent_output", "v1.agent.json");
 const LEAVES = ["a", "b", "c"];
 /** Waits at a hundredth of their length: a reset a minute away takes about 0.7 s. */
 const FAST_WAITS = { RUNNER_TEST_HOOKS: "1", RUNNER_TEST_WAIT_SCALE: "0.01" };
-
-function jsonLines(stdout: string): Record<string, unknown>[] {
-  return stdout
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
 
 describe("a rate or usage limit: run waits for the reset and goes on", () => {
   it("Codex: “You’ve hit your usage limit … try again at <time>” — the wait until that minute, shown, then the run completes", async () => {
@@ -29,7 +22,7 @@ describe("a rate or usage limit: run waits for the reset and goes on", () => {
     const result = await s.runner(["run", "--json"]);
     expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
-    const events = jsonLines(result.stdout);
+    const events = runEvents(result.stdout);
     const waits = events.filter((event) => event.type === "wait");
     expect(waits).toHaveLength(1);
     expect(waits[0]).toMatchObject({ cause: "limit" });
@@ -51,7 +44,7 @@ describe("a rate or usage limit: run waits for the reset and goes on", () => {
     const result = await s.runner(["run", "--json"]);
     expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
-    const waits = jsonLines(result.stdout).filter((event) => event.type === "wait");
+    const waits = runEvents(result.stdout).filter((event) => event.type === "wait");
     expect(waits.map((event) => event.cause)).toEqual(["limit", "limit"]);
     for (const wait of waits) {
       expect(wait.seconds as number).toBeGreaterThanOrEqual(30);
@@ -142,7 +135,7 @@ if (process.argv[2] === "hang") await new Promise((resolve) => setTimeout(resolv
     const calls = readFileSync(out, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { hook: string; event: Record<string, unknown> });
     expect(calls.map((call) => call.hook)).toEqual(["on_iteration", "on_stuck", "on_iteration", "on_iteration", "on_iteration", "on_run_end"]);
     // The same objects as run --json's lines (the time apart).
-    const lines = jsonLines(json.stdout).filter((event) => event.type !== "phase");
+    const lines = runEvents(json.stdout).filter((event) => event.type !== "phase");
     const strip = (event: Record<string, unknown>) => ({ ...event, time: undefined });
     expect(calls.map((call) => strip(call.event))).toEqual(lines.map(strip));
     expect(calls[1]!.event).toMatchObject({ type: "stuck", node_id: "a", cause: "attempts", attempts: 1, max_attempts: 1 });

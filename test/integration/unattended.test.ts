@@ -3,7 +3,7 @@
 // named as such) and of `start` on another run's branch.
 import { describe, expect, it } from "vitest";
 import { DONE_WHEN_SCRIPT, oneSentence, scenario, subject } from "../helpers/scenario.js";
-import { node, tree } from "../helpers/sandbox.js";
+import { node, runEvents, tree } from "../helpers/sandbox.js";
 
 const TWO_LEAVES = tree(node("root", { children: [node("a", { order: 0 }), node("b", { order: 1 })] }));
 
@@ -154,7 +154,7 @@ describe("run goes on through transient runner errors", () => {
     const result = await s.runner(["run", "--json"]);
     expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
-    const events = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const events = runEvents(result.stdout);
     const waits = events.filter((event) => event.type === "wait");
     expect(waits.map((event) => [event.cause, event.seconds])).toEqual([["retry", 0.2], ["retry", 0.4]]);
     expect(String(waits[0]!.message)).toMatch(/^Retrying in 0 s after a runner error \(1 of at most 3 in a row\): the output file .* is not valid JSON/);
@@ -226,7 +226,7 @@ describe("no silent spin", () => {
     s.script({ 1: retry, 2: retry, 3: retry, 4: retry, 5: retry, 6: retry });
     const result = await s.runner(["run", "--json"]);
     expect(result.exitCode).toBe(3);
-    const events = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const events = runEvents(result.stdout);
     // attempts 1, 2 (stuck: a notice), then three iterations that change nothing.
     expect(events.filter((event) => event.type === "iteration")).toHaveLength(5);
     expect(events.filter((event) => event.type === "stuck").map((event) => event.cause)).toEqual(["attempts", "no-progress"]);

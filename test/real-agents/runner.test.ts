@@ -18,8 +18,7 @@ import { startMockAnthropic } from "../helpers/mock-anthropic.js";
 import type { MockServerHandle, ModelTurn } from "../helpers/mock-model-script.js";
 import { codexMockProviderArgs, startMockOpenAI } from "../helpers/mock-openai.js";
 import { CONFIG_FILE, scenario, subject, type Scenario } from "../helpers/scenario.js";
-import { PROJECT_ROOT, node, tempDir, tree, writeFiles } from "../helpers/sandbox.js";
-import { jsonLines } from "../helpers/agent-process.js";
+import { PROJECT_ROOT, node, runEvents, tempDir, tree, writeFiles } from "../helpers/sandbox.js";
 
 type Agent = "codex" | "claude";
 
@@ -293,7 +292,7 @@ for (const agent of ["codex", "claude"] as const) {
       });
       const run = await s.runner(["run", "--json"]);
       expect(run.exitCode, run.stderr).toBe(0);
-      const waits = jsonLines(run.stdout).filter((event) => event.type === "wait");
+      const waits = runEvents(run.stdout).filter((event) => event.type === "wait");
       expect(waits).toHaveLength(1);
       expect(waits[0]).toMatchObject({ cause: "limit" });
       if (agent === "codex") {

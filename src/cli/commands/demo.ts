@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, existsSync, mkdirSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { GitRepo } from "../../adapters/git.js";
+import { FALLBACK_IDENTITY, GitRepo } from "../../adapters/git.js";
 import { UsageError } from "../../errors.js";
 import { justBinDir, withRunnerJust } from "../../adapters/just-bin.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -47,7 +47,7 @@ export async function run(argv: GlobalArgs & { dir?: string; json: boolean }): P
   await git.raw(["init", "-q", "-b", "main"]);
   await git.addAll();
   const identity = await git.identity();
-  const fallback = identity.name === undefined || identity.email === undefined ? ["-c", "user.name=runner", "-c", "user.email=runner@localhost"] : [];
+  const fallback = identity.name === undefined || identity.email === undefined ? ["-c", `user.name=${FALLBACK_IDENTITY.name}`, "-c", `user.email=${FALLBACK_IDENTITY.email}`] : [];
   await git.raw([...fallback, "commit", "-q", "-m", "Calculator project with its runner goal"]);
   await git.createBranch("runner/demo");
   say("$ runner start --run-id demo   # branch runner/demo");

@@ -11,6 +11,7 @@ import { readIterationMeta } from "../../adapters/iteration-usage.js";
 import { readOptional } from "../../adapters/project-files.js";
 import { addUsage, describeUsage, formatCost, shortCount, usageFromMeta, type UsageTotals } from "../../core/agent-usage.js";
 import { eventsFile, iterationDir } from "../../core/layout.js";
+import { oneLine } from "../../core/text-limits.js";
 import type { Highlight } from "../../diagram/render.js";
 import { loopRecords, type LoopRecord } from "../../core/loop-history.js";
 import { loopSubjectPattern, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
@@ -201,7 +202,7 @@ export async function run(
     e.duration_ms === null ? "-" : `${(e.duration_ms / 1000).toFixed(1)}s`,
     e.usage ? `${shortCount(e.usage.input_tokens)}/${shortCount(e.usage.output_tokens)}` : "-",
     e.usage?.cost_usd != null ? formatCost(e.usage.cost_usd) : "-",
-    oneLine(e.runner_error ?? e.summary),
+    oneLine(e.runner_error ?? e.summary, 80),
   ]);
   const header = ["iter", "node", "kind", "status", "guard", "attempts", "time", "tokens in/out", "cost", "summary"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
@@ -233,9 +234,4 @@ async function iterationPath(root: string, runId: string, iteration: number): Pr
 function rowTone(entry: LogEntry): "failed" | "passed" | undefined {
   if (entry.runner_error || entry.guard_outcome === "fail") return "failed";
   return entry.guard_outcome === "pass" ? "passed" : undefined;
-}
-
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }

@@ -26,7 +26,7 @@ export function loadInterruptedActor({ root, env, git, state }: ActorDeps) {
     if (!previousTree) throw new IterationError("no valid task tree exists in this branch's history");
     // A temp file of an atomic write the kill cut short must not be committed.
     await removeStaleTempFiles(path.dirname(projectPath(root, LAYOUT.tree)));
-    return { config: config.config, records, previousTree, treeFromStart: accepted !== undefined, guardProgram: identifyProgram(config.config.guard.command[0]!, root, env.PATH), identity: await runIdentity(git, commits, env) };
+    return { config: config.config, records, previousTree, treeFromStart: accepted !== undefined, guardProgram: identifyProgram(config.config.guard.command[0]!, env, root), identity: await runIdentity(git, commits, env) };
   });
 }
 

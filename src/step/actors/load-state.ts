@@ -29,7 +29,7 @@ export function loadStateActor({ root, env, git, state }: ActorDeps) {
       tree: tree.ok ? { ok: true, tree: tree.tree, ...(tree.text.length <= KEPT_TREE_TEXT ? { text: tree.text } : {}) } : { ok: false, problems: tree.problems, missing: tree.missing },
       records,
       // Found now, before the agent can change what PATH leads to.
-      guardProgram: config.ok ? identifyProgram(config.config.guard.command[0]!, root, env.PATH) : { file: undefined, signature: undefined },
+      guardProgram: config.ok ? identifyProgram(config.config.guard.command[0]!, env, root) : { file: undefined, signature: undefined },
       preflight: config.ok ? preflight(root, config.config, env).flatMap((check) => (check.problem ? [{ problem: check.problem, agent: check.agent === true }] : [])) : [],
       identity: await runIdentity(git, commits, env),
     };
