@@ -159,20 +159,32 @@ function runGit(cwd: string, args: readonly string[], where: GitLocation = {}, c
     const err: Buffer[] = [];
     const file = call.stdoutFile;
     const sink = file ? { fd: openSafely(file.path), room: file.capBytes, decoder: new StringDecoder("utf8"), redactor: new StreamRedactor(file.secrets) } : undefined;
+    // A write that fails (a full disk) ends the file there; the call then rejects with that error.
+    let writeError: unknown;
+    const write = (text: string) => {
+      if (!sink || writeError !== undefined) return;
+      try {
+        writeSync(sink.fd, text);
+      } catch (error) {
+        writeError = error;
+      }
+    };
     child.stdout?.on("data", (chunk: Buffer) => {
       if (!sink) return void out.push(chunk);
       const kept = chunk.subarray(0, Math.max(0, sink.room));
       sink.room -= kept.length;
-      if (kept.length > 0) writeSync(sink.fd, sink.redactor.push(sink.decoder.write(kept)));
-    });
-    child.once("close", () => {
-      if (!sink) return;
-      writeSync(sink.fd, sink.redactor.push(sink.decoder.end()) + sink.redactor.end());
-      closeSync(sink.fd);
+      if (kept.length > 0) write(sink.redactor.push(sink.decoder.write(kept)));
     });
     child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
     child.once("error", reject);
-    child.once("close", (code) => resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") }));
+    child.once("close", (code) => {
+      if (sink) {
+        write(sink.redactor.push(sink.decoder.end()) + sink.redactor.end());
+        closeSync(sink.fd);
+      }
+      if (writeError !== undefined) reject(writeError);
+      else resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") });
+    });
     if (input !== undefined && child.stdin) {
       child.stdin.on("error", () => undefined);
       child.stdin.end(input);

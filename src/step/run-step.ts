@@ -5,6 +5,7 @@ import { iterationMachine } from "../../machines/iteration.js";
 import type { RecheckRequest, StepOutput } from "../../machines/iteration-types.js";
 import { createRecorder, type Transition } from "../../machines/recorder.js";
 import { IterationLog } from "../adapters/iteration-log.js";
+import { IterationError, isSystemError } from "../errors.js";
 import type { AgentLimit } from "../core/agent-limits.js";
 import type { AgentUsage } from "../core/agent-usage.js";
 import { iterationMeta } from "./meta.js";
@@ -59,7 +60,13 @@ export async function runStep(step: StepDeps & { runIdOption?: string; recheck?:
     totalMs: Math.round(step.now() - startedAt),
   };
   if (log && output.record) {
-    log.writeJson("meta.json", iterationMeta({ context, output, record: output.record, path: recorder.path, durations, startedAt, finishedAt: step.now() }));
+    try {
+      log.writeJson("meta.json", iterationMeta({ context, output, record: output.record, path: recorder.path, durations, startedAt, finishedAt: step.now() }));
+    } catch (error) {
+      if (!isSystemError(error)) throw error;
+      const committed = output.commit ? `was committed (${output.commit.slice(0, 7)})` : "ended";
+      throw new IterationError(`Iteration ${context.iteration} ${committed}, but its log could not be written (${error.message}); make room on the disk of ${log.dir}, then run the next step.`, { cause: error });
+    }
   }
   return { ...output, iteration: context.iteration, runId: context.runId, path: recorder.path, durations, usage: context.agent?.usage, limit: context.agent?.limit };
 }

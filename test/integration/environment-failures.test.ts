@@ -41,4 +41,33 @@ describe("a full disk", () => {
     expect(await s.subjects()).toEqual([subject("t1", 1, "root", "interrupted", "skipped")]);
     expect(await s.git(["status", "--porcelain"])).toBe("");
   });
+
+  it("while the patch is written beside the commit: one sentence naming it, exit 1, not a crash", async () => {
+    const s = await scenario();
+    // The logs' disk is all but full when the runner writes the iteration's patch (a large change).
+    const fill = "head -c 200K /dev/zero > .runner/iterations/fill.bin 2>/dev/null || true; head -c 300K /dev/urandom | base64 > src/big.txt";
+    s.script({ 1: { write: { "src/a.txt": "a\n" }, status: "done", sh: fill } });
+    const logs = path.join(s.dir, ".runner", "iterations");
+    const script = [
+      "set -e",
+      `mkdir -p ${JSON.stringify(logs)}`,
+      `mount -t tmpfs -o size=256k tmpfs ${JSON.stringify(logs)}`,
+      "set +e",
+      `node ${JSON.stringify(RUNNER_BIN)} step 2> /tmp/runner-enospc-$$; echo "exit=$?"`,
+      `echo "stderr=$(cat /tmp/runner-enospc-$$ | tr '\\n' ' ')"; rm -f /tmp/runner-enospc-$$`,
+    ].join("\n");
+    const run = spawnSync("unshare", ["--user", "--map-root-user", "--mount", "sh", "-c", script], { cwd: s.dir, env: s.env, encoding: "utf8" });
+    expect(run.status, run.stderr).toBe(0);
+    const stderr = /^stderr=(.*)$/m.exec(run.stdout)?.[1]?.trim() ?? "";
+    expect(run.stdout, stderr).toContain("exit=1");
+    // The commit is made (the patch is a local log); the sentence says so, and what to do.
+    expect(stderr).toMatch(/^Iteration 1 was committed \([0-9a-f]{7}\), but its log could not be written \(ENOSPC: no space left on device, write\); make room on the disk of .*, then run the next step\.$/);
+    expect(await s.subjects()).toEqual([subject("t1", 1, "root", "execute", "pass")]);
+    expect(await s.git(["status", "--porcelain"])).toBe("");
+    // Outside the namespace there is room: the run goes on from the committed iteration.
+    const next = await s.step();
+    expect(next.exitCode, next.stderr).toBe(0);
+    expect(next.stdout).toMatch(/^Nothing to do: the root passes/);
+    expect(await s.subjects()).toEqual([subject("t1", 1, "root", "execute", "pass")]);
+  });
 });

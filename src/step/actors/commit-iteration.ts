@@ -53,10 +53,14 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
       await publishRunnerIndex(state, gitDir, sha);
       return sha;
     })();
-    // (the commit first: a patch that fails does not hide that the branch moved)
-    patch.catch(() => undefined);
+    // The patch is a local log: one that cannot be written (a full disk) ends where it stopped, and
+    // the commit, which is made, is recorded as such (meta.json, written last, reports the disk).
+    const patched = patch.then(
+      () => undefined,
+      () => undefined,
+    );
     const sha = await commit;
-    await patch;
+    await patched;
     // The run's history as the next step will read it: this commit on top of the one it kept.
     const newline = message.indexOf("\n");
     await addToHistory(state, record.runId, start.head, { sha, subject: message.slice(0, newline), body: message.slice(newline + 1).replace(/^\n/, "").trimEnd(), author: `${identity.name} <${identity.email}>` }, record.treeToWrite !== undefined);
