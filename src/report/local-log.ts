@@ -8,6 +8,7 @@ import { USAGE_FIELDS, type LocalLog, type StateVisit, type Usage } from "./mode
 export interface EventLine {
   iteration: number;
   from?: string;
+  event?: string;
   to: string;
   time?: string;
 }
@@ -102,7 +103,7 @@ export function parseEvents(content: string): EventLine[] {
     try {
       const event = object(JSON.parse(line));
       if (event && typeof event.iteration === "number" && typeof event.to === "string") {
-        events.push({ iteration: event.iteration, from: text(event.from), to: event.to, time: text(event.time) });
+        events.push({ iteration: event.iteration, from: text(event.from), event: text(event.event), to: event.to, time: text(event.time) });
       }
     } catch {
       continue;

@@ -1,10 +1,10 @@
 // `runner log [--json]`, `runner log --iteration N --diagram` and `runner diagram` through the built
 // binary, on a run with a decomposition, a failed guard, a retry that passes, a runner error and a pass.
-import { readFileSync } from "node:fs";
+import { appendFileSync, cpSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { scenario, type Scenario } from "../helpers/scenario.js";
-import { tempDir } from "../helpers/sandbox.js";
+import { oneSentence, scenario, type Scenario } from "../helpers/scenario.js";
+import { runner, tempDir } from "../helpers/sandbox.js";
 
 interface Entry {
   iteration: number;
@@ -110,6 +110,20 @@ describe("runner log", () => {
     }
     expect(s.meta(2).path).toContain("guard");
     expect(s.meta(4).path).toContain("recover");
+  });
+
+  it("--iteration N --diagram reads past a torn last line of events.jsonl (a runner killed mid-write) and a meta.json that is not JSON", async () => {
+    const dir = path.join(tempDir("runner-log-torn-"), "copy");
+    cpSync(s.dir, dir, { recursive: true });
+    appendFileSync(path.join(dir, ".runner", "iterations", "log-1", "events.jsonl"), '{"iteration": 2, "from": "gua');
+    const torn = await runner(dir, ["log", "--iteration", "2", "--diagram"], { env: s.env });
+    expect(torn.stderr).toBe("");
+    expect(torn.exitCode).toBe(0);
+    expect(torn.stdout.startsWith("digraph")).toBe(true);
+    writeFileSync(path.join(dir, ".runner", "iterations", "log-1", "0002", "meta.json"), "{ not json");
+    const broken = await runner(dir, ["log", "--iteration", "2", "--diagram"], { env: s.env });
+    expect(broken.exitCode).toBe(1);
+    expect(oneSentence(broken.stderr)).toMatch(/^No local log for iteration 2 of run log-1/);
   });
 
   it("--iteration N --diagram --format svg --output f.svg writes an SVG naming every state", async () => {

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { GitRepo } from "../../adapters/git.js";
 import { readIterationMeta } from "../../adapters/iteration-usage.js";
+import { parseEvents } from "../../report/local-log.js";
 import { readOptional } from "../../adapters/project-files.js";
 import { addUsage, describeUsage, formatCost, shortCount, usageFromMeta, type UsageTotals } from "../../core/agent-usage.js";
 import { eventsFile, iterationDir } from "../../core/layout.js";
@@ -216,18 +217,17 @@ export async function run(
 
 /** The states and transitions one iteration took, from its local meta.json and events.jsonl. */
 async function iterationPath(root: string, runId: string, iteration: number): Promise<Highlight> {
-  const metaText = await readOptional(path.join(root, ...`${iterationDir(runId, iteration)}/meta.json`.split("/")));
-  if (metaText === undefined) {
-    throw new RefusalError(`No local log for iteration ${iteration} of run ${runId} (.runner/iterations/ is local to the machine that ran it); the path cannot be shown here.`);
+  const meta = await readIterationMeta(root, runId, iteration);
+  if (meta === undefined) {
+    throw new RefusalError(`No local log for iteration ${iteration} of run ${runId} (.runner/iterations/ is local to the machine that ran it, and its meta.json must be readable); the path cannot be shown here.`);
   }
-  const meta = JSON.parse(metaText) as { path?: string[] };
   const eventsText = (await readOptional(path.join(root, ...eventsFile(runId).split("/")))) ?? "";
-  const transitions = eventsText
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as { iteration: number; from: string; event: string; to: string })
-    .filter((event) => event.iteration === iteration);
-  return { states: meta.path ?? [], transitions };
+  // (a torn last line, left by a runner killed while appending, is skipped)
+  const transitions = parseEvents(eventsText).flatMap((event) =>
+    event.iteration === iteration && event.from !== undefined && event.event !== undefined ? [{ from: event.from, event: event.event, to: event.to }] : [],
+  );
+  const states = Array.isArray(meta.path) ? meta.path.filter((state): state is string => typeof state === "string") : [];
+  return { states, transitions };
 }
 
 /** A row's colour: red for a runner error or a red guard, green for a green one. */
