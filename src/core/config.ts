@@ -3,6 +3,7 @@
 import { parse as parseToml, TomlError } from "smol-toml";
 import type { ExecutorConfig, RunnerConfig } from "../schemas/types.generated.js";
 import { JUSTFILE_NAMES } from "./justfile.js";
+import { LAYOUT, nodeSidecar } from "./layout.js";
 import { pathEntryProblem } from "./path-rules.js";
 import type { Problem } from "./problems.js";
 import { validateConfigSchema } from "./schema.js";
@@ -43,9 +44,9 @@ export interface ResolvedConfig {
 }
 
 export const DEFAULT_GUARD_COMMAND = ["just", "ci"];
-export const CONFIG_PATH = ".runner/state/config.toml";
+export const CONFIG_PATH = LAYOUT.config;
 /** Always protected, whatever the config says: the agent never edits the runner's own rules, nor a node's write policy. */
-export const ALWAYS_PROTECTED = [CONFIG_PATH, ".runner/state/schema.json", ".runner/nodes/*/policy.json"];
+export const ALWAYS_PROTECTED = [CONFIG_PATH, LAYOUT.schema, nodeSidecar("*", "policy.json")];
 /** The guard's own files (every justfile name `just` looks for), protected unless `[guard] protected_paths` says otherwise. */
 export const DEFAULT_GUARD_FILES = JUSTFILE_NAMES;
 const SCRIPT_FILE = /\.(sh|bash|js|mjs|cjs|ts|py|rb|pl)$/;

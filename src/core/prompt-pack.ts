@@ -256,8 +256,8 @@ export function renderNodeContext(leaf: TaskNode, path: readonly TaskNode[], stu
 export function repairContextFiles(goal: string, problems: readonly Problem[]): Record<string, string> {
   return {
     "goal.md": goal,
-    "node.md": "# REPAIR TREE\n\nNo leaf is selected: restore .runner/state/tree.json to a valid tree.\n",
+    "node.md": `# REPAIR TREE\n\nNo leaf is selected: restore ${LAYOUT.tree} to a valid tree.\n`,
     "history.md": "A repair step has no node history.\n",
-    "failure.md": `# Problems of .runner/state/tree.json\n\n${problems.map((p) => `- ${formatProblem(p)}`).join("\n")}\n`,
+    "failure.md": `# Problems of ${LAYOUT.tree}\n\n${problems.map((p) => `- ${formatProblem(p)}`).join("\n")}\n`,
   };
 }
