@@ -6,7 +6,9 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", setTimeout: "readonly", clearTimeout: "readonly", Buffer: "readonly" } },
+    languageOptions: {
+      globals: { process: "readonly", console: "readonly", URL: "readonly", setTimeout: "readonly", clearTimeout: "readonly", Buffer: "readonly" },
+    },
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
@@ -14,10 +16,13 @@ export default tseslint.config(
   {
     files: ["src/core/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", {
-        paths: ["node:fs", "node:fs/promises", "node:child_process", "fs", "child_process", "simple-git", "execa", "node:os", "node:process"],
-        patterns: [{ group: ["**/adapters/**", "**/cli/**", "**/machines/**"], message: "core is pure: no adapters, CLI or machine" }],
-      }],
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: ["node:fs", "node:fs/promises", "node:child_process", "fs", "child_process", "simple-git", "execa", "node:os", "node:process"],
+          patterns: [{ group: ["**/adapters/**", "**/cli/**", "**/machines/**"], message: "core is pure: no adapters, CLI or machine" }],
+        },
+      ],
       "no-restricted-globals": ["error", "Date", "process", "setTimeout", "setInterval"],
       "no-restricted-properties": ["error", { object: "Math", property: "random" }],
     },

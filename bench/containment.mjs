@@ -10,11 +10,15 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { sourceModules } from "./lib/core-modules.mjs";
 
-const { containment, runProcess, taggedProcesses } = await sourceModules("adapters", ["containment.ts", "process-runner.ts", "proc-table.ts"], (m) => ({
-  containment: m,
-  runProcess: m.runProcess,
-  taggedProcesses: m.taggedProcesses,
-}));
+const { containment, runProcess, taggedProcesses } = await sourceModules(
+  "adapters",
+  ["containment.ts", "process-runner.ts", "proc-table.ts"],
+  (m) => ({
+    containment: m,
+    runProcess: m.runProcess,
+    taggedProcesses: m.taggedProcesses,
+  }),
+);
 
 const STARTS = 20;
 const median = (values) => {
@@ -36,7 +40,15 @@ const times = Object.fromEntries(modes.map((mode) => [mode, []]));
 for (let round = 0; round <= STARTS; round++) {
   for (const mode of modes) {
     const t0 = performance.now();
-    const result = await runProcess({ argv: ["true"], cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, deadlineMs: Date.now() + 10_000, logFile: path.join(dir, "log"), capBytes: 1_000, containment: mode });
+    const result = await runProcess({
+      argv: ["true"],
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      deadlineMs: Date.now() + 10_000,
+      logFile: path.join(dir, "log"),
+      capBytes: 1_000,
+      containment: mode,
+    });
     if (result.exitCode !== 0) throw new Error(`${mode}: ${JSON.stringify(result)}`);
     if (round > 0) times[mode].push(performance.now() - t0); // round 0 warms up
   }

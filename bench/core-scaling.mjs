@@ -91,10 +91,12 @@ export async function coreScaling(sizes, repsFor, { warmups = 30 } = {}) {
   }
   const first = rows[0];
   const last = rows[rows.length - 1];
-  const growth = Object.fromEntries([...names, "total"].map((name) => {
-    const a = name === "total" ? first.totalUsPerNode : first.usPerNode[name];
-    const b = name === "total" ? last.totalUsPerNode : last.usPerNode[name];
-    return [name, Number((b / a).toFixed(2))];
-  }));
+  const growth = Object.fromEntries(
+    [...names, "total"].map((name) => {
+      const a = name === "total" ? first.totalUsPerNode : first.usPerNode[name];
+      const b = name === "total" ? last.totalUsPerNode : last.usPerNode[name];
+      return [name, Number((b / a).toFixed(2))];
+    }),
+  );
   return { rows, growth, from: first.nodes, to: last.nodes, collectedBefore: typeof globalThis.gc === "function" };
 }

@@ -32,7 +32,9 @@ function countExecs(argv, options) {
     counts[name] = (counts[name] ?? 0) + 1;
     total++;
   }
-  const git = Object.entries(counts).filter(([name]) => name.startsWith("git")).reduce((sum, [, n]) => sum + n, 0);
+  const git = Object.entries(counts)
+    .filter(([name]) => name.startsWith("git"))
+    .reduce((sum, [, n]) => sum + n, 0);
   return { total, git, byProgram: Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1])) };
 }
 
@@ -59,7 +61,12 @@ export function startupTimes(reps) {
   const cached = existsSync(path.join(RUNNER_ROOT, "bin", "load-cli.js"));
   log(`  diagnostics: loading the CLI's entry, ${reps} fresh processes${cached ? " each without and with the step's code cache" : ""}`);
   const result = {};
-  for (const [label, command] of cached ? [["no cache", "-"], ["step's cache", "step"]] : [["entry", "-"]]) {
+  for (const [label, command] of cached
+    ? [
+        ["no cache", "-"],
+        ["step's cache", "step"],
+      ]
+    : [["entry", "-"]]) {
     const samples = [];
     for (let i = 0; i < reps; i++) {
       const out = run(["node", path.join(PROJECT_ROOT, "bench", "lib", "startup-times.mjs"), command], { cwd: PROJECT_ROOT });
@@ -67,7 +74,10 @@ export function startupTimes(reps) {
     }
     if (samples[0].unavailable) return { unavailable: samples[0].unavailable };
     result[label] = Object.fromEntries(
-      Object.keys(samples[0]).map((key) => [key, typeof samples[0][key] === "number" ? Number(median(samples.map((s) => s[key])).toFixed(1)) : samples.at(-1)[key]]),
+      Object.keys(samples[0]).map((key) => [
+        key,
+        typeof samples[0][key] === "number" ? Number(median(samples.map((s) => s[key])).toFixed(1)) : samples.at(-1)[key],
+      ]),
     );
   }
   return result;
@@ -91,7 +101,9 @@ export function profiles(stepRepo, stepBase, nextRepo, nextBase, coreNodes) {
   run(["node", "--cpu-prof", `--cpu-prof-dir=${dir}`, RUNNER_BIN, "next", "--json"], { cwd: nextRepo.dir, env: nextRepo.env });
   out.next = profileOf(dir);
   dir = tempDir("runner-bench-prof-");
-  run(["node", "--cpu-prof", `--cpu-prof-dir=${dir}`, path.join(PROJECT_ROOT, "bench", "lib", "core-once.mjs"), String(coreNodes)], { cwd: PROJECT_ROOT });
+  run(["node", "--cpu-prof", `--cpu-prof-dir=${dir}`, path.join(PROJECT_ROOT, "bench", "lib", "core-once.mjs"), String(coreNodes)], {
+    cwd: PROJECT_ROOT,
+  });
   out.core = profileOf(dir);
   return out;
 }

@@ -31,7 +31,13 @@ const CLI_TREE = 1_000;
 // Runs per figure (medians). Fewer for the expensive cells keep the whole bench near 5 minutes.
 const REPS = quick
   ? { step: () => 3, cli: 5, core: () => 3, memory: 1, imports: 3 }
-  : { step: (files, nodes) => (files >= 10_000 && nodes >= 10_000 ? 7 : nodes >= 10_000 ? 5 : 7), cli: 11, core: (nodes) => (nodes >= 100_000 ? 5 : nodes >= 10_000 ? 11 : 31), memory: 3, imports: 5 };
+  : {
+      step: (files, nodes) => (files >= 10_000 && nodes >= 10_000 ? 7 : nodes >= 10_000 ? 5 : 7),
+      cli: 11,
+      core: (nodes) => (nodes >= 100_000 ? 5 : nodes >= 10_000 ? 11 : 31),
+      memory: 3,
+      imports: 5,
+    };
 
 const TARGETS = {
   // step ≤ 1.8× the floor on every cell of the grid; `next --json` ≤ 1.5× `node -e 0`
@@ -103,14 +109,26 @@ async function main() {
     log("1. step overhead");
     results.step = stepOverhead(repos, STEP_TREES, REPS.step);
     const worst = results.step.reduce((a, b) => (b.ratio > a.ratio ? b : a));
-    results.targets.push({ figure: `step / floor, worst cell of the grid (${worst.files} files × ${worst.nodes} nodes)`, value: worst.ratio, unit: "×", target: `≤ ${TARGETS.stepRatio}×`, pass: worst.ratio <= TARGETS.stepRatio });
+    results.targets.push({
+      figure: `step / floor, worst cell of the grid (${worst.files} files × ${worst.nodes} nodes)`,
+      value: worst.ratio,
+      unit: "×",
+      target: `≤ ${TARGETS.stepRatio}×`,
+      pass: worst.ratio <= TARGETS.stepRatio,
+    });
     section("step", t0);
   }
   t0 = Date.now();
   if (only.has("cli")) {
     log("2. CLI start");
     results.cli = cliStart(small, small.bases[CLI_TREE], REPS.cli);
-    results.targets.push({ figure: "runner next --json / node -e 0 at 1,000 nodes", value: results.cli.ratio, unit: "×", target: `≤ ${TARGETS.cliRatio}×`, pass: results.cli.ratio <= TARGETS.cliRatio });
+    results.targets.push({
+      figure: "runner next --json / node -e 0 at 1,000 nodes",
+      value: results.cli.ratio,
+      unit: "×",
+      target: `≤ ${TARGETS.cliRatio}×`,
+      pass: results.cli.ratio <= TARGETS.cliRatio,
+    });
     section("cli", t0);
   }
   t0 = Date.now();
@@ -119,23 +137,47 @@ async function main() {
     results.core = await coreScaling(CORE_TREES, REPS.core);
     const worst = Math.max(...Object.entries(results.core.growth).map(([, g]) => g));
     const last = results.core.rows[results.core.rows.length - 1];
-    results.targets.push({ figure: `core µs/node growth ${results.core.from} → ${results.core.to} nodes (worst operation)`, value: worst, unit: "×", target: `≤ ${TARGETS.coreGrowth}×`, pass: worst <= TARGETS.coreGrowth });
-    results.targets.push({ figure: `core select+validate+update+serialize at ${last.nodes} nodes`, value: Math.round(last.totalMs), unit: " ms", target: `< ${TARGETS.coreTotalMs} ms`, pass: last.totalMs < TARGETS.coreTotalMs });
+    results.targets.push({
+      figure: `core µs/node growth ${results.core.from} → ${results.core.to} nodes (worst operation)`,
+      value: worst,
+      unit: "×",
+      target: `≤ ${TARGETS.coreGrowth}×`,
+      pass: worst <= TARGETS.coreGrowth,
+    });
+    results.targets.push({
+      figure: `core select+validate+update+serialize at ${last.nodes} nodes`,
+      value: Math.round(last.totalMs),
+      unit: " ms",
+      target: `< ${TARGETS.coreTotalMs} ms`,
+      pass: last.totalMs < TARGETS.coreTotalMs,
+    });
     section("core", t0);
   }
   t0 = Date.now();
   if (only.has("memory")) {
     log("4. memory");
-    results.memory = await memory(small, { nodes: MEMORY_TREE, sha: small.bases[MEMORY_TREE], bytes: trees.get(MEMORY_TREE).text.length }, REPS.memory);
+    results.memory = await memory(
+      small,
+      { nodes: MEMORY_TREE, sha: small.bases[MEMORY_TREE], bytes: trees.get(MEMORY_TREE).text.length },
+      REPS.memory,
+    );
     const mb = Math.round(results.memory.peakRssMb.median);
-    results.targets.push({ figure: `peak RSS of runner step at ${MEMORY_TREE} nodes`, value: mb, unit: " MB", target: `< ${TARGETS.memoryMb} MB`, pass: mb < TARGETS.memoryMb });
+    results.targets.push({
+      figure: `peak RSS of runner step at ${MEMORY_TREE} nodes`,
+      value: mb,
+      unit: " MB",
+      target: `< ${TARGETS.memoryMb} MB`,
+      pass: mb < TARGETS.memoryMb,
+    });
     section("memory", t0);
   }
   t0 = Date.now();
   if (only.has("diag")) {
     log("diagnostics");
     results.diagnostics = {};
-    results.diagnostics.processes = hasStrace() ? processesPerStep(big ?? small, (big ?? small).bases[10_000], floorScript()) : "strace is not available: not measured";
+    results.diagnostics.processes = hasStrace()
+      ? processesPerStep(big ?? small, (big ?? small).bases[10_000], floorScript())
+      : "strace is not available: not measured";
     results.diagnostics.startupMs = startupTimes(REPS.imports);
     if (withProfile) results.diagnostics.profiles = profiles(big ?? small, (big ?? small).bases[10_000], small, small.bases[CLI_TREE], 100_000);
     section("diagnostics", t0);
@@ -148,13 +190,19 @@ async function main() {
   mkdirSync(outDir, { recursive: true });
   const file = path.join(outDir, "latest.json");
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`results: ${path.relative(process.cwd(), file)} (${results.meta.durationSeconds} s: ${Object.entries(results.meta.sectionSeconds).map(([k, v]) => `${k} ${v} s`).join(", ")}; load average ${results.meta.loadAverageAtStart[0]} → ${results.meta.loadAverageAtEnd[0]} on ${os.cpus().length} CPUs)`);
+  console.log(
+    `results: ${path.relative(process.cwd(), file)} (${results.meta.durationSeconds} s: ${Object.entries(results.meta.sectionSeconds)
+      .map(([k, v]) => `${k} ${v} s`)
+      .join(", ")}; load average ${results.meta.loadAverageAtStart[0]} → ${results.meta.loadAverageAtEnd[0]} on ${os.cpus().length} CPUs)`,
+  );
 }
 
 function report(results) {
   console.log();
   if (results.step) {
-    console.log("1. Step overhead: `runner step` (no-op agent, guard `true`) vs floor (node -e 0 + git status, agent, git status, git add -A, git commit)");
+    console.log(
+      "1. Step overhead: `runner step` (no-op agent, guard `true`) vs floor (node -e 0 + git status, agent, git status, git add -A, git commit)",
+    );
     printTable(
       results.step.map((c) => [
         c.files,
@@ -170,9 +218,19 @@ function report(results) {
       ["files", "nodes", "runs", "step", "floor", "step/floor", "CPU step / floor (info)", "to machine (info)", "target"],
     );
     console.log("   to machine: from spawning the step to its machine's first state (Node's start, loading the code, lock, configuration)");
-    for (const [files, nodes] of [[100, 10], [10_000, 10_000]]) {
+    for (const [files, nodes] of [
+      [100, 10],
+      [10_000, 10_000],
+    ]) {
       const cell = results.step.find((c) => c.files === files && c.nodes === nodes);
-      if (cell) console.log(`   ${files.toLocaleString("en")} × ${nodes.toLocaleString("en")}, one step by machine state (ms, from events.jsonl; a state's figure includes the transition work done on leaving it): ${Object.entries(cell.phases).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+      if (cell)
+        console.log(
+          `   ${files.toLocaleString("en")} × ${nodes.toLocaleString("en")}, one step by machine state (ms, from events.jsonl; a state's figure includes the transition work done on leaving it): ${Object.entries(
+            cell.phases,
+          )
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", ")}`,
+        );
     }
     console.log();
   }
@@ -185,39 +243,84 @@ function report(results) {
     );
   }
   if (results.core) {
-    console.log(`3. Core scaling (in process, µs per node; total = select+validate+update+serialize; parse shown apart; ${results.core.collectedBefore ? "garbage collected before each operation" : "no --expose-gc: garbage of earlier operations counts (noisy)"})`);
+    console.log(
+      `3. Core scaling (in process, µs per node; total = select+validate+update+serialize; parse shown apart; ${results.core.collectedBefore ? "garbage collected before each operation" : "no --expose-gc: garbage of earlier operations counts (noisy)"})`,
+    );
     printTable(
-      results.core.rows.map((r) => [r.nodes, r.reps, r.usPerNode.parse, r.usPerNode.select, r.usPerNode.validate, r.usPerNode.update, r.usPerNode.serialize, r.totalUsPerNode, `${Math.round(r.totalMs)} ms`]),
+      results.core.rows.map((r) => [
+        r.nodes,
+        r.reps,
+        r.usPerNode.parse,
+        r.usPerNode.select,
+        r.usPerNode.validate,
+        r.usPerNode.update,
+        r.usPerNode.serialize,
+        r.totalUsPerNode,
+        `${Math.round(r.totalMs)} ms`,
+      ]),
       ["nodes", "runs", "parse", "select", "validate", "update", "serialize", "total µs/node", "total"],
     );
     const g = results.core.growth;
-    console.log(`   per-node growth ${results.core.from} → ${results.core.to}: ${Object.entries(g).map(([k, v]) => `${k} ${v}×`).join(", ")} (target ≤ ${TARGETS.coreGrowth}×; select stops at the first open leaf, so it does not grow)\n`);
+    console.log(
+      `   per-node growth ${results.core.from} → ${results.core.to}: ${Object.entries(g)
+        .map(([k, v]) => `${k} ${v}×`)
+        .join(", ")} (target ≤ ${TARGETS.coreGrowth}×; select stops at the first open leaf, so it does not grow)\n`,
+    );
   }
   if (results.memory) {
     const m = results.memory;
     console.log(`4. Memory: runner step on ${m.nodes} nodes (${(m.treeBytes / 1e6).toFixed(1)} MB tree file), ${m.peakRssMb.n} runs, ${m.method}`);
-    printTable([[`${Math.round(m.peakRssMb.median)} MB`, `${m.stepMs.median} ms`, `< ${TARGETS.memoryMb} MB ${verdict(m.peakRssMb.median < TARGETS.memoryMb)}`]], ["peak RSS", "step time", "target"]);
+    printTable(
+      [
+        [
+          `${Math.round(m.peakRssMb.median)} MB`,
+          `${m.stepMs.median} ms`,
+          `< ${TARGETS.memoryMb} MB ${verdict(m.peakRssMb.median < TARGETS.memoryMb)}`,
+        ],
+      ],
+      ["peak RSS", "step time", "target"],
+    );
   }
   if (results.diagnostics) {
     const d = results.diagnostics;
     if (typeof d.processes === "object") {
-      const line = (p) => `${p.total} processes, ${p.git} git (${Object.entries(p.byProgram).map(([k, v]) => `${k} ×${v}`).join(", ")})`;
+      const line = (p) =>
+        `${p.total} processes, ${p.git} git (${Object.entries(p.byProgram)
+          .map(([k, v]) => `${k} ×${v}`)
+          .join(", ")})`;
       console.log("Diagnostics: processes started per iteration (10,000 files × 10,000 nodes)");
       console.log(`   step:  ${line(d.processes.step)}`);
       console.log(`   floor: ${line(d.processes.floor)}\n`);
     }
     console.log("Diagnostics: loading the CLI's entry as bin/runner.js does (ms, median of fresh processes)");
-    for (const [label, times] of Object.entries(d.startupMs)) console.log(`   ${label}: ${typeof times === "string" ? times : Object.entries(times).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+    for (const [label, times] of Object.entries(d.startupMs))
+      console.log(
+        `   ${label}: ${
+          typeof times === "string"
+            ? times
+            : Object.entries(times)
+                .map(([k, v]) => `${k} ${v}`)
+                .join(", ")
+        }`,
+      );
     console.log();
     if (d.profiles) {
       for (const [name, p] of Object.entries(d.profiles)) {
-        console.log(`Profile ${name} (${p.totalMs} ms): ${p.bySelfModule.slice(0, 8).map((r) => `${r.name} ${r.ms}`).join(", ")}`);
+        console.log(
+          `Profile ${name} (${p.totalMs} ms): ${p.bySelfModule
+            .slice(0, 8)
+            .map((r) => `${r.name} ${r.ms}`)
+            .join(", ")}`,
+        );
       }
       console.log();
     }
   }
   console.log("Targets");
-  printTable(results.targets.map((t) => [t.figure, `${t.value}${t.unit}`, t.target, verdict(t.pass)]), ["figure", "value", "target", ""]);
+  printTable(
+    results.targets.map((t) => [t.figure, `${t.value}${t.unit}`, t.target, verdict(t.pass)]),
+    ["figure", "value", "target", ""],
+  );
 }
 
 try {

@@ -41,7 +41,9 @@ function machineStart(repo) {
 }
 
 function stepEvents(repo) {
-  const lines = readFileSync(path.join(repo.dir, ".runner", "iterations", "bench", "events.jsonl"), "utf8").trim().split("\n");
+  const lines = readFileSync(path.join(repo.dir, ".runner", "iterations", "bench", "events.jsonl"), "utf8")
+    .trim()
+    .split("\n");
   return lines.slice(-20).map((line) => JSON.parse(line));
 }
 
@@ -59,7 +61,8 @@ function lastStepPhases(repo) {
   const start = events.findLastIndex((e) => e.from === "(start)");
   const mine = events.slice(start);
   const phases = {};
-  for (let i = 0; i < mine.length - 1; i++) phases[mine[i].to] = (phases[mine[i].to] ?? 0) + (Date.parse(mine[i + 1].time) - Date.parse(mine[i].time));
+  for (let i = 0; i < mine.length - 1; i++)
+    phases[mine[i].to] = (phases[mine[i].to] ?? 0) + (Date.parse(mine[i + 1].time) - Date.parse(mine[i].time));
   return phases;
 }
 
@@ -81,13 +84,26 @@ export function measureCell(repo, base, reps) {
   const phases = lastStepPhases(repo);
   const step = summary(steps.map((s) => s.ms));
   const floor = summary(floors.map((f) => f.ms));
-  const cpu = steps.every((s) => s.cpuMs !== undefined) && floors.every((f) => f.cpuMs !== undefined)
-    ? { step: summary(steps.map((s) => s.cpuMs), 0), floor: summary(floors.map((f) => f.cpuMs), 0) }
-    : undefined;
+  const cpu =
+    steps.every((s) => s.cpuMs !== undefined) && floors.every((f) => f.cpuMs !== undefined)
+      ? {
+          step: summary(
+            steps.map((s) => s.cpuMs),
+            0,
+          ),
+          floor: summary(
+            floors.map((f) => f.cpuMs),
+            0,
+          ),
+        }
+      : undefined;
   if (cpu) cpu.ratio = Number((cpu.step.median / cpu.floor.median).toFixed(2));
   // From spawning `node` to the machine's first state: Node's start, loading the code, the lock, the
   // configuration; the rest of the step is the machine's.
-  const toMachine = summary(steps.map((s) => s.toMachineMs), 0);
+  const toMachine = summary(
+    steps.map((s) => s.toMachineMs),
+    0,
+  );
   return { step, floor, ratio: Number((step.median / floor.median).toFixed(2)), ratioOfPairs: summary(ratios, 2), cpu, toMachine, phases };
 }
 

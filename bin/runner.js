@@ -11,7 +11,9 @@ try {
 } catch (error) {
   if (error?.code !== "ERR_MODULE_NOT_FOUND" || !String(error.message).includes("runner.mjs")) throw error;
   const root = fileURLToPath(new URL("..", import.meta.url));
-  process.stderr.write(`runner is not built (${root}dist/runner.mjs is missing): run \`npm run build\` (or \`npm ci\`) in ${root.replace(/\/$/, "")}.\n`);
+  process.stderr.write(
+    `runner is not built (${root}dist/runner.mjs is missing): run \`npm run build\` (or \`npm ci\`) in ${root.replace(/\/$/, "")}.\n`,
+  );
   process.exit(1);
 }
 process.exitCode = await cli.main(process.argv.slice(2));

@@ -7,7 +7,16 @@ import type { LoopRecord } from "../src/core/loop-history.js";
 import type { Problem } from "../src/core/problems.js";
 import type { RepositoryFacts } from "../src/core/safety.js";
 import type { AgentStatus, GuardOutcome, StateUpdateResult } from "../src/core/state-update.js";
-import type { AgentRunFacts, AgentStepKind, CollectedFacts, ControlSnapshot, GuardFacts, ProgramIdentity, RunnerErrorFact, StepKind } from "../src/core/step-facts.js";
+import type {
+  AgentRunFacts,
+  AgentStepKind,
+  CollectedFacts,
+  ControlSnapshot,
+  GuardFacts,
+  ProgramIdentity,
+  RunnerErrorFact,
+  StepKind,
+} from "../src/core/step-facts.js";
 import type { AgentRunVerdict, GuardVerdict, LoadVerdict, ResultVerdict, SafetyVerdict, SelectionVerdict } from "../src/core/step-verdicts.js";
 import type { TaskTree } from "../src/core/tree.js";
 import type { AgentOutput } from "../src/schemas/types.generated.js";

@@ -13,7 +13,15 @@ import type { RepositoryFacts } from "../src/core/safety.js";
 import { findNode } from "../src/core/tree.js";
 import { applyStateUpdates, madeProgress, type RunnerErrorKind } from "../src/core/state-update.js";
 import type { AgentRunFacts, AgentStepKind, CollectedFacts, GuardFacts, InterruptedState, LoadedState, PromptFacts } from "../src/core/step-facts.js";
-import { judgeAgentResult, judgeAgentRun, judgeGuardRun, judgeLoadedState, judgeRepository, judgeSelection, recoverIteration } from "../src/core/step-verdicts.js";
+import {
+  judgeAgentResult,
+  judgeAgentRun,
+  judgeGuardRun,
+  judgeLoadedState,
+  judgeRepository,
+  judgeSelection,
+  recoverIteration,
+} from "../src/core/step-verdicts.js";
 import type {
   AgentRequest,
   CollectRequest,
@@ -59,7 +67,9 @@ export const iterationMachine = setup({
     /** An unexpected exception in an actor: a bug, not a runner error. Nothing more is written; the journal lets the next step record the iteration. */
     recordBug: assign(({ event }) => ({ bug: (event as { error?: unknown }).error })),
     /** An actor failed for a reason outside the runner (git, the file system): a runner error (seed 002). */
-    recordRunnerError: assign((_, params: { kind: RunnerErrorKind; error: unknown }) => ({ runnerError: { kind: params.kind, message: errorMessage(params.error) } })),
+    recordRunnerError: assign((_, params: { kind: RunnerErrorKind; error: unknown }) => ({
+      runnerError: { kind: params.kind, message: errorMessage(params.error) },
+    })),
     /** A final state says how the step ended. */
     end: assign((_, params: { outcome: StepOutcome }) => ({ ending: params.outcome })),
     /** A refusal or failure sentence for the user. */
@@ -106,7 +116,10 @@ export const iterationMachine = setup({
     outcome: context.ending ?? "failed",
     message: context.message ?? "",
     // An iteration that was (or may have been) written has a record; a refusal, nothing to do or a bug has none.
-    record: (context.ending === "committed" || context.ending === "failed") && context.runId !== undefined && context.iteration !== undefined ? iterationRecord(context) : undefined,
+    record:
+      (context.ending === "committed" || context.ending === "failed") && context.runId !== undefined && context.iteration !== undefined
+        ? iterationRecord(context)
+        : undefined,
     commit: context.commit,
     error: context.bug,
   }),
@@ -118,14 +131,20 @@ export const iterationMachine = setup({
         id: "inspectRepository",
         src: "inspectRepository",
         input: ({ context }) => ({ runIdOption: context.runIdOption }),
-        onDone: { actions: assign(({ context, event }) => ({ repository: event.output, safety: judgeRepository(event.output, context.runIdOption) })) },
+        onDone: {
+          actions: assign(({ context, event }) => ({ repository: event.output, safety: judgeRepository(event.output, context.runIdOption) })),
+        },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
           { target: "refused", actions: { type: "say", params: ({ event }) => ({ message: errorMessage(event.error) }) } },
         ],
       },
       always: [
-        { guard: "repositoryUnsafe", target: "refused", actions: { type: "say", params: ({ context }) => ({ message: context.safety?.kind === "unsafe" ? context.safety.message : "" }) } },
+        {
+          guard: "repositoryUnsafe",
+          target: "refused",
+          actions: { type: "say", params: ({ context }) => ({ message: context.safety?.kind === "unsafe" ? context.safety.message : "" }) },
+        },
         {
           guard: "wasInterrupted",
           target: "resumeInterrupted",
@@ -142,7 +161,11 @@ export const iterationMachine = setup({
             };
           }),
         },
-        { guard: "repositorySafe", target: "loadTree", actions: assign(({ context }) => (context.safety?.kind === "safe" ? { runId: context.safety.runId } : {})) },
+        {
+          guard: "repositorySafe",
+          target: "loadTree",
+          actions: assign(({ context }) => (context.safety?.kind === "safe" ? { runId: context.safety.runId } : {})),
+        },
       ],
     },
     // An interrupted iteration is recorded as a runner error (seed 002: retry, guard skipped,
@@ -165,7 +188,13 @@ export const iterationMachine = setup({
         },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
-          { target: "failed", actions: { type: "say", params: ({ event }) => ({ message: `Could not record the interrupted iteration: ${errorMessage(event.error)}.` }) } },
+          {
+            target: "failed",
+            actions: {
+              type: "say",
+              params: ({ event }) => ({ message: `Could not record the interrupted iteration: ${errorMessage(event.error)}.` }),
+            },
+          },
         ],
       },
     },
@@ -186,7 +215,19 @@ export const iterationMachine = setup({
             const previousTreeText = load.kind === "treeValid" && tree.ok ? tree.text : undefined;
             // A leaf step's (or a re-check's) tree is the tree file at the start; a repair's is from further back.
             const treeFromStart = load.kind === "treeValid";
-            return { load, config, records, iteration, previousTree, previousTreeText, treeFromStart, stepKind, guardProgram: event.output.guardProgram, identity: event.output.identity, ...repair };
+            return {
+              load,
+              config,
+              records,
+              iteration,
+              previousTree,
+              previousTreeText,
+              treeFromStart,
+              stepKind,
+              guardProgram: event.output.guardProgram,
+              identity: event.output.identity,
+              ...repair,
+            };
           }),
         },
         onError: [
@@ -225,7 +266,13 @@ export const iterationMachine = setup({
       invoke: {
         id: "prepareRecheck",
         src: "prepareRecheck",
-        input: ({ context }) => ({ ...iterationRef(context), nodeId: context.selection!.leafId, config: context.config!, start: startPoint(context), control: context.repository!.control }),
+        input: ({ context }) => ({
+          ...iterationRef(context),
+          nodeId: context.selection!.leafId,
+          config: context.config!,
+          start: startPoint(context),
+          control: context.repository!.control,
+        }),
         onDone: { target: "guard", actions: assign({ deadlineMs: ({ event }) => event.output.deadlineMs }) },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
@@ -239,7 +286,13 @@ export const iterationMachine = setup({
         id: "preparePrompt",
         src: "preparePrompt",
         input: ({ context }) => promptRequest(context),
-        onDone: { actions: assign(({ event }) => ({ prompt: event.output.prompt, allowedWritePaths: event.output.allowedWritePaths, policyProblem: event.output.policyProblem })) },
+        onDone: {
+          actions: assign(({ event }) => ({
+            prompt: event.output.prompt,
+            allowedWritePaths: event.output.allowedWritePaths,
+            policyProblem: event.output.policyProblem,
+          })),
+        },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
           { target: "recover", actions: { type: "recordRunnerError", params: ({ event }) => ({ kind: "other", error: event.error }) } },
@@ -268,11 +321,23 @@ export const iterationMachine = setup({
       invoke: {
         id: "runAgent",
         src: "runAgent",
-        input: ({ context }) => ({ ...iterationRef(context), stepKind: agentStepKind(context), nodeId: context.selection?.leafId, title: context.selection?.title, config: context.config!, prompt: context.prompt ?? "" }),
+        input: ({ context }) => ({
+          ...iterationRef(context),
+          stepKind: agentStepKind(context),
+          nodeId: context.selection?.leafId,
+          title: context.selection?.title,
+          config: context.config!,
+          prompt: context.prompt ?? "",
+        }),
         onDone: {
           actions: assign(({ context, event }) => {
             const agentVerdict = judgeAgentRun(event.output, context.config!.limits.iterationTimeoutSeconds);
-            return { agent: event.output, deadlineMs: event.output.deadlineMs, agentVerdict, ...(agentVerdict.kind === "agentFinished" ? {} : { runnerError: agentVerdict.runnerError }) };
+            return {
+              agent: event.output,
+              deadlineMs: event.output.deadlineMs,
+              agentVerdict,
+              ...(agentVerdict.kind === "agentFinished" ? {} : { runnerError: agentVerdict.runnerError }),
+            };
           }),
         },
         onError: [
@@ -357,7 +422,11 @@ export const iterationMachine = setup({
         }),
         onDone: {
           actions: assign(({ context, event }) => {
-            const guardVerdict = judgeGuardRun(event.output, { judgement: context.judgement, command: context.config!.guard.command, timeoutSeconds: context.config!.limits.iterationTimeoutSeconds });
+            const guardVerdict = judgeGuardRun(event.output, {
+              judgement: context.judgement,
+              command: context.config!.guard.command,
+              timeoutSeconds: context.config!.limits.iterationTimeoutSeconds,
+            });
             if (guardVerdict.kind !== "guardFinished") return { guardRun: event.output, guardVerdict, runnerError: guardVerdict.runnerError };
             return { guardRun: event.output, guardVerdict, outcome: guardVerdict.outcome, failure: guardVerdict.failure };
           }),
@@ -383,7 +452,12 @@ export const iterationMachine = setup({
           const updated = applyStateUpdates(context.previousTree!, structuredClone(context.previousTree!), selectedId, pass);
           return { updated, progressed: madeProgress(context.previousTree!, updated, selectedId) };
         }
-        const updated = applyStateUpdates(context.previousTree!, context.agentTree!, selectedId, selectedId === undefined ? undefined : context.outcome);
+        const updated = applyStateUpdates(
+          context.previousTree!,
+          context.agentTree!,
+          selectedId,
+          selectedId === undefined ? undefined : context.outcome,
+        );
         return { updated, progressed: madeProgress(context.previousTree!, updated, selectedId) };
       }),
       always: { target: "persist" },
@@ -411,7 +485,15 @@ export const iterationMachine = setup({
         onDone: { target: "commit" },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
-          { target: "failed", actions: { type: "say", params: ({ event }) => ({ message: `Could not persist the iteration: ${errorMessage(event.error)}; the working tree holds the agent's changes uncommitted.` }) } },
+          {
+            target: "failed",
+            actions: {
+              type: "say",
+              params: ({ event }) => ({
+                message: `Could not persist the iteration: ${errorMessage(event.error)}; the working tree holds the agent's changes uncommitted.`,
+              }),
+            },
+          },
         ],
       },
     },
@@ -425,13 +507,24 @@ export const iterationMachine = setup({
           {
             guard: "hadRunnerError",
             target: "failed",
-            actions: assign(({ context, event }) => ({ commit: event.output.sha, message: runnerErrorSentence(context.runId!, context.iteration!, context.runnerError!) })),
+            actions: assign(({ context, event }) => ({
+              commit: event.output.sha,
+              message: runnerErrorSentence(context.runId!, context.iteration!, context.runnerError!),
+            })),
           },
           { target: "committed", actions: assign({ commit: ({ event }) => event.output.sha }) },
         ],
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
-          { target: "failed", actions: { type: "say", params: ({ event }) => ({ message: `Could not commit the iteration: ${errorMessage(event.error)}; the working tree holds the iteration uncommitted.` }) } },
+          {
+            target: "failed",
+            actions: {
+              type: "say",
+              params: ({ event }) => ({
+                message: `Could not commit the iteration: ${errorMessage(event.error)}; the working tree holds the iteration uncommitted.`,
+              }),
+            },
+          },
         ],
       },
     },
@@ -479,7 +572,13 @@ function startPoint(context: IterationContext) {
 }
 
 function collectRequest(context: IterationContext): CollectRequest {
-  return { ...iterationRef(context), start: startPoint(context), control: context.repository!.control, guardProgram: context.guardProgram!, treeFromStart: context.treeFromStart === true };
+  return {
+    ...iterationRef(context),
+    start: startPoint(context),
+    control: context.repository!.control,
+    guardProgram: context.guardProgram!,
+    treeFromStart: context.treeFromStart === true,
+  };
 }
 
 /** The selected leaf as the iteration began (ids are unique in a valid tree). */
@@ -498,6 +597,16 @@ function recovery(context: IterationContext, collected: CollectedFacts | undefin
   });
   // Without the facts (collecting them failed too), what the context holds stays as it was.
   if (!collected) return { outcome: recovered.outcome, failure: undefined, updated: undefined, progressed: false };
-  const progressed = recovered.updated !== undefined && madeProgress(context.previousTree!, recovered.updated, context.stepKind === "repair" ? undefined : context.selection?.leafId);
-  return { collected, output: recovered.output, outcome: recovered.outcome, treeProblems: recovered.treeProblems, failure: undefined, updated: recovered.updated, progressed };
+  const progressed =
+    recovered.updated !== undefined &&
+    madeProgress(context.previousTree!, recovered.updated, context.stepKind === "repair" ? undefined : context.selection?.leafId);
+  return {
+    collected,
+    output: recovered.output,
+    outcome: recovered.outcome,
+    treeProblems: recovered.treeProblems,
+    failure: undefined,
+    updated: recovered.updated,
+    progressed,
+  };
 }

@@ -22,7 +22,10 @@ export interface Recorder {
  * `onEnter` is called on entry to each state, before the state's actor starts (XState starts
  * invoked actors after the microstep that entered the state); for the initial state, at once.
  */
-export function createRecorder(initial: string, hooks: { onEnter?: (state: string) => void; onTransition?: (transition: Transition) => void } = {}): Recorder {
+export function createRecorder(
+  initial: string,
+  hooks: { onEnter?: (state: string) => void; onTransition?: (transition: Transition) => void } = {},
+): Recorder {
   const path = [initial];
   const start = { from: "(start)", event: "xstate.init", to: initial };
   const transitions: Transition[] = [start];

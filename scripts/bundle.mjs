@@ -28,10 +28,20 @@ const common = {
 // The commands are imported lazily: each becomes a chunk of its own (with what it alone needs), so
 // `runner next` loads neither the iteration machine nor the git adapters (measured in
 // docs/performance.md: one file cost `next --json` about 10 ms more).
-await build({ ...common, input: { runner: path.join(root, "src", "cli", "main.ts") }, output: { dir: dist, format: "esm", entryFileNames: "[name].mjs", chunkFileNames: "chunks/[name]-[hash].mjs" } });
-await build({ ...common, input: path.join(root, "src", "demo", "agent.ts"), output: { file: path.join(dist, "demo-agent.mjs"), format: "esm", codeSplitting: false } });
+await build({
+  ...common,
+  input: { runner: path.join(root, "src", "cli", "main.ts") },
+  output: { dir: dist, format: "esm", entryFileNames: "[name].mjs", chunkFileNames: "chunks/[name]-[hash].mjs" },
+});
+await build({
+  ...common,
+  input: path.join(root, "src", "demo", "agent.ts"),
+  output: { file: path.join(dist, "demo-agent.mjs"), format: "esm", codeSplitting: false },
+});
 if (process.argv.includes("--verbose")) {
   const chunks = readdirSync(path.join(dist, "chunks"));
   const size = chunks.reduce((sum, name) => sum + statSync(path.join(dist, "chunks", name)).size, 0);
-  console.log(`dist/runner.mjs and ${chunks.length} chunks: ${(size / 1024).toFixed(0)} KB; dist/demo-agent.mjs: ${(statSync(path.join(dist, "demo-agent.mjs")).size / 1024).toFixed(0)} KB`);
+  console.log(
+    `dist/runner.mjs and ${chunks.length} chunks: ${(size / 1024).toFixed(0)} KB; dist/demo-agent.mjs: ${(statSync(path.join(dist, "demo-agent.mjs")).size / 1024).toFixed(0)} KB`,
+  );
 }

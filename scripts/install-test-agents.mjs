@@ -37,7 +37,8 @@ export function agentsCacheDir(env = process.env) {
 function npmEnv() {
   const env = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!key.toLowerCase().startsWith("npm_") || key.toLowerCase() === "npm_config_cache" || key.toLowerCase() === "npm_config_registry") env[key] = value;
+    if (!key.toLowerCase().startsWith("npm_") || key.toLowerCase() === "npm_config_cache" || key.toLowerCase() === "npm_config_registry")
+      env[key] = value;
   }
   return env;
 }
@@ -60,7 +61,9 @@ function placeClaudeBinary(prefix, pin) {
   // The stub is a 500-byte shell script; the real binary is hundreds of MB.
   if (statSync(stub).size < 64 * 1024) execFileSync(process.execPath, [path.join(dir, "install.cjs")], { cwd: dir, stdio: "pipe" });
   if (statSync(stub).size < 64 * 1024) {
-    throw new Error(`${pin.package}@${pin.version}: its postinstall left the stub in bin/claude.exe (no platform package for ${process.platform}-${process.arch}?)`);
+    throw new Error(
+      `${pin.package}@${pin.version}: its postinstall left the stub in bin/claude.exe (no platform package for ${process.platform}-${process.arch}?)`,
+    );
   }
 }
 

@@ -17,7 +17,12 @@ async function load() {
   const legacy = path.join(DIST, "src", "core");
   if (existsSync(path.join(legacy, "select.js"))) {
     const from = (name) => import(pathToFileURL(path.join(legacy, name)).href);
-    const [select, invariants, update, canonical] = await Promise.all([from("select.js"), from("invariants.js"), from("state-update.js"), from("canonical.js")]);
+    const [select, invariants, update, canonical] = await Promise.all([
+      from("select.js"),
+      from("invariants.js"),
+      from("state-update.js"),
+      from("canonical.js"),
+    ]);
     return { ...select, ...invariants, ...canonical, applyStateUpdates: update.applyStateUpdatesInPlace ?? update.applyStateUpdates };
   }
   // Inside the checkout's node_modules: the generated validators require ajv's helpers from there.
@@ -27,7 +32,9 @@ async function load() {
   const core = path.join(RUNNER_ROOT, "src", "core");
   writeFileSync(
     entry,
-    ["select.js", "invariants.js", "state-update.js", "serialize.js"].map((name) => `export * from ${JSON.stringify(path.join(core, name.replace(/\.js$/, ".ts")))};`).join("\n"),
+    ["select.js", "invariants.js", "state-update.js", "serialize.js"]
+      .map((name) => `export * from ${JSON.stringify(path.join(core, name.replace(/\.js$/, ".ts")))};`)
+      .join("\n"),
   );
   const { build } = await import("rolldown");
   const file = path.join(dir, "core.mjs");

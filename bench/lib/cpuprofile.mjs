@@ -49,8 +49,17 @@ export function summarizeProfile(file, top = 25) {
       }
     }
   }
-  const sorted = (map) => [...map].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, ms]) => ({ name, ms: Number(ms.toFixed(1)) }));
-  return { totalMs: Number(totalMs.toFixed(1)), bySelfFunction: sorted(fnSelf), bySelfModule: sorted(modSelf), byInclusiveModule: sorted(modInclusive) };
+  const sorted = (map) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, ms]) => ({ name, ms: Number(ms.toFixed(1)) }));
+  return {
+    totalMs: Number(totalMs.toFixed(1)),
+    bySelfFunction: sorted(fnSelf),
+    bySelfModule: sorted(modSelf),
+    byInclusiveModule: sorted(modInclusive),
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -49,7 +49,14 @@ export function makeTree(total) {
     const branchPasses = kids.every((kid) => kid.passes);
     children.push(makeNode(branchId, b, `Feature ${b + 1}`, branchPasses, 0, kids));
   }
-  const root = makeNode("root", 0, "Build the product", children.every((c) => c.passes), 0, children);
+  const root = makeNode(
+    "root",
+    0,
+    "Build the product",
+    children.every((c) => c.passes),
+    0,
+    children,
+  );
   return { version: 1, root };
 }
 
@@ -135,5 +142,10 @@ function runnerState(repo) {
   const real = realpathSync(path.join(repo.dir, ".git"));
   const dir = path.join(repo.env.RUNNER_STATE_DIR, "repos", createHash("sha256").update(real).digest("hex").slice(0, 24));
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return { index: path.join(dir, "index"), indexCommit: path.join(dir, "index.commit"), journal: path.join(dir, "journal.json"), history: path.join(dir, "history.json") };
+  return {
+    index: path.join(dir, "index"),
+    indexCommit: path.join(dir, "index.commit"),
+    journal: path.join(dir, "journal.json"),
+    history: path.join(dir, "history.json"),
+  };
 }

@@ -18,7 +18,17 @@ export const OPERATION_MARKERS: readonly [string, string][] = [
   ["BISECT_LOG", "bisect"],
   ["sequencer", "sequence"],
 ];
-const LEFTOVERS = ["MERGE_MSG", "MERGE_MODE", "MERGE_RR", "AUTO_MERGE", "SQUASH_MSG", "BISECT_START", "BISECT_TERMS", "BISECT_NAMES", "BISECT_EXPECTED_REV"];
+const LEFTOVERS = [
+  "MERGE_MSG",
+  "MERGE_MODE",
+  "MERGE_RR",
+  "AUTO_MERGE",
+  "SQUASH_MSG",
+  "BISECT_START",
+  "BISECT_TERMS",
+  "BISECT_NAMES",
+  "BISECT_EXPECTED_REV",
+];
 
 export interface Start {
   branch: string;
@@ -29,7 +39,8 @@ export interface Start {
 export function undoAgentControl(gitDir: string, control: ControlSnapshot): Pick<AgentGitFacts, "controlChanged" | "operations"> {
   const controlChanged = restoreControlFiles(gitDir, control);
   const operations = OPERATION_MARKERS.filter(([marker]) => existsSync(path.join(gitDir, marker))).map(([, name]) => name);
-  for (const name of [...OPERATION_MARKERS.map(([marker]) => marker), ...LEFTOVERS]) rmSync(path.join(gitDir, name), { recursive: true, force: true });
+  for (const name of [...OPERATION_MARKERS.map(([marker]) => marker), ...LEFTOVERS])
+    rmSync(path.join(gitDir, name), { recursive: true, force: true });
   return { controlChanged, operations };
 }
 

@@ -48,7 +48,6 @@ function writable(file: string): boolean {
   }
 }
 
-
 /** A new cgroup's path: its name says who made it, so that a later runner can tell when the owner is dead. */
 export function newCgroupPath(parent: string): string {
   return path.join(parent, `runner-${ownPidNamespace()}-${process.pid}-${liveStartTime(process.pid) ?? "0"}-${randomBytes(6).toString("hex")}`);

@@ -91,7 +91,8 @@ const KILL_WITHIN_MS = 3_000;
 
 // The child enters the cgroup before it execs the program, so nothing it starts can be outside.
 // (sh's $0 is "runner", which names the shell in its own messages; the cgroup comes as $1)
-const ENTER_CGROUP = 'G=$1; shift; { echo $$ > "$G/cgroup.procs"; } 2>/dev/null || { echo "runner: cannot enter the cgroup $G" >&2; exit 125; }; exec "$@"';
+const ENTER_CGROUP =
+  'G=$1; shift; { echo $$ > "$G/cgroup.procs"; } 2>/dev/null || { echo "runner: cannot enter the cgroup $G" >&2; exit 125; }; exec "$@"';
 // Run by sh after `unshare --pid` (sh itself stays outside; its next children are inside): the
 // first child becomes the namespace's init, a holder that gets SIGKILL when sh — by then the exec'd
 // `unshare --fork` that waits for the program — exits. That unshare is outside the namespace and
@@ -99,7 +100,10 @@ const ENTER_CGROUP = 'G=$1; shift; { echo $$ > "$G/cgroup.procs"; } 2>/dev/null 
 // program inside, behind a /proc of the namespace. If that unshare exits before the holder has
 // armed its death signal (a program that ends at once), the holder is left: the end-of-run scan
 // finds it by its tag.
-const PID_NAMESPACE = 'S=$1 U=$2 Z=$3; shift 3; "$S" --pdeathsig KILL -- "$Z" ' + HOLDER_SECONDS + ' </dev/null >/dev/null 2>&1 & exec "$U" --fork --kill-child --mount-proc -- "$@"';
+const PID_NAMESPACE =
+  'S=$1 U=$2 Z=$3; shift 3; "$S" --pdeathsig KILL -- "$Z" ' +
+  HOLDER_SECONDS +
+  ' </dev/null >/dev/null 2>&1 & exec "$U" --fork --kill-child --mount-proc -- "$@"';
 
 let toolCache: Tools | undefined;
 function tools(): Tools {
@@ -206,7 +210,23 @@ function pidNamespaceArgv(argv: string[], userNamespace: boolean): string[] {
   // In a user namespace the capabilities kept for mounting /proc are dropped before the program runs.
   const program = userNamespace ? [setpriv!, "--inh-caps=-all", "--ambient-caps=-all", "--", ...argv] : argv;
   const namespaces = userNamespace ? ["--user", "--map-current-user", "--keep-caps", "--pid"] : ["--pid"];
-  return [setpriv!, "--pdeathsig", "KILL", "--", unshare!, ...namespaces, "--", sh!, "-c", PID_NAMESPACE, "sh", setpriv!, unshare!, sleepTool!, ...program];
+  return [
+    setpriv!,
+    "--pdeathsig",
+    "KILL",
+    "--",
+    unshare!,
+    ...namespaces,
+    "--",
+    sh!,
+    "-c",
+    PID_NAMESPACE,
+    "sh",
+    setpriv!,
+    unshare!,
+    sleepTool!,
+    ...program,
+  ];
 }
 
 /** Undoes a `containedStart` whose program never started. */
@@ -221,7 +241,14 @@ export function discardStart(start: ContainedStart): void {
 
 /** The record of a contained run, taken right after the spawn (the child is at worst a zombie then). */
 export function containmentRecord(start: ContainedStart, pid: number): ContainmentRecord {
-  return { method: start.method, pid, startTime: procStat(pid)?.startTime ?? null, pidNamespace: ownPidNamespace(), tag: start.tag, cgroup: start.cgroup };
+  return {
+    method: start.method,
+    pid,
+    startTime: procStat(pid)?.startTime ?? null,
+    pidNamespace: ownPidNamespace(),
+    tag: start.tag,
+    cgroup: start.cgroup,
+  };
 }
 
 /**
@@ -304,4 +331,3 @@ function signal(pid: number, name: NodeJS.Signals): void {
     // ESRCH: gone already. EPERM: not ours to end (another user's process).
   }
 }
-

@@ -55,7 +55,6 @@ export function parseIdent(text: string | undefined): CommitIdentity | undefined
   return match && match[1] !== "" && match[2] !== "" ? { name: match[1]!, email: match[2]! } : undefined;
 }
 
-
 function asGitError(args: readonly string[], error: unknown): GitError {
   const detail = error instanceof Error ? error.message.trim().split("\n")[0] : String(error);
   return new GitError(`git ${args[0] ?? ""} failed: ${detail}`, { cause: error });
@@ -116,13 +115,20 @@ interface GitOutput {
 
 /** Settings every git call carries, ahead of the command: they beat anything in .git/config. */
 export const GIT_HARDENING = [
-  "-c", "core.hooksPath=/dev/null",
-  "-c", "core.fsmonitor=false",
-  "-c", "core.pager=cat",
-  "-c", "core.editor=:",
-  "-c", "sequence.editor=:",
-  "-c", "diff.external=",
-  "-c", "commit.gpgSign=false",
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.pager=cat",
+  "-c",
+  "core.editor=:",
+  "-c",
+  "sequence.editor=:",
+  "-c",
+  "diff.external=",
+  "-c",
+  "commit.gpgSign=false",
 ] as const;
 
 /** Where a step's git calls point: the work tree, the git folder and the runner's own index. */
@@ -154,11 +160,17 @@ function gitEnv(cwd: string, where: GitLocation, extra: Record<string, string> =
 function runGit(cwd: string, args: readonly string[], where: GitLocation = {}, call: GitCall = {}): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
     const input = call.input;
-    const child = spawn("git", [...GIT_HARDENING, ...args], { cwd, env: gitEnv(cwd, where, call.env), stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn("git", [...GIT_HARDENING, ...args], {
+      cwd,
+      env: gitEnv(cwd, where, call.env),
+      stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const file = call.stdoutFile;
-    const sink = file ? { fd: openSafely(file.path), room: file.capBytes, decoder: new StringDecoder("utf8"), redactor: new StreamRedactor(file.secrets) } : undefined;
+    const sink = file
+      ? { fd: openSafely(file.path), room: file.capBytes, decoder: new StringDecoder("utf8"), redactor: new StreamRedactor(file.secrets) }
+      : undefined;
     // A write that fails (a full disk) ends the file there; the call then rejects with that error.
     let writeError: unknown;
     const write = (text: string) => {
@@ -252,7 +264,9 @@ export class GitRepo {
   async ignored(paths: readonly string[]): Promise<string[]> {
     if (paths.length === 0) return [];
     // exit 1: nothing ignored
-    const result = await runGit(this.root, ["check-ignore", "--no-index", "-z", "--stdin"], this.where, { input: `${paths.join("\0")}\0` }).catch(() => undefined);
+    const result = await runGit(this.root, ["check-ignore", "--no-index", "-z", "--stdin"], this.where, { input: `${paths.join("\0")}\0` }).catch(
+      () => undefined,
+    );
     return (result?.code === 0 ? result.stdout.toString("utf8") : "").split("\0").filter((line) => line.length > 0);
   }
 
@@ -290,7 +304,12 @@ export class GitRepo {
    * signature), by `identity` (author and committer).
    */
   async commitTree(tree: string, parent: string, message: string, identity: CommitIdentity): Promise<string> {
-    const env = { GIT_AUTHOR_NAME: identity.name, GIT_AUTHOR_EMAIL: identity.email, GIT_COMMITTER_NAME: identity.name, GIT_COMMITTER_EMAIL: identity.email };
+    const env = {
+      GIT_AUTHOR_NAME: identity.name,
+      GIT_AUTHOR_EMAIL: identity.email,
+      GIT_COMMITTER_NAME: identity.name,
+      GIT_COMMITTER_EMAIL: identity.email,
+    };
     return (await this.raw(["commit-tree", tree, "-p", parent, "-F", "-"], { input: message, env })).trim();
   }
 
@@ -338,7 +357,10 @@ export class GitRepo {
     const [head, tip, common] = await Promise.all([
       readFile(path.join(gitDir, "HEAD"), "utf8").catch(() => ""),
       readFile(path.join(gitDir, "refs", "heads", ...branch.split("/")), "utf8").catch(() => ""),
-      stat(path.join(gitDir, "commondir")).then(() => true, () => false),
+      stat(path.join(gitDir, "commondir")).then(
+        () => true,
+        () => false,
+      ),
     ]);
     if (common || head !== `ref: refs/heads/${branch}\n` || !/^[0-9a-f]{40}\n$/.test(tip)) return undefined;
     return tip.trim();
@@ -366,9 +388,18 @@ export class GitRepo {
    * `file` up to `capBytes` (a file of hundreds of MB never passes through one string).
    */
   /** The patch from `base` to `target` (a commit; "index": what is staged) into `file`, streamed, capped and redacted. */
-  async diffToFile(base: string, target: string, excludes: readonly string[], file: string, capBytes: number, secrets: readonly string[]): Promise<void> {
+  async diffToFile(
+    base: string,
+    target: string,
+    excludes: readonly string[],
+    file: string,
+    capBytes: number,
+    secrets: readonly string[],
+  ): Promise<void> {
     const to = target === "index" ? ["--cached", base] : [base, target];
-    await this.raw(["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", ...to, "--", ".", ...excludes.map((p) => `:(exclude)${p}`)], { stdoutFile: { path: file, capBytes, secrets } });
+    await this.raw(["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", ...to, "--", ".", ...excludes.map((p) => `:(exclude)${p}`)], {
+      stdoutFile: { path: file, capBytes, secrets },
+    });
   }
 
   /** The paths (folders end in /) that git ignores in the work tree, not descending into ignored folders. */
@@ -378,24 +409,46 @@ export class GitRepo {
   }
 
   /** Commits after `base` on the first-parent line to `tip` (default HEAD), oldest first, with the paths each changed. */
-  async commitsSince(base: string, tip = "HEAD"): Promise<{ sha: string; subject: string; body: string; author: string; committer: string; parents: string[]; changedPaths: string[] }[]> {
+  async commitsSince(
+    base: string,
+    tip = "HEAD",
+  ): Promise<{ sha: string; subject: string; body: string; author: string; committer: string; parents: string[]; changedPaths: string[] }[]> {
     const out = await this.raw([
-      "log", "--first-parent", "--reverse", "--no-renames", "--diff-merges=first-parent",
-      "--format=%x1e%H%x1f%s%x1f%an <%ae>%x1f%cn <%ce>%x1f%P%x1f%b%x1f", "--name-only", `${base}..${tip}`,
+      "log",
+      "--first-parent",
+      "--reverse",
+      "--no-renames",
+      "--diff-merges=first-parent",
+      "--format=%x1e%H%x1f%s%x1f%an <%ae>%x1f%cn <%ce>%x1f%P%x1f%b%x1f",
+      "--name-only",
+      `${base}..${tip}`,
     ]);
     return out
       .split("\x1e")
       .filter((record) => record.length > 0)
       .map((record) => {
         const [sha = "", subject = "", author = "", committer = "", parents = "", body = "", files = ""] = record.split("\x1f");
-        return { sha, subject, body: body.trimEnd(), author, committer, parents: parents.split(" ").filter(Boolean), changedPaths: files.split("\n").filter((line) => line.length > 0).sort() };
+        return {
+          sha,
+          subject,
+          body: body.trimEnd(),
+          author,
+          committer,
+          parents: parents.split(" ").filter(Boolean),
+          changedPaths: files
+            .split("\n")
+            .filter((line) => line.length > 0)
+            .sort(),
+        };
       });
   }
 
   /** The text of `path` at each revision (undefined where it does not exist), in one git process. */
   async fileAtRevisions(revisions: readonly string[], path: string): Promise<(string | undefined)[]> {
     if (revisions.length === 0) return [];
-    const result = await runGit(this.root, ["cat-file", "--batch"], this.where, { input: revisions.map((revision) => `${revision}:${path}\n`).join("") });
+    const result = await runGit(this.root, ["cat-file", "--batch"], this.where, {
+      input: revisions.map((revision) => `${revision}:${path}\n`).join(""),
+    });
     if (result.code !== 0) throw asGitError(["cat-file"], new Error(result.stderr.trim()));
     const out = result.stdout;
     const texts: (string | undefined)[] = [];
@@ -435,10 +488,11 @@ export async function gitDir(root: string): Promise<string> {
   const dotGit = path.join(root, ".git");
   const info = await stat(dotGit).catch(() => undefined);
   if (!info) {
-    throw new RefusalError(`${root} is not the top folder of a git repository (no .git here); run \`git init\` there and commit your project, or run the runner where .git and .runner/ sit together.`);
+    throw new RefusalError(
+      `${root} is not the top folder of a git repository (no .git here); run \`git init\` there and commit your project, or run the runner where .git and .runner/ sit together.`,
+    );
   }
   if (info.isDirectory()) return dotGit;
   const pointer = (await readFile(dotGit, "utf8")).trim().replace(/^gitdir: /, "");
   return path.resolve(root, pointer);
 }
-

@@ -22,7 +22,13 @@ export interface Hooks {
   bell(): void;
 }
 
-export function createHooks(options: { root: string; config: ResolvedConfig["hooks"] | undefined; env: Record<string, string>; warn: (line: string) => void; now: () => number }): Hooks {
+export function createHooks(options: {
+  root: string;
+  config: ResolvedConfig["hooks"] | undefined;
+  env: Record<string, string>;
+  warn: (line: string) => void;
+  now: () => number;
+}): Hooks {
   const { root, config, env, warn } = options;
   const secrets = secretValues(env);
   const warned = new Set<HookName>();
@@ -47,11 +53,20 @@ export function createHooks(options: { root: string; config: ResolvedConfig["hoo
           secrets,
         });
         const ok = result.exitCode === 0;
-        const how = result.spawnError ?? (result.timedOut ? `did not finish within ${config.timeoutSeconds} s and was killed` : result.exitCode === undefined ? `was killed (${result.signal ?? "signal"})` : `exited with code ${result.exitCode}`);
+        const how =
+          result.spawnError ??
+          (result.timedOut
+            ? `did not finish within ${config.timeoutSeconds} s and was killed`
+            : result.exitCode === undefined
+              ? `was killed (${result.signal ?? "signal"})`
+              : `exited with code ${result.exitCode}`);
         const last = result.tail.trim().split("\n").at(-1) ?? "";
         appendSafely(
           path.join(folder, "hooks.log"),
-          redactSecrets(`${new Date(started).toISOString()} ${name} ${JSON.stringify(argv)} ${ok ? "ok" : how} (${Math.round(result.durationMs)} ms)${last ? `: ${last}` : ""}\n`, secrets),
+          redactSecrets(
+            `${new Date(started).toISOString()} ${name} ${JSON.stringify(argv)} ${ok ? "ok" : how} (${Math.round(result.durationMs)} ms)${last ? `: ${last}` : ""}\n`,
+            secrets,
+          ),
         );
         if (!ok && !warned.has(name)) {
           warned.add(name);

@@ -23,7 +23,13 @@ export function readLockRecord(file: string): LockRecord | undefined {
   try {
     const value = JSON.parse(readFileSync(file, "utf8")) as Partial<LockRecord>;
     if (typeof value.pid !== "number" || typeof value.command !== "string" || typeof value.since !== "string") return undefined;
-    return { pid: value.pid, start: typeof value.start === "string" ? value.start : null, host: typeof value.host === "string" ? value.host : hostname(), command: value.command, since: value.since };
+    return {
+      pid: value.pid,
+      start: typeof value.start === "string" ? value.start : null,
+      host: typeof value.host === "string" ? value.host : hostname(),
+      command: value.command,
+      since: value.since,
+    };
   } catch {
     return undefined;
   }

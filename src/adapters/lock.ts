@@ -32,7 +32,13 @@ export class RepositoryLock {
         unlinkSync(this.file); // stale: its holder is gone
         continue;
       }
-      const record: LockRecord = { pid: process.pid, start: processStart(process.pid), host: hostname(), command: this.command, since: new Date(now()).toISOString() };
+      const record: LockRecord = {
+        pid: process.pid,
+        start: processStart(process.pid),
+        host: hostname(),
+        command: this.command,
+        since: new Date(now()).toISOString(),
+      };
       writeSync(fd, `${JSON.stringify(record)}\n`);
       closeSync(fd);
       this.held = true;

@@ -45,7 +45,11 @@ function programCheck(name: string, program: string, where: string, env: Record<
     const file = resolveProgram(program, env, root);
     const interpreter = file === undefined ? undefined : interpreterProblem(file);
     if (interpreter !== undefined) {
-      return { name, detail: `${file} (its #! interpreter ${interpreter} is missing)`, problem: `The ${name} ${JSON.stringify(program)} (${where}) names an interpreter that does not exist (${interpreter}, in its #! line); fix that line or install the interpreter.` };
+      return {
+        name,
+        detail: `${file} (its #! interpreter ${interpreter} is missing)`,
+        problem: `The ${name} ${JSON.stringify(program)} (${where}) names an interpreter that does not exist (${interpreter}, in its #! line); fix that line or install the interpreter.`,
+      };
     }
     return { name, detail: file ?? program };
   }
@@ -59,16 +63,29 @@ export function preflight(root: string, config: ResolvedConfig, env: Record<stri
   const checks: PreflightCheck[] = [];
   const agent = agentProgram(config.executor);
   if (agent) {
-    const way = INSTALL[config.executor.kind] ? `${INSTALL[config.executor.kind]} or choose another [executor] kind in .runner/state/config.toml` : "fix [executor] command in .runner/state/config.toml";
+    const way = INSTALL[config.executor.kind]
+      ? `${INSTALL[config.executor.kind]} or choose another [executor] kind in .runner/state/config.toml`
+      : "fix [executor] command in .runner/state/config.toml";
     checks.push({ ...programCheck("agent's program", agent.program, agent.where, stepEnv, root, way), agent: true });
   } else {
     checks.push({ name: "agent's program", detail: "the built-in demo agent", agent: true });
   }
   const guard = config.guard.command;
-  const guardCheck = programCheck("guard's program", guard[0]!, "[guard] command", stepEnv, root, "install it or fix [guard] command in .runner/state/config.toml");
+  const guardCheck = programCheck(
+    "guard's program",
+    guard[0]!,
+    "[guard] command",
+    stepEnv,
+    root,
+    "install it or fix [guard] command in .runner/state/config.toml",
+  );
   checks.push(guardCheck);
   const just = justRecipe(guard);
-  if (just.isJust && guardCheck.problem === undefined && !guard.some((arg) => arg === "-f" || arg === "--justfile" || arg.startsWith("--justfile="))) {
+  if (
+    just.isJust &&
+    guardCheck.problem === undefined &&
+    !guard.some((arg) => arg === "-f" || arg === "--justfile" || arg.startsWith("--justfile="))
+  ) {
     checks.push(justfileCheck(root, guard, just.recipe, stepEnv));
   }
   return checks;
@@ -90,7 +107,11 @@ function justfileCheck(root: string, guard: readonly string[], recipe: string | 
   }
   if (file === undefined) {
     const needs = recipe ? `with a \`${recipe}\` recipe` : "with a recipe";
-    return { name, detail: "no justfile", problem: `The guard is ${command} but the repository has no justfile; add one ${needs} that runs the project's checks (or set [guard] command in .runner/state/config.toml), commit it, and try again.` };
+    return {
+      name,
+      detail: "no justfile",
+      problem: `The guard is ${command} but the repository has no justfile; add one ${needs} that runs the project's checks (or set [guard] command in .runner/state/config.toml), commit it, and try again.`,
+    };
   }
   if (recipe === undefined || definesRecipe(text, recipe)) return { name, detail: recipe ? `${file}: ${recipe}` : `${file}: its default recipe` };
   // The text does not show it: ask `just` (imports, modules), as the guard will run it.
@@ -98,7 +119,15 @@ function justfileCheck(root: string, guard: readonly string[], recipe: string | 
   if (result.status === 0 && summaryRecipes(result.stdout).includes(recipe)) return { name, detail: `${file}: ${recipe}` };
   if (result.status !== 0 && result.error === undefined) {
     const first = (result.stderr || "").trim().split("\n")[0] ?? "";
-    return { name, detail: `${file} does not parse`, problem: `The guard is ${command} but ${file} does not parse (${first}); fix it, commit it, and try again.` };
+    return {
+      name,
+      detail: `${file} does not parse`,
+      problem: `The guard is ${command} but ${file} does not parse (${first}); fix it, commit it, and try again.`,
+    };
   }
-  return { name, detail: `${file}: no ${recipe}`, problem: `The guard is ${command} but ${file} has no \`${recipe}\` recipe; add one that runs the project's checks (or set [guard] command in .runner/state/config.toml), commit it, and try again.` };
+  return {
+    name,
+    detail: `${file}: no ${recipe}`,
+    problem: `The guard is ${command} but ${file} has no \`${recipe}\` recipe; add one that runs the project's checks (or set [guard] command in .runner/state/config.toml), commit it, and try again.`,
+  };
 }

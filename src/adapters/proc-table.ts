@@ -34,7 +34,6 @@ export function ownPidNamespace(): string {
   return pidNamespace;
 }
 
-
 function allPids(): number[] {
   const pids: number[] = [];
   for (const name of readdirSync("/proc")) {

@@ -17,7 +17,16 @@ import { StringDecoder } from "node:string_decoder";
 import { StreamRedactor } from "../core/stream-redactor.js";
 import { ensureRealFolder, openSafely } from "./safe-files.js";
 import { truncateForAgent } from "../core/text-limits.js";
-import { containedStart, containmentRecord, discardStart, endContainedRun, killLeftoversNow, type ContainedStart, type ContainmentMethod, type ContainmentRecord } from "./containment.js";
+import {
+  containedStart,
+  containmentRecord,
+  discardStart,
+  endContainedRun,
+  killLeftoversNow,
+  type ContainedStart,
+  type ContainmentMethod,
+  type ContainmentRecord,
+} from "./containment.js";
 import { interpreterProblem, programProblem, resolveProgram } from "./program-path.js";
 
 export interface ProcessRequest {
@@ -100,7 +109,13 @@ export interface ProcessOutcome {
 
 /** Just the outcome fields of a result (no output, no byte counts). */
 export function outcomeOf(result: ProcessOutcome): ProcessOutcome {
-  return { exitCode: result.exitCode, timedOut: result.timedOut, aborted: result.aborted, spawnError: result.spawnError, durationMs: result.durationMs };
+  return {
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    aborted: result.aborted,
+    spawnError: result.spawnError,
+    durationMs: result.durationMs,
+  };
 }
 
 /**
@@ -367,7 +382,13 @@ class OutputLog {
     // (and never through a link planted at the file's own name)
     this.fd = openSafely(request.logFile);
     const secrets = request.secrets ?? [];
-    const state = (): StreamState => ({ produced: 0, kept: 0, dropped: 0, decoder: new StringDecoder("utf8"), redactor: new StreamRedactor(secrets) });
+    const state = (): StreamState => ({
+      produced: 0,
+      kept: 0,
+      dropped: 0,
+      decoder: new StringDecoder("utf8"),
+      redactor: new StreamRedactor(secrets),
+    });
     this.streams = { stdout: state(), stderr: state() };
   }
 
@@ -394,7 +415,9 @@ class OutputLog {
     }
     const { stdout, stderr } = this.streams;
     const droppedBytes = stdout.dropped + stderr.dropped;
-    this.note(`stdout ${stdout.produced} bytes, stderr ${stderr.produced} bytes, ${droppedBytes} dropped over the cap of ${this.request.capBytes} per stream`);
+    this.note(
+      `stdout ${stdout.produced} bytes, stderr ${stderr.produced} bytes, ${droppedBytes} dropped over the cap of ${this.request.capBytes} per stream`,
+    );
     const tail = this.tail.slice(-TAIL_CHARS);
     // Longer than the head: the head's first 2500 and the tail's last 1000 characters are the output's.
     const excerpt = this.chars <= TAIL_CHARS ? this.head : truncateForAgent(this.head + tail);

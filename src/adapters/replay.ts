@@ -20,7 +20,12 @@ export interface ReplayResult {
   problem?: string;
 }
 
-export async function replayPasses(git: GitRepo, commits: readonly { sha: string; subject: string }[], runId: string, env: Record<string, string>): Promise<ReplayResult[]> {
+export async function replayPasses(
+  git: GitRepo,
+  commits: readonly { sha: string; subject: string }[],
+  runId: string,
+  env: Record<string, string>,
+): Promise<ReplayResult[]> {
   const results: ReplayResult[] = [];
   const logs = await mkdtemp(path.join(tmpdir(), "runner-replay-"));
   try {
@@ -51,7 +56,9 @@ export async function replayPasses(git: GitRepo, commits: readonly { sha: string
         results.push({ ...base, passed: true });
         continue;
       }
-      const how = failed.spawnError ?? (failed.timedOut ? "did not finish within the iteration budget" : `exited with code ${failed.exitCode ?? failed.signal}`);
+      const how =
+        failed.spawnError ??
+        (failed.timedOut ? "did not finish within the iteration budget" : `exited with code ${failed.exitCode ?? failed.signal}`);
       const tail = failed.excerpt.trim().split("\n").slice(-3).join(" / ");
       results.push({ ...base, passed: false, problem: `${what} ${how} on the committed content${tail ? ` (${tail})` : ""}` });
     }

@@ -48,7 +48,13 @@ export async function keptHistory(state: RepositoryStatePaths, runId: string, he
 }
 
 /** The run's history at `head`: `kept` (what the state folder holds for it) when given, else read from the branch. */
-export async function runHistory(git: GitRepo, state: RepositoryStatePaths, runId: string, head: string | undefined, kept?: RunHistory): Promise<RunHistory> {
+export async function runHistory(
+  git: GitRepo,
+  state: RepositoryStatePaths,
+  runId: string,
+  head: string | undefined,
+  kept?: RunHistory,
+): Promise<RunHistory> {
   if (kept) return kept;
   const commits = await git.loopCommits(loopSubjectPattern(runId));
   if (head !== undefined) await writeHistory(state, { runId, head, commits }).catch(() => undefined);
@@ -59,7 +65,13 @@ export async function runHistory(git: GitRepo, state: RepositoryStatePaths, runI
  * After the runner's own commit `commit` on top of `parent`: the history it kept for `parent` gains
  * it (`treeWritten`: the commit holds the tree file the runner wrote from a valid tree).
  */
-export async function addToHistory(state: RepositoryStatePaths, runId: string, parent: string, commit: LoopCommit, treeWritten: boolean): Promise<void> {
+export async function addToHistory(
+  state: RepositoryStatePaths,
+  runId: string,
+  parent: string,
+  commit: LoopCommit,
+  treeWritten: boolean,
+): Promise<void> {
   const kept = await readHistory(state);
   if (!kept || kept.runId !== runId || kept.head !== parent) return;
   await writeHistory(state, { runId, head: commit.sha, commits: [commit, ...kept.commits], treeWritten });
@@ -76,7 +88,11 @@ async function writeHistory(state: RepositoryStatePaths, history: HistoryFile): 
  * GIT_AUTHOR_EMAIL, else the configured user.name and user.email (read now, before the agent) —
  * else the runner's fallback.
  */
-export async function runIdentity(git: GitRepo, commits: readonly LoopCommit[], env: Readonly<Record<string, string | undefined>>): Promise<CommitIdentity> {
+export async function runIdentity(
+  git: GitRepo,
+  commits: readonly LoopCommit[],
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<CommitIdentity> {
   const pinned = parseIdent(commits[0]?.author);
   if (pinned) return pinned;
   if (env.GIT_AUTHOR_NAME && env.GIT_AUTHOR_EMAIL) return { name: env.GIT_AUTHOR_NAME, email: env.GIT_AUTHOR_EMAIL };

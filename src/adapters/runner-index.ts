@@ -19,7 +19,13 @@ export async function ensureRunnerIndex(git: GitRepo, state: RepositoryStatePath
   if (head === undefined) return;
   const mirrored = (await mirroredCommit(state)) ?? "";
   if (mirrored === head && !rebuild) return;
-  const moved = !rebuild && mirrored !== "" && (await git.raw(["read-tree", "--reset", head]).then(() => true, () => false));
+  const moved =
+    !rebuild &&
+    mirrored !== "" &&
+    (await git.raw(["read-tree", "--reset", head]).then(
+      () => true,
+      () => false,
+    ));
   if (!moved) {
     await rm(state.index, { force: true });
     await git.readTree(head);

@@ -12,9 +12,7 @@ import type { TaskTree } from "../core/tree.js";
 /** Larger tree files are refused before they are read (a 100,000-node plan is about 30 MB). */
 export const MAX_TREE_BYTES = 40 * 1024 * 1024;
 
-export type TreeLoad =
-  | { ok: true; tree: TaskTree; text: string }
-  | { ok: false; problems: Problem[]; text?: string; missing?: boolean };
+export type TreeLoad = { ok: true; tree: TaskTree; text: string } | { ok: false; problems: Problem[]; text?: string; missing?: boolean };
 
 /** Reads and checks a tree file: size, JSON, schema, unique ids, attempts ≤ max_attempts. */
 export async function loadTreeFile(file: string): Promise<TreeLoad> {
@@ -22,11 +20,15 @@ export async function loadTreeFile(file: string): Promise<TreeLoad> {
   try {
     size = (await stat(file)).size;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { ok: false, missing: true, problems: [{ path: "$", message: "the file does not exist" }] };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      return { ok: false, missing: true, problems: [{ path: "$", message: "the file does not exist" }] };
     throw error;
   }
   if (size > MAX_TREE_BYTES) {
-    return { ok: false, problems: [{ path: "$", message: `the file is ${(size / 1024 / 1024).toFixed(1)} MiB, over the ${MAX_TREE_BYTES / 1024 / 1024} MiB limit` }] };
+    return {
+      ok: false,
+      problems: [{ path: "$", message: `the file is ${(size / 1024 / 1024).toFixed(1)} MiB, over the ${MAX_TREE_BYTES / 1024 / 1024} MiB limit` }],
+    };
   }
   const text = await readFile(file, "utf8");
   return checkTreeText(text);

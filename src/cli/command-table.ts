@@ -8,7 +8,13 @@ export type OptionSpec =
 
 /** `max-attempts` → `maxAttempts`. */
 type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
-type ValueOf<O> = O extends { type: "boolean" } ? boolean : O extends { type: "integer" } ? number : O extends { choices: readonly (infer C)[] } ? C : string;
+type ValueOf<O> = O extends { type: "boolean" }
+  ? boolean
+  : O extends { type: "integer" }
+    ? number
+    : O extends { choices: readonly (infer C)[] }
+      ? C
+      : string;
 /** Whether an option always has a value: a boolean (false when absent) or one with a default. */
 type Always<O> = O extends { type: "boolean" } ? true : O extends { default: string | number } ? true : false;
 
@@ -53,7 +59,9 @@ export interface AnyCommand extends Omit<CommandSpec, "load"> {
  * Declares a command. The type checker ties the option table to the handler: the module's `run`
  * must accept what the parser produces from these options (src/cli/parse.ts builds exactly that).
  */
-export function command<const Options extends Record<string, OptionSpec>, Extra = unknown>(spec: CommandSpec<Options, ArgsOf<Options> & NoInfer<Extra>>): AnyCommand {
+export function command<const Options extends Record<string, OptionSpec>, Extra = unknown>(
+  spec: CommandSpec<Options, ArgsOf<Options> & NoInfer<Extra>>,
+): AnyCommand {
   return spec as unknown as AnyCommand;
 }
 

@@ -16,13 +16,20 @@ export function guardOutputOf(failure: string | undefined): string | undefined {
 
 /** The last `count` lines of `text` that are not blank, trailing spaces removed. */
 export function lastLines(text: string, count: number): string[] {
-  const lines = text.split(/\r?\n/).map((line) => line.trimEnd()).filter((line) => line.trim() !== "");
+  const lines = text
+    .split(/\r?\n/)
+    .map((line) => line.trimEnd())
+    .filter((line) => line.trim() !== "");
   return lines.slice(-count);
 }
 
 /** The first `count` lines of `text` that are not blank. */
 export function firstLines(text: string, count: number): string[] {
-  return text.split(/\r?\n/).map((line) => line.trimEnd()).filter((line) => line.trim() !== "").slice(0, count);
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trimEnd())
+    .filter((line) => line.trim() !== "")
+    .slice(0, count);
 }
 
 /**
@@ -39,7 +46,10 @@ const FAILING_LINE = /^\s*(?:not ok\b|FAIL\b|FAILED\b|[✗✖×]\s)|AssertionErr
 export function guardTail(failure: string | undefined, count: number): string[] {
   const output = guardOutputOf(failure);
   if (output === undefined) return [];
-  const lines = output.split(/\r?\n/).map((line) => line.trimEnd()).filter((line) => line.trim() !== "");
+  const lines = output
+    .split(/\r?\n/)
+    .map((line) => line.trimEnd())
+    .filter((line) => line.trim() !== "");
   const tail = lines.slice(-count);
   const earlier = lines.slice(0, -count).find((line) => FAILING_LINE.test(line));
   return earlier === undefined ? tail : [earlier, "…", ...tail];

@@ -5,10 +5,7 @@ import { camelCase, type AnyCommand, type OptionSpec, type ParsedArgs } from "./
 import { COMMANDS, GLOBAL_OPTIONS } from "./commands.js";
 import { UsageError } from "../errors.js";
 
-export type Parsed =
-  | { kind: "help"; text: string }
-  | { kind: "version" }
-  | { kind: "run"; spec: AnyCommand; args: ParsedArgs };
+export type Parsed = { kind: "help"; text: string } | { kind: "version" } | { kind: "run"; spec: AnyCommand; args: ParsedArgs };
 
 const PROGRAM = "runner";
 const ABOUT = "Drives an AI coding agent through the task tree in .runner/state/tree.json, one committed iteration at a time.";
@@ -30,13 +27,19 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
   if (commandAt < 0) {
     if (tokens.includes("--version") || tokens.includes("-V")) return { kind: "version" };
     const unknown = tokens.find((token) => token.startsWith("-") && !["--help", "-h", "--debug", "-C"].includes(token) && !token.startsWith("-C"));
-    if (unknown && !wantsHelp) throw new UsageError(`Unknown option ${unknown}; name a command first (${COMMANDS.map((c) => c.name).join(", ")}). See \`${PROGRAM} --help\`.`);
+    if (unknown && !wantsHelp)
+      throw new UsageError(`Unknown option ${unknown}; name a command first (${COMMANDS.map((c) => c.name).join(", ")}). See \`${PROGRAM} --help\`.`);
     return { kind: "help", text: programHelp() };
   }
   const name = tokens[commandAt]!;
   const spec = COMMANDS.find((candidate) => candidate.name === name);
   if (!spec) {
-    throw new UsageError(`Unknown command "${name}"${suggestion(name, COMMANDS.map((c) => c.name))}; the commands are ${COMMANDS.map((c) => c.name).join(", ")}. See \`${PROGRAM} --help\`.`);
+    throw new UsageError(
+      `Unknown command "${name}"${suggestion(
+        name,
+        COMMANDS.map((c) => c.name),
+      )}; the commands are ${COMMANDS.map((c) => c.name).join(", ")}. See \`${PROGRAM} --help\`.`,
+    );
   }
   if (wantsHelp) return { kind: "help", text: commandHelp(spec) };
   tokens.splice(commandAt, 1);
@@ -50,7 +53,8 @@ function parseOptions(spec: AnyCommand, argv: string[]): ParsedArgs {
   const where = `\`${PROGRAM} ${spec.name}\``;
   // node:util's parseArgs splits the words (--name=value, -Cdir, --); the checks and their sentences are ours.
   const known: NonNullable<ParseArgsConfig["options"]> = {};
-  for (const [name, option] of Object.entries(table)) known[name] = { type: option.type === "boolean" ? "boolean" : "string", ...(name.length === 1 ? { short: name } : {}) };
+  for (const [name, option] of Object.entries(table))
+    known[name] = { type: option.type === "boolean" ? "boolean" : "string", ...(name.length === 1 ? { short: name } : {}) };
   const { tokens } = parseArgs({ args: argv, options: known, strict: false, allowPositionals: true, tokens: true });
   for (const token of tokens) {
     if (token.kind === "positional") positionals.push(token.value);
@@ -61,10 +65,13 @@ function parseOptions(spec: AnyCommand, argv: string[]): ParsedArgs {
     if (!option) {
       const names = Object.keys(spec.options).map(flag);
       const own = names.length > 0 ? `its options are ${names.join(", ")}` : "it takes no options";
-      throw new UsageError(`Unknown option ${token.rawName} for ${where}${suggestion(token.name, Object.keys(table), flag)}; ${own} (and -C <dir>, --debug). See \`${PROGRAM} ${spec.name} --help\`.`);
+      throw new UsageError(
+        `Unknown option ${token.rawName} for ${where}${suggestion(token.name, Object.keys(table), flag)}; ${own} (and -C <dir>, --debug). See \`${PROGRAM} ${spec.name} --help\`.`,
+      );
     }
     if (option.type === "boolean") {
-      if (token.value !== undefined) throw new UsageError(`${flag(name)} takes no value (given "${token.value}"). See \`${PROGRAM} ${spec.name} --help\`.`);
+      if (token.value !== undefined)
+        throw new UsageError(`${flag(name)} takes no value (given "${token.value}"). See \`${PROGRAM} ${spec.name} --help\`.`);
       values[name] = !negated;
       continue;
     }
@@ -77,7 +84,9 @@ function parseOptions(spec: AnyCommand, argv: string[]): ParsedArgs {
   }
   if (positionals.length > (spec.positional ? 1 : 0)) {
     const extra = positionals[spec.positional ? 1 : 0]!;
-    throw new UsageError(`Unexpected argument "${extra}" for ${where}; ${spec.positional ? `it takes one <${spec.positional.name}>` : "it takes none"}. See \`${PROGRAM} ${spec.name} --help\`.`);
+    throw new UsageError(
+      `Unexpected argument "${extra}" for ${where}; ${spec.positional ? `it takes one <${spec.positional.name}>` : "it takes none"}. See \`${PROGRAM} ${spec.name} --help\`.`,
+    );
   }
   const args: Record<string, unknown> = {};
   for (const [name, option] of Object.entries(table)) {
@@ -85,7 +94,8 @@ function parseOptions(spec: AnyCommand, argv: string[]): ParsedArgs {
     if (value !== undefined) args[name.length === 1 ? name : camelCase(name)] = value;
   }
   if (spec.positional) {
-    if (positionals[0] === undefined && spec.positional.required) throw new UsageError(`${where} needs <${spec.positional.name}>: ${spec.positional.describe}. See \`${PROGRAM} ${spec.name} --help\`.`);
+    if (positionals[0] === undefined && spec.positional.required)
+      throw new UsageError(`${where} needs <${spec.positional.name}>: ${spec.positional.describe}. See \`${PROGRAM} ${spec.name} --help\`.`);
     if (positionals[0] !== undefined) args[camelCase(spec.positional.name)] = positionals[0];
   }
   return args as ParsedArgs;
@@ -97,7 +107,9 @@ function checkValue(name: string, option: OptionSpec, value: string, command: st
     const min = option.min ?? Number.MIN_SAFE_INTEGER;
     const number = /^-?[0-9]+$/.test(value) ? Number(value) : Number.NaN;
     if (!Number.isSafeInteger(number) || number < min) {
-      throw new UsageError(`${flag(name)} must be a whole number${option.min !== undefined ? ` of at least ${option.min}` : ""}, not "${value}". ${help}`);
+      throw new UsageError(
+        `${flag(name)} must be a whole number${option.min !== undefined ? ` of at least ${option.min}` : ""}, not "${value}". ${help}`,
+      );
     }
     return number;
   }
@@ -108,7 +120,8 @@ function checkValue(name: string, option: OptionSpec, value: string, command: st
 }
 
 const flag = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
-const valueName = (option: OptionSpec) => (option.type === "boolean" ? "" : option.type === "string" && option.choices ? option.choices.join("|") : (option.value ?? option.type));
+const valueName = (option: OptionSpec) =>
+  option.type === "boolean" ? "" : option.type === "string" && option.choices ? option.choices.join("|") : (option.value ?? option.type);
 
 /** ` (did you mean X?)` for the closest name within two edits, else nothing. */
 function suggestion(given: string, names: readonly string[], show: (name: string) => string = (name) => name): string {
@@ -124,7 +137,8 @@ function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     previous = current;
   }
   return previous[b.length]!;

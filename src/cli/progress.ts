@@ -88,7 +88,14 @@ export function jsonView(write: (line: string) => void, now: () => number): Prog
   const emit = (value: object) => write(`${JSON.stringify(value)}\n`);
   return {
     progress(event) {
-      if (event.type === "phase") emit({ type: "phase", phase: event.phase, iteration: event.iteration ?? null, node_id: event.nodeId ?? null, time: new Date(now()).toISOString() });
+      if (event.type === "phase")
+        emit({
+          type: "phase",
+          phase: event.phase,
+          iteration: event.iteration ?? null,
+          node_id: event.nodeId ?? null,
+          time: new Date(now()).toISOString(),
+        });
     },
     step(result) {
       emit(iterationEvent(result, now()));
@@ -122,7 +129,12 @@ export function plainView(write: (line: string) => void, options: ViewOptions = 
 }
 
 /** A block redrawn in place on a terminal. */
-export function terminalView(stream: NodeJS.WriteStream, now: () => number, runLabel: string, options: ViewOptions & { facts?: RunFacts } = {}): ProgressView {
+export function terminalView(
+  stream: NodeJS.WriteStream,
+  now: () => number,
+  runLabel: string,
+  options: ViewOptions & { facts?: RunFacts } = {},
+): ProgressView {
   const style = options.style ?? PLAIN;
   const facts: RunFacts = options.facts ?? { startedAt: now() };
   let leaves = facts.leaves;

@@ -32,7 +32,15 @@ export function summaryEvent(summary: RunSummary, now: number): RunEvent {
 
 export function noticeEvent(notice: RunNotice, runId: string | undefined, now: number): RunEvent {
   if (notice.type === "wait") {
-    return { type: "wait", run_id: runId ?? null, cause: notice.cause, seconds: notice.seconds, until: iso(notice.until), message: notice.message, time: iso(now) };
+    return {
+      type: "wait",
+      run_id: runId ?? null,
+      cause: notice.cause,
+      seconds: notice.seconds,
+      until: iso(notice.until),
+      message: notice.message,
+      time: iso(now),
+    };
   }
   return {
     type: "stuck",

@@ -21,7 +21,10 @@ export interface RunInProgress {
 }
 
 /** The runner working in the repository at `root`, or undefined when none is (no lock, or a stale one). */
-export async function runInProgress(root: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<RunInProgress | undefined> {
+export async function runInProgress(
+  root: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<RunInProgress | undefined> {
   // The usual case, no lock file beside a .git folder, costs two stats and nothing else.
   const dotGit = path.join(root, ".git");
   if (!existsSync(dotGit) || (statSync(dotGit).isDirectory() && !existsSync(path.join(dotGit, LOCK_NAME)))) return undefined;
@@ -70,6 +73,11 @@ export function describeRunInProgress(run: RunInProgress, now: number): string {
   const head = `in progress: \`${run.command}\`, pid ${run.pid}${where}, since ${run.since}${age}`;
   const it = run.iteration;
   if (!it) return `${head}; between iterations`;
-  const on = it.step_kind === "repair" ? "repairing the task tree" : it.node_id ? `node ${it.node_id}${it.step_kind === "recheck" ? " (re-check)" : ""}` : it.step_kind;
+  const on =
+    it.step_kind === "repair"
+      ? "repairing the task tree"
+      : it.node_id
+        ? `node ${it.node_id}${it.step_kind === "recheck" ? " (re-check)" : ""}`
+        : it.step_kind;
   return `${head}; iteration ${it.number} of run ${it.run_id}, ${on}`;
 }

@@ -43,7 +43,8 @@ export function makeStyle(enabled: boolean): Style {
   const styleText = enabled ? process.getBuiltinModule("node:util").styleText : undefined;
   // validateStream: false — the decision is colourWanted's; styleText must not make its own (its
   // checks differ between Node versions).
-  const paint = (tone: Tone | undefined, text: string) => (styleText && tone && text !== "" ? styleText(FORMATS[tone], text, { validateStream: false }) : text);
+  const paint = (tone: Tone | undefined, text: string) =>
+    styleText && tone && text !== "" ? styleText(FORMATS[tone], text, { validateStream: false }) : text;
   return {
     enabled,
     passed: (text) => paint("passed", text),

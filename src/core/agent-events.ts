@@ -34,7 +34,8 @@ export const STATUS_PREFIX = "\u0001status ";
 
 const MAX_LINE = 16 * 1024 * 1024;
 
-const object = (value: unknown): Json | undefined => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined);
+const object = (value: unknown): Json | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
 /** `/bin/bash -c 'just ci'` → `just ci` (Codex shows the shell wrapper it ran). */
@@ -79,7 +80,9 @@ export class AgentEventReader {
     const { usage, turns, agent } = this.session;
     const parts = [`${agent === "codex" ? "step" : "turn"} ${turns}`];
     if (usage) {
-      parts.push(`${shortCount(usage.input_tokens)} tokens in${usage.cached_input_tokens > 0 ? ` (${shortCount(usage.cached_input_tokens)} cached)` : ""}`);
+      parts.push(
+        `${shortCount(usage.input_tokens)} tokens in${usage.cached_input_tokens > 0 ? ` (${shortCount(usage.cached_input_tokens)} cached)` : ""}`,
+      );
       parts.push(`${shortCount(usage.output_tokens)} out`);
       if (usage.cost_usd !== null) parts.push(formatCost(usage.cost_usd));
     }
@@ -201,7 +204,9 @@ export class AgentEventReader {
       case "init":
         return [`session ${text(event.model) ?? "?"} · ${text(event.permissionMode) ?? "?"}`];
       case "api_retry":
-        return [`↻ retry ${String(event.attempt ?? "?")}/${String(event.max_retries ?? "?")} after ${String(event.error_status ?? event.error ?? "an error")}`];
+        return [
+          `↻ retry ${String(event.attempt ?? "?")}/${String(event.max_retries ?? "?")} after ${String(event.error_status ?? event.error ?? "an error")}`,
+        ];
       case "permission_denied":
         return [`⛔ ${oneLine(text(event.message) ?? `${text(event.tool_name) ?? "a tool"} denied`)}`];
       default:
@@ -235,7 +240,9 @@ export class AgentEventReader {
     const blocks = Array.isArray(message.content) ? (message.content as unknown[]).map(object) : [];
     return blocks.flatMap((block) => {
       if (block?.type !== "tool_result" || block.is_error !== true) return [];
-      const content = text(block.content) ?? (Array.isArray(block.content) ? (block.content as unknown[]).map((part) => text(object(part)?.text) ?? "").join(" ") : "");
+      const content =
+        text(block.content) ??
+        (Array.isArray(block.content) ? (block.content as unknown[]).map((part) => text(object(part)?.text) ?? "").join(" ") : "");
       return [`✗ ${oneLine(content) || "tool error"}`];
     });
   }

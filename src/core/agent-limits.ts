@@ -74,7 +74,11 @@ const CLAUDE_USAGE = /hit your|usage limit|spend limit|out of (?:usage )?credits
  * usage-limit text, or a `rate_limit_event` with status "rejected" came before it (epoch seconds in
  * `resetsAt`). A run that succeeded anyway met no limit worth waiting for.
  */
-export function claudeLimit(result: Record<string, unknown> | undefined, rejected: Record<string, unknown> | undefined, clock: AgentClock): AgentLimit | undefined {
+export function claudeLimit(
+  result: Record<string, unknown> | undefined,
+  rejected: Record<string, unknown> | undefined,
+  clock: AgentClock,
+): AgentLimit | undefined {
   const text = typeof result?.result === "string" ? result.result : "";
   const status = result?.api_error_status;
   const resetSeconds = typeof rejected?.resetsAt === "number" && Number.isFinite(rejected.resetsAt) ? rejected.resetsAt : undefined;
@@ -82,6 +86,7 @@ export function claudeLimit(result: Record<string, unknown> | undefined, rejecte
   const failed = result?.is_error === true;
   if (!failed || !(rejected || status === 429 || CLAUDE_USAGE.test(text))) return undefined;
   const kind: LimitKind = rejected || CLAUDE_USAGE.test(text) ? "usage" : "rate";
-  const message = text || `the model API refused the request (${typeof rejected?.rateLimitType === "string" ? rejected.rateLimitType : "rate limit"})`;
+  const message =
+    text || `the model API refused the request (${typeof rejected?.rateLimitType === "string" ? rejected.rateLimitType : "rate limit"})`;
   return { kind, ...(resetsAt ? { resetsAt } : {}), message };
 }

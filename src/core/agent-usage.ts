@@ -20,7 +20,8 @@ export type AgentUsage = UsageTotals & { codex?: Record<string, unknown>; claude
 
 type Json = Record<string, unknown>;
 
-const object = (value: unknown): Json | undefined => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined);
+const object = (value: unknown): Json | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
 const count = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined);
 
 /** Codex `turn.completed.usage` (summed over the turn's model requests by Codex itself). */

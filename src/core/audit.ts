@@ -88,7 +88,9 @@ function expectedLeaf(record: LoopRecord, before: TaskNode, after: TaskNode): st
   const passes = guard === "pass" ? true : before.passes;
   if (after.children.length > 0) {
     // A decomposed leaf became a parent: its passes are derived, attempts unchanged.
-    return after.attempts === before.attempts ? undefined : `attempts of the decomposed leaf ${JSON.stringify(after.id)} moved from ${before.attempts} to ${after.attempts}`;
+    return after.attempts === before.attempts
+      ? undefined
+      : `attempts of the decomposed leaf ${JSON.stringify(after.id)} moved from ${before.attempts} to ${after.attempts}`;
   }
   if (after.attempts !== attempts) {
     return `attempts of the selected leaf ${JSON.stringify(after.id)} are ${after.attempts}, but guard=${guard}${status ? `, status ${status}` : ""}${runnerError ? ", runner error" : ""} gives ${attempts}`;
@@ -108,7 +110,9 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
   let loopCommits = 0;
   let otherCommits = 0;
   if (!base) violations.push({ sha: commits[0]?.sha ?? "", iteration: undefined, message: "the tree the run started from is invalid" });
-  else for (const problem of checkDerivedPasses(base)) violations.push({ sha: commits[0]?.sha ?? "", iteration: undefined, message: `the tree the run started from: ${formatProblem(problem)}` });
+  else
+    for (const problem of checkDerivedPasses(base))
+      violations.push({ sha: commits[0]?.sha ?? "", iteration: undefined, message: `the tree the run started from: ${formatProblem(problem)}` });
 
   let current: TaskTree | undefined = base; // the tree at the previous commit (undefined: invalid)
   let lastValid: TaskTree | undefined = base;
@@ -121,15 +125,28 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
   commits.forEach((commit, index) => {
     const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
     if (!record && index < lastLoop) {
-      violations.push({ sha: commit.sha, iteration: undefined, message: `a commit between loop commits that the runner did not make (${JSON.stringify(commit.subject)}); the runner never lets the agent commit, so check it by hand` });
+      violations.push({
+        sha: commit.sha,
+        iteration: undefined,
+        message: `a commit between loop commits that the runner did not make (${JSON.stringify(commit.subject)}); the runner never lets the agent commit, so check it by hand`,
+      });
     }
     if (record && commit.author !== undefined) {
       identity ??= commit.author;
       const who = [commit.author, commit.committer].filter((name) => name !== identity);
-      if (who.length > 0) violations.push({ sha: commit.sha, iteration: record.subject.iteration, message: `made by ${who.join(" and ")}, not the run's identity ${identity}` });
+      if (who.length > 0)
+        violations.push({
+          sha: commit.sha,
+          iteration: record.subject.iteration,
+          message: `made by ${who.join(" and ")}, not the run's identity ${identity}`,
+        });
     }
     if (record && commit.parents !== undefined && commit.parents.length !== 1) {
-      violations.push({ sha: commit.sha, iteration: record.subject.iteration, message: `has ${commit.parents.length} parents; a loop commit has exactly one, the commit its iteration started from` });
+      violations.push({
+        sha: commit.sha,
+        iteration: record.subject.iteration,
+        message: `has ${commit.parents.length} parents; a loop commit has exactly one, the commit its iteration started from`,
+      });
     }
   });
   for (const commit of commits) {
@@ -166,13 +183,18 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
     } else {
       if (subject.kind === "decompose" || subject.kind === "execute") {
         const kind = classifyChangedPaths(commit.changedPaths);
-        if (kind !== subject.kind) fail(`the subject says ${subject.kind}, but the commit changed ${kind === "execute" ? "paths outside .runner/" : "only .runner/"}`);
+        if (kind !== subject.kind)
+          fail(`the subject says ${subject.kind}, but the commit changed ${kind === "execute" ? "paths outside .runner/" : "only .runner/"}`);
         if (subject.guard === "pass" && subject.kind !== "execute") fail("guard=pass on an iteration that changed nothing outside .runner/");
-        if (subject.guard === "pass" && record.trailers.status !== "done") fail(`guard=pass although the agent said ${record.trailers.status ?? "nothing"}`);
+        if (subject.guard === "pass" && record.trailers.status !== "done")
+          fail(`guard=pass although the agent said ${record.trailers.status ?? "nothing"}`);
       }
-      if (subject.kind === "interrupted" && record.trailers.error === undefined) fail("an interrupted iteration without its runner error (Runner-Error)");
-      if (subject.kind === "recheck" && record.trailers.status !== undefined) fail(`a re-check with an agent status (${record.trailers.status}); no agent runs in a re-check`);
-      if (record.trailers.error !== undefined && subject.guard !== "skipped") fail(`a runner error with guard=${subject.guard}; runner errors skip the guard`);
+      if (subject.kind === "interrupted" && record.trailers.error === undefined)
+        fail("an interrupted iteration without its runner error (Runner-Error)");
+      if (subject.kind === "recheck" && record.trailers.status !== undefined)
+        fail(`a re-check with an agent status (${record.trailers.status}); no agent runs in a re-check`);
+      if (record.trailers.error !== undefined && subject.guard !== "skipped")
+        fail(`a runner error with guard=${subject.guard}; runner errors skip the guard`);
       if (!current) {
         fail("a leaf iteration ran on an invalid task tree; the runner must run a repair step first");
       } else {
@@ -184,7 +206,8 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
         } else {
           const selection = selectLeftmostOpenLeaf(current);
           if (selection.kind !== "leaf") fail(`an iteration on node ${subject.nodeId} after the root had passed`);
-          else if (selection.leaf.id !== subject.nodeId) fail(`the subject names node ${subject.nodeId}, but the leftmost open leaf was ${selection.leaf.id}`);
+          else if (selection.leaf.id !== subject.nodeId)
+            fail(`the subject names node ${subject.nodeId}, but the leftmost open leaf was ${selection.leaf.id}`);
         }
         if (after) {
           for (const problem of checkPassedImmutable(current, after)) fail(formatProblem(problem));
@@ -206,6 +229,8 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
   }
   // In history order: the first one printed is the first commit that breaks a rule.
   const position = new Map(commits.map((commit, index) => [commit.sha, index]));
-  const ordered = violations.map((violation, index) => ({ violation, index })).sort((a, b) => (position.get(a.violation.sha) ?? -1) - (position.get(b.violation.sha) ?? -1) || a.index - b.index);
+  const ordered = violations
+    .map((violation, index) => ({ violation, index }))
+    .sort((a, b) => (position.get(a.violation.sha) ?? -1) - (position.get(b.violation.sha) ?? -1) || a.index - b.index);
   return { loopCommits, otherCommits, violations: ordered.map((entry) => entry.violation) };
 }

@@ -19,5 +19,7 @@ export function canonicalNode(node: TaskNode): string {
 
 /** sha256 of the RFC 8785 form of the tree with its children sorted: equal for equal trees. */
 export function treeFingerprint(tree: TaskTree): string {
-  return createHash("sha256").update(canonicalJson(sortedCopy(tree))).digest("hex");
+  return createHash("sha256")
+    .update(canonicalJson(sortedCopy(tree)))
+    .digest("hex");
 }

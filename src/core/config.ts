@@ -150,9 +150,7 @@ export function resolveConfig(raw: unknown): ConfigResult {
 
 /** The justfile variants, plus any repository script the guard's argv names (`bash ci.sh`). */
 function defaultGuardFiles(guardCommand: readonly string[]): string[] {
-  const scripts = guardCommand
-    .map((arg) => arg.replace(/^\.\//, ""))
-    .filter((arg) => SCRIPT_FILE.test(arg) && pathEntryProblem(arg) === undefined);
+  const scripts = guardCommand.map((arg) => arg.replace(/^\.\//, "")).filter((arg) => SCRIPT_FILE.test(arg) && pathEntryProblem(arg) === undefined);
   return [...DEFAULT_GUARD_FILES, ...scripts];
 }
 

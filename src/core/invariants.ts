@@ -83,7 +83,11 @@ function scanNodes(data: unknown): { problems: Problem[]; tooDeep?: Problem; nes
     const depth = depths.pop()!;
     if (depth >= MAX_TREE_DEPTH) {
       const path = loosePaths(data, [visit]).get(visit)!;
-      return { problems: [], nestedTooDeep: nested, tooDeep: { path, message: `the tree is nested deeper than ${MAX_TREE_DEPTH} levels; flatten the plan` } };
+      return {
+        problems: [],
+        nestedTooDeep: nested,
+        tooDeep: { path, message: `the tree is nested deeper than ${MAX_TREE_DEPTH} levels; flatten the plan` },
+      };
     }
     const id = node.id;
     if (typeof id === "string") {
@@ -91,7 +95,8 @@ function scanNodes(data: unknown): { problems: Problem[]; tooDeep?: Problem; nes
       if (earlier === undefined) firstById.set(id, visit);
       else duplicates.push({ later: visit, earlier, id });
     }
-    if (typeof node.attempts === "number" && typeof node.max_attempts === "number" && node.attempts > node.max_attempts) overAttempts.push({ visit, attempts: node.attempts, max: node.max_attempts });
+    if (typeof node.attempts === "number" && typeof node.max_attempts === "number" && node.attempts > node.max_attempts)
+      overAttempts.push({ visit, attempts: node.attempts, max: node.max_attempts });
     // The node object sits at document depth 1 + 2·depth, its values one deeper, children's items two.
     for (const key in node) {
       const value = node[key];
@@ -118,7 +123,10 @@ function scanNodes(data: unknown): { problems: Problem[]; tooDeep?: Problem; nes
   const paths = loosePaths(data, [...duplicates.flatMap(({ later, earlier }) => [later, earlier]), ...overAttempts.map(({ visit }) => visit)]);
   const problems: Problem[] = [];
   for (const { later, earlier, id } of duplicates) {
-    problems.push({ path: childPath(paths.get(later)!, "id"), message: `duplicate id ${JSON.stringify(id)} (also used at ${childPath(paths.get(earlier)!, "id")}); ids must be unique in the whole tree` });
+    problems.push({
+      path: childPath(paths.get(later)!, "id"),
+      message: `duplicate id ${JSON.stringify(id)} (also used at ${childPath(paths.get(earlier)!, "id")}); ids must be unique in the whole tree`,
+    });
   }
   for (const { visit, attempts, max } of overAttempts) {
     problems.push({ path: childPath(paths.get(visit)!, "attempts"), message: `attempts ${attempts} is more than max_attempts ${max}` });
@@ -154,7 +162,8 @@ export function checkTreeShape(data: unknown): { tree?: TaskTree; problems: Prob
   const scan = scanNodes(data);
   // A tree nested past the limit is refused before the schema validator recurses into it.
   if (scan.tooDeep) return { problems: [scan.tooDeep] };
-  if (scan.nestedTooDeep) return { problems: [{ path: "$", message: `the document is nested deeper than ${MAX_TREE_DEPTH} levels; flatten the plan` }] };
+  if (scan.nestedTooDeep)
+    return { problems: [{ path: "$", message: `the document is nested deeper than ${MAX_TREE_DEPTH} levels; flatten the plan` }] };
   const schema = validateTreeSchema(data);
   const problems = schema.ok ? scan.problems : [...schema.problems, ...scan.problems];
   return problems.length === 0 && schema.ok ? { tree: schema.value, problems } : { problems };
@@ -220,7 +229,13 @@ export function checkPassedImmutable(previous: TaskTree, next: TaskTree): Proble
     }
   }
 
-  type Finding = { kind: "removed" | "moved" | "changed"; id: string; parentId: string | undefined; before: TaskNode; now?: { node: TaskNode; parentId: string | undefined } };
+  type Finding = {
+    kind: "removed" | "moved" | "changed";
+    id: string;
+    parentId: string | undefined;
+    before: TaskNode;
+    now?: { node: TaskNode; parentId: string | undefined };
+  };
   const findings: Finding[] = [];
   for (const { node, parentId } of passed) {
     const now = found.get(node.id);
@@ -239,7 +254,10 @@ export function checkPassedImmutable(previous: TaskTree, next: TaskTree): Proble
     if (kind === "removed") return { path: "$", message: `passed node ${name} was removed; passed nodes are immutable, put it back as it was` };
     const path = storedPaths.get(id)!;
     if (kind === "moved") {
-      return { path, message: `passed node ${name} was moved from parent ${JSON.stringify(parentId ?? null)} to ${JSON.stringify(now!.parentId ?? null)}; passed nodes are immutable` };
+      return {
+        path,
+        message: `passed node ${name} was moved from parent ${JSON.stringify(parentId ?? null)} to ${JSON.stringify(now!.parentId ?? null)}; passed nodes are immutable`,
+      };
     }
     const fields = changedFields(sortedNodeCopy(before), sortedNodeCopy(now!.node));
     return { path, message: `passed node ${name} was changed (${fields.join(", ")}); passed nodes are immutable, add follow-up work as a new node` };

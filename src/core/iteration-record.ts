@@ -106,11 +106,15 @@ function recordKind(source: RecordSource, changedPaths: readonly string[]): Iter
 export function describeAgentGit(git: AgentGitFacts | undefined): string | undefined {
   if (!git) return undefined;
   const parts: string[] = [];
-  if (git.agentCommits.length > 0) parts.push(`committed ${git.agentCommits.length} commit(s) itself (${git.agentCommits.map((c) => JSON.stringify(c.subject)).join(", ")}), folded into this iteration`);
+  if (git.agentCommits.length > 0)
+    parts.push(
+      `committed ${git.agentCommits.length} commit(s) itself (${git.agentCommits.map((c) => JSON.stringify(c.subject)).join(", ")}), folded into this iteration`,
+    );
   if (git.headMoved) parts.push(`left HEAD ${git.headMoved.branch ? `on ${git.headMoved.branch}` : "detached"}, put back on the run branch`);
   if (git.operations.length > 0) parts.push(`left a ${git.operations.join(" and a ")} in progress, removed`);
   if (git.controlChanged.length > 0) parts.push(`changed ${git.controlChanged.map((name) => `.git/${name}`).join(", ")}, put back`);
-  if (git.nestedRepositories.length > 0) parts.push(`created repositories without a commit (${git.nestedRepositories.join(", ")}), moved to the iteration's log`);
+  if (git.nestedRepositories.length > 0)
+    parts.push(`created repositories without a commit (${git.nestedRepositories.join(", ")}), moved to the iteration's log`);
   if (git.hiddenByIgnoreRules.length > 0) parts.push(`hid ${git.hiddenByIgnoreRules.join(", ")} with an ignore rule it changed`);
   if (git.guardProgramChanged) parts.push(`changed the guard's program ${git.guardProgramChanged}`);
   return parts.length > 0 ? `The agent ${parts.join("; ")}.` : undefined;

@@ -34,7 +34,10 @@ export function checkAgentTree(previous: TaskTree, data: unknown, requiredNodeId
   if (lowered.size > 0) {
     for (const { node, jsonPath } of jsonPathsOf(tree, (node) => lowered.has(node))) {
       const attempts = recorded.get(node.id) ?? 0;
-      problems.push({ path: childPath(jsonPath, "max_attempts"), message: `max_attempts ${node.max_attempts} is below the ${attempts} attempts the runner has recorded for ${JSON.stringify(node.id)}` });
+      problems.push({
+        path: childPath(jsonPath, "max_attempts"),
+        message: `max_attempts ${node.max_attempts} is below the ${attempts} attempts the runner has recorded for ${JSON.stringify(node.id)}`,
+      });
     }
   }
   if (!required) problems.push(removedSelected(requiredNodeId!));
@@ -42,7 +45,10 @@ export function checkAgentTree(previous: TaskTree, data: unknown, requiredNodeId
 }
 
 function removedSelected(requiredNodeId: string): Problem {
-  return { path: "$", message: `the selected node ${JSON.stringify(requiredNodeId)} was removed; keep it (give it children to split it) so the runner can record this iteration's outcome` };
+  return {
+    path: "$",
+    message: `the selected node ${JSON.stringify(requiredNodeId)} was removed; keep it (give it children to split it) so the runner can record this iteration's outcome`,
+  };
 }
 
 export interface PolicyInput {
@@ -65,18 +71,27 @@ export interface PolicyResult {
 export function checkChangePolicy(input: PolicyInput): PolicyResult {
   const protectedChanged = pathsInside(input.changedPaths, input.protectedPaths);
   const outsideAllowed = input.allowedWritePaths
-    ? pathsOutside(input.changedPaths.filter((path) => !isRunnerPath(path)), input.allowedWritePaths)
+    ? pathsOutside(
+        input.changedPaths.filter((path) => !isRunnerPath(path)),
+        input.allowedWritePaths,
+      )
     : [];
   const parts: string[] = [];
   if (protectedChanged.length > 0) parts.push(`changed protected paths (${protectedChanged.join(", ")}), which the agent may not touch`);
   if (outsideAllowed.length > 0) parts.push(`changed paths outside the node's allowed_write_paths (${outsideAllowed.join(", ")})`);
   const git = input.git;
-  if (git && git.controlChanged.length > 0) parts.push(`changed git's own files (${git.controlChanged.map((name) => `.git/${name}`).join(", ")}), which the runner put back`);
+  if (git && git.controlChanged.length > 0)
+    parts.push(`changed git's own files (${git.controlChanged.map((name) => `.git/${name}`).join(", ")}), which the runner put back`);
   if (git?.guardProgramChanged) parts.push(`changed the guard's program (${git.guardProgramChanged})`);
   if (git && git.hiddenByIgnoreRules.length > 0) {
-    parts.push(`hid files from the commit with an ignore rule it changed (${git.hiddenByIgnoreRules.join(", ")}): the guard would judge files that are not committed; commit them, or ignore them in an iteration of their own`);
+    parts.push(
+      `hid files from the commit with an ignore rule it changed (${git.hiddenByIgnoreRules.join(", ")}): the guard would judge files that are not committed; commit them, or ignore them in an iteration of their own`,
+    );
   }
-  if (git && git.nestedRepositories.length > 0) parts.push(`created git repositories without a commit (${git.nestedRepositories.join(", ")}), which cannot be committed and were moved to the iteration's log`);
+  if (git && git.nestedRepositories.length > 0)
+    parts.push(
+      `created git repositories without a commit (${git.nestedRepositories.join(", ")}), which cannot be committed and were moved to the iteration's log`,
+    );
   return parts.length > 0
     ? { protectedChanged, outsideAllowed, failure: `The iteration ${parts.join(" and ")}; the guard stage failed.` }
     : { protectedChanged, outsideAllowed };
@@ -112,7 +127,12 @@ export function judgeIteration(input: {
     status: input.status,
     kind,
   });
-  const policy = checkChangePolicy({ changedPaths: input.changedPaths, protectedPaths: input.protectedPaths, allowedWritePaths: kind === "execute" ? input.allowedWritePaths : undefined, git: input.git });
+  const policy = checkChangePolicy({
+    changedPaths: input.changedPaths,
+    protectedPaths: input.protectedPaths,
+    allowedWritePaths: kind === "execute" ? input.allowedWritePaths : undefined,
+    git: input.git,
+  });
   if (policy.failure) {
     // A policy violation fails the guard stage: guard=fail after "done", else a retry. Both cost an attempt.
     const status = verdict.status === "done" ? "done" : "retry";

@@ -11,7 +11,18 @@ export function justRecipe(guard: readonly string[]): { isJust: boolean; recipe:
   const isJust = program === "just" || program.endsWith("/just");
   if (!isJust) return { isJust: false, recipe: undefined };
   // The first word that is not an option (options with a value are few; a guard rarely uses them).
-  const WITH_VALUE = new Set(["-f", "--justfile", "-d", "--working-directory", "--set", "--shell", "--dotenv-filename", "--dotenv-path", "--color", "--command-color"]);
+  const WITH_VALUE = new Set([
+    "-f",
+    "--justfile",
+    "-d",
+    "--working-directory",
+    "--set",
+    "--shell",
+    "--dotenv-filename",
+    "--dotenv-path",
+    "--color",
+    "--command-color",
+  ]);
   for (let i = 1; i < guard.length; i++) {
     const arg = guard[i]!;
     if (arg === "--") return { isJust, recipe: guard[i + 1] };

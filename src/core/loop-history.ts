@@ -53,7 +53,13 @@ export function formatCommitMessage(subject: CommitSubject, details: CommitDetai
   const parts = [formatCommitSubject(subject)];
   if (summary) parts.push(summary.length > SUMMARY_LIMIT ? `${summary.slice(0, SUMMARY_LIMIT - 1)}…` : summary);
   // Indented, so that blank lines of the guard's output do not end the section.
-  if (failure) parts.push(`${FAILURE_HEADING}\n${truncateForAgent(failure).split("\n").map((line) => `    ${line}`.trimEnd() || "    ").join("\n")}`);
+  if (failure)
+    parts.push(
+      `${FAILURE_HEADING}\n${truncateForAgent(failure)
+        .split("\n")
+        .map((line) => `    ${line}`.trimEnd() || "    ")
+        .join("\n")}`,
+    );
   if (trailers.length > 0) parts.push(trailers.join("\n"));
   return `${parts.join("\n\n")}\n`;
 }
@@ -87,7 +93,11 @@ export function parseLoopCommit(sha: string, subjectLine: string, body: string, 
   let failure: string | undefined;
   const at = trailers.failure === undefined ? -1 : paragraphs.map((p) => p.startsWith(`${FAILURE_HEADING}\n`)).lastIndexOf(true);
   if (at >= 0) {
-    failure = paragraphs[at]!.slice(FAILURE_HEADING.length + 1).split("\n").map((line) => line.replace(/^ {4}/, "")).join("\n").trimEnd();
+    failure = paragraphs[at]!.slice(FAILURE_HEADING.length + 1)
+      .split("\n")
+      .map((line) => line.replace(/^ {4}/, ""))
+      .join("\n")
+      .trimEnd();
     paragraphs.splice(at, 1);
   }
   return { sha, subject, summary: paragraphs.join("\n\n").trim(), trailers, ...(failure !== undefined ? { failure } : {}) };

@@ -11,7 +11,8 @@ export function pathEntryProblem(entry: string): string | undefined {
   if (entry.includes("\\")) return `${JSON.stringify(entry)} uses a backslash; separate folders with /`;
   const segments = entry.replace(/\/$/, "").split("/");
   if (segments.includes("..")) return `${JSON.stringify(entry)} has a .. segment; paths must stay inside the repository`;
-  if (segments.includes(".") || segments.includes("")) return `${JSON.stringify(entry)} has an empty or . segment; write the path plainly (e.g. src/ or README.md)`;
+  if (segments.includes(".") || segments.includes(""))
+    return `${JSON.stringify(entry)} has an empty or . segment; write the path plainly (e.g. src/ or README.md)`;
   if (entry.startsWith("~")) return `${JSON.stringify(entry)} starts with ~; use a path relative to the repository root`;
   return undefined;
 }

@@ -35,7 +35,14 @@ export function environHasToken(environ: Buffer, name: string, token: string): b
   // Cheap filter first: nearly every process on the machine lacks the token entirely.
   if (token === "" || environ.indexOf(token, 0, "latin1") === -1) return false;
   for (const entry of environ.toString("latin1").split("\0")) {
-    if (entry.startsWith(`${name}=`) && entry.slice(name.length + 1).split(" ").includes(token)) return true;
+    if (
+      entry.startsWith(`${name}=`) &&
+      entry
+        .slice(name.length + 1)
+        .split(" ")
+        .includes(token)
+    )
+      return true;
   }
   return false;
 }

@@ -9,8 +9,22 @@ import { orderedChildren, type TaskNode, type TaskTree } from "./tree.js";
 export type PromptKind = "leaf" | "repair";
 
 export const LEAF_PLACEHOLDERS = [
-  "contract", "goal", "node_id", "node_title", "node_path", "node_json", "attempts", "max_attempts", "stuck",
-  "history", "failure", "node_context", "tree_summary", "notes", "guard", "output_file",
+  "contract",
+  "goal",
+  "node_id",
+  "node_title",
+  "node_path",
+  "node_json",
+  "attempts",
+  "max_attempts",
+  "stuck",
+  "history",
+  "failure",
+  "node_context",
+  "tree_summary",
+  "notes",
+  "guard",
+  "output_file",
 ] as const;
 export const REPAIR_PLACEHOLDERS = ["contract", "goal", "problems", "tree_summary", "output_file"] as const;
 

@@ -36,8 +36,10 @@ export function afterRunnerError(error: RunnerErrorFact): ErrorAction {
 /** The sentence a step that ended in a runner error ends with (its iteration was committed); it names the iteration's log folder. */
 export function runnerErrorSentence(runId: string, iteration: number, error: RunnerErrorFact): string {
   const recorded = `it was recorded and committed as a retry without using an attempt (its logs: ${iterationDir(runId, iteration)}/)`;
-  if (error.kind === "interrupted" || error.kind === "runner_stopped") return `Iteration ${iteration} was interrupted: ${error.message}; ${recorded}. Run \`runner run\` or \`runner step\` to go on.`;
-  const next = afterRunnerError(error) === "stop" ? "fix the cause and run `runner step` again" : "run `runner step` again (`runner run` retries it by itself)";
+  if (error.kind === "interrupted" || error.kind === "runner_stopped")
+    return `Iteration ${iteration} was interrupted: ${error.message}; ${recorded}. Run \`runner run\` or \`runner step\` to go on.`;
+  const next =
+    afterRunnerError(error) === "stop" ? "fix the cause and run `runner step` again" : "run `runner step` again (`runner run` retries it by itself)";
   return `Iteration ${iteration} ended in a runner error: ${error.message}. ${recorded[0]!.toUpperCase()}${recorded.slice(1)}; ${next}.`;
 }
 
@@ -70,7 +72,10 @@ export type LimitWait = { action: "wait"; seconds: number; until: number } | { a
  * (`hits` limits in a row). Waiting longer than `maxWaitSeconds` in all (this wait plus `waitedSeconds`
  * of the same limit episode) or past the run's time budget (`deadline`, epoch ms) stops the run instead.
  */
-export function limitWait(limit: LimitFact, input: { now: number; hits: number; waitedSeconds: number; maxWaitSeconds: number; deadline?: number }): LimitWait {
+export function limitWait(
+  limit: LimitFact,
+  input: { now: number; hits: number; waitedSeconds: number; maxWaitSeconds: number; deadline?: number },
+): LimitWait {
   const known = limit.resetsAtMs !== undefined && Number.isFinite(limit.resetsAtMs);
   const seconds = known
     ? Math.max(1, Math.ceil((limit.resetsAtMs! - input.now) / 1000) + RESET_MARGIN_SECONDS)
@@ -85,7 +90,10 @@ export function limitWait(limit: LimitFact, input: { now: number; hits: number; 
     };
   }
   if (input.deadline !== undefined && until > input.deadline) {
-    return { action: "stop", reason: `Stopped early: ${what}, after the end of the run's time budget ([limits] max_run_seconds); run \`runner run\` again later.` };
+    return {
+      action: "stop",
+      reason: `Stopped early: ${what}, after the end of the run's time budget ([limits] max_run_seconds); run \`runner run\` again later.`,
+    };
   }
   return { action: "wait", seconds, until };
 }
@@ -131,19 +139,32 @@ export function budgetReached(budgets: RunBudgets, spend: RunSpend): string | un
 // Progress.
 
 /** What an iteration without progress did, in a few words, for the sentence the run stops with. */
-export function stallReason(record: { stepKind: string; kind: string; status: string | undefined; guard: string; treeToWrite: unknown; attemptsAfter: number | undefined; maxAttempts: number | undefined }): string {
+export function stallReason(record: {
+  stepKind: string;
+  kind: string;
+  status: string | undefined;
+  guard: string;
+  treeToWrite: unknown;
+  attemptsAfter: number | undefined;
+  maxAttempts: number | undefined;
+}): string {
   const saturated = record.attemptsAfter !== undefined && record.maxAttempts !== undefined && record.attemptsAfter >= record.maxAttempts;
   if (record.stepKind === "repair") return "the repairs only put back the last valid tree";
   if (record.treeToWrite === undefined) return "the agent left the task tree invalid";
-  if (record.kind === "decompose" && record.status === "done") return "the agent said done but changed nothing outside .runner/, so the guard did not run";
+  if (record.kind === "decompose" && record.status === "done")
+    return "the agent said done but changed nothing outside .runner/, so the guard did not run";
   if (record.guard === "fail" && saturated) return "the guard failed with the leaf's attempts already at max_attempts";
-  if (record.status === "retry" && saturated) return "the agent said retry with the leaf's attempts already at max_attempts, and did not decompose it";
+  if (record.status === "retry" && saturated)
+    return "the agent said retry with the leaf's attempts already at max_attempts, and did not decompose it";
   return "nothing in the task tree changed";
 }
 
 /** The sentence a run stops with after `count` iterations in a row without progress on `nodeId`. */
 export function stallSentence(nodeId: string | undefined, count: number, reason: string): string {
   const leaf = nodeId === undefined ? "the task tree" : `leaf ${nodeId}`;
-  const way = nodeId === undefined ? "fix the tree by hand and commit it" : `if its work is already on the branch, run \`runner recheck ${nodeId}\` (a green guard passes it); otherwise change its goal, or split it into children in .runner/state/tree.json, and commit`;
+  const way =
+    nodeId === undefined
+      ? "fix the tree by hand and commit it"
+      : `if its work is already on the branch, run \`runner recheck ${nodeId}\` (a green guard passes it); otherwise change its goal, or split it into children in .runner/state/tree.json, and commit`;
   return `Stopped early: ${leaf} made no progress in ${count} iterations in a row (${reason}); ${way}.`;
 }

@@ -22,7 +22,12 @@ export type JournalStatus = "resume" | "committed" | "abandoned" | "other-branch
  * after committing); `other-branch` — it belongs to another branch; `abandoned` — HEAD moved on by
  * other hands.
  */
-export function journalStatus(journal: InterruptedIteration, branch: string | undefined, head: string | undefined, headSubject: string | undefined): JournalStatus {
+export function journalStatus(
+  journal: InterruptedIteration,
+  branch: string | undefined,
+  head: string | undefined,
+  headSubject: string | undefined,
+): JournalStatus {
   if (journal.branch !== branch) return "other-branch";
   if (journal.head === head) return "resume";
   const subject = headSubject === undefined ? undefined : parseCommitSubject(headSubject);

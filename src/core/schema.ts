@@ -105,8 +105,7 @@ function run<T>(validator: CompiledValidator, data: unknown, patternHelp: Patter
   return { ok: false, problems };
 }
 
-export const ID_RULE =
-  "an id is 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit";
+export const ID_RULE = "an id is 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit";
 
 export function validateTreeSchema(data: unknown): SchemaResult<TaskTree> {
   return run<TaskTree>(taskTreeValidator as CompiledValidator, data, {

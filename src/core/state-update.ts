@@ -2,7 +2,21 @@
 // apply the transition table to the selected node, saturate attempts at max_attempts, derive
 // internal passes bottom-up, sort children. One entry point updates a tree: `applyStateUpdates`.
 import type { IterationKind } from "./classify.js";
-import { allChildrenPass, compareSiblings, findNode, forEachNode, sameTree, hasCanonicalKeys, hasCanonicalTreeKeys, inSiblingOrder, orderedChildren, sortedCopy, withKeysInOrder, type TaskNode, type TaskTree } from "./tree.js";
+import {
+  allChildrenPass,
+  compareSiblings,
+  findNode,
+  forEachNode,
+  sameTree,
+  hasCanonicalKeys,
+  hasCanonicalTreeKeys,
+  inSiblingOrder,
+  orderedChildren,
+  sortedCopy,
+  withKeysInOrder,
+  type TaskNode,
+  type TaskTree,
+} from "./tree.js";
 
 export type AgentStatus = "done" | "retry" | "decomposed";
 export type GuardOutcome = "pass" | "fail" | "skipped";
@@ -151,7 +165,8 @@ export function madeProgress(previous: TaskTree, updated: StateUpdateResult, sel
   if (updated.derivedPasses.length > 0) return true;
   const before = selectedId === undefined ? undefined : findNode(previous, selectedId);
   const after = updated.selected;
-  if (before && after && (before.passes !== after.passes || before.attempts !== after.attempts || before.children.length !== after.children.length)) return true;
+  if (before && after && (before.passes !== after.passes || before.attempts !== after.attempts || before.children.length !== after.children.length))
+    return true;
   return !sameTree(previous, updated.tree);
 }
 

@@ -41,7 +41,10 @@ export interface StartingPoint {
 }
 
 export type LoadVerdict =
-  | { kind: "configInvalid" | "preflightFailed" | "treeMissing" | "repairsExhausted" | "noValidTreeInHistory" | "recheckOnInvalidTree"; message: string }
+  | {
+      kind: "configInvalid" | "preflightFailed" | "treeMissing" | "repairsExhausted" | "noValidTreeInHistory" | "recheckOnInvalidTree";
+      message: string;
+    }
   | ({ kind: "treeValid" } & StartingPoint)
   | ({ kind: "treeInvalid"; treeProblems: Problem[]; requiredNodeId: string | undefined } & StartingPoint);
 
@@ -49,17 +52,26 @@ export function judgeLoadedState(loaded: LoadedState, options: { recheck?: boole
   const { config, tree, records } = loaded;
   if (!config.ok) {
     const first = formatProblem(config.problems[0]!);
-    return { kind: "configInvalid", message: `.runner/state/config.toml is invalid: ${first}; fix it (\`runner validate\` lists every problem) and run \`runner step\` again.` };
+    return {
+      kind: "configInvalid",
+      message: `.runner/state/config.toml is invalid: ${first}; fix it (\`runner validate\` lists every problem) and run \`runner step\` again.`,
+    };
   }
   // Before anything is spent: the agent's program (not for a re-check), the guard's, its recipe.
   const preflight = loaded.preflight.find((finding) => !options.recheck || !finding.agent);
   if (preflight) return { kind: "preflightFailed", message: `${preflight.problem.replace(/\.$/, "")} (\`runner doctor\` checks the whole setup).` };
   if (!tree.ok && options.recheck) {
     const first = tree.problems[0] ? ` (${formatProblem(tree.problems[0])})` : "";
-    return { kind: "recheckOnInvalidTree", message: `.runner/state/tree.json is invalid${first}; a re-check needs a valid tree: run \`runner step\` to repair it first.` };
+    return {
+      kind: "recheckOnInvalidTree",
+      message: `.runner/state/tree.json is invalid${first}; a re-check needs a valid tree: run \`runner step\` to repair it first.`,
+    };
   }
   if (!tree.ok && tree.missing && loaded.lastValidTree === undefined) {
-    return { kind: "treeMissing", message: ".runner/state/tree.json does not exist and no valid tree exists in this branch's history; run `runner init` and commit it first." };
+    return {
+      kind: "treeMissing",
+      message: ".runner/state/tree.json does not exist and no valid tree exists in this branch's history; run `runner init` and commit it first.",
+    };
   }
   const start = { config: config.config, records, iteration: nextIterationNumber(records) };
   if (tree.ok) return { kind: "treeValid", ...start, previousTree: tree.tree };
@@ -99,10 +111,17 @@ export function judgeSelection(tree: TaskTree, runId: string, recheck: { nodeId?
   if (recheck?.nodeId !== undefined) {
     const id = recheck.nodeId;
     const leaf = findNode(tree, id);
-    if (!leaf) return { kind: "recheckRefused", message: `Node ${JSON.stringify(id)} is not in the task tree; \`runner status\` lists the nodes and \`runner next\` names the open leaf.` };
+    if (!leaf)
+      return {
+        kind: "recheckRefused",
+        message: `Node ${JSON.stringify(id)} is not in the task tree; \`runner status\` lists the nodes and \`runner next\` names the open leaf.`,
+      };
     if (leaf.passes) return { kind: "recheckRefused", message: `Node ${id} already passes; nothing to re-check.` };
     if (leaf.children.length > 0) {
-      return { kind: "recheckRefused", message: `Node ${id} has children, so it passes when they all do; re-check one of its open leaves instead (\`runner next\` names the first).` };
+      return {
+        kind: "recheckRefused",
+        message: `Node ${id} has children, so it passes when they all do; re-check one of its open leaves instead (\`runner next\` names the first).`,
+      };
     }
     return { kind: "selected", selection: { leafId: leaf.id, title: leaf.title } };
   }
@@ -127,7 +146,8 @@ export function judgeAgentRun(facts: AgentRunFacts, timeoutSeconds: number): Age
   // The agent ended without an answer and said why (its own error, or its exit status and stderr):
   // that is the runner error, not "no output file". A rate or usage limit is told apart: `runner run`
   // waits for it to reset; another failure (a crash, the model API's 5xx) it retries.
-  if (facts.failure !== undefined) return { kind: "agentFailed", runnerError: { kind: facts.limit ? "agent_limit" : "agent_failed", message: facts.failure } };
+  if (facts.failure !== undefined)
+    return { kind: "agentFailed", runnerError: { kind: facts.limit ? "agent_limit" : "agent_failed", message: facts.failure } };
   return { kind: "agentFinished" };
 }
 
@@ -152,17 +172,28 @@ export function judgeAgentResult(input: {
   const check = agentTreeCheck(input.previousTree, input.collected, input.requiredNodeId, input.previousTreeText);
   if (!check.tree) {
     // The tree is committed as the agent wrote it; the next step repairs it.
-    return { kind: "agentTreeInvalid", output: parsed.output, treeProblems: check.problems, failure: `The task tree was left invalid: ${check.problems.map(formatProblem).join("; ")}` };
+    return {
+      kind: "agentTreeInvalid",
+      output: parsed.output,
+      treeProblems: check.problems,
+      failure: `The task tree was left invalid: ${check.problems.map(formatProblem).join("; ")}`,
+    };
   }
   return { kind: "resultAccepted", output: parsed.output, agentTree: check.tree };
 }
 
-function agentTreeCheck(previousTree: TaskTree, collected: CollectedFacts, requiredNodeId: string | undefined, previousTreeText: string | undefined): { tree?: TaskTree; problems: Problem[] } {
+function agentTreeCheck(
+  previousTree: TaskTree,
+  collected: CollectedFacts,
+  requiredNodeId: string | undefined,
+  previousTreeText: string | undefined,
+): { tree?: TaskTree; problems: Problem[] } {
   if (!collected.treeData.ok) return { problems: collected.treeData.problems };
   // The file the valid tree was loaded from, untouched: the same tree, already checked. The state
   // update works in place on a fresh one: a parse of the text it was loaded from (kept for trees of
   // a few MB), else a copy (a large tree's text is not kept, to spare memory).
-  if ("unchanged" in collected.treeData) return { tree: previousTreeText !== undefined ? (JSON.parse(previousTreeText) as TaskTree) : structuredClone(previousTree), problems: [] };
+  if ("unchanged" in collected.treeData)
+    return { tree: previousTreeText !== undefined ? (JSON.parse(previousTreeText) as TaskTree) : structuredClone(previousTree), problems: [] };
   return checkAgentTree(previousTree, collected.treeData.data, requiredNodeId);
 }
 
@@ -176,7 +207,10 @@ export type GuardVerdict =
  * The guard's verdict. After the agent, the iteration's judgement gives the status; a re-check (no
  * judgement: no agent) is judged on the guard alone, as "done".
  */
-export function judgeGuardRun(facts: GuardFacts, input: { judgement: Judgement | undefined; command: readonly string[]; timeoutSeconds: number }): GuardVerdict {
+export function judgeGuardRun(
+  facts: GuardFacts,
+  input: { judgement: Judgement | undefined; command: readonly string[]; timeoutSeconds: number },
+): GuardVerdict {
   if (facts.timedOut || facts.aborted) return { kind: "guardStopped", runnerError: stoppedError("guard", facts, input.timeoutSeconds) };
   if (facts.spawnError !== undefined) return { kind: "guardNotStarted", runnerError: { kind: "guard_error", message: facts.spawnError } };
   const guard = facts.exitCode === 0 ? "pass" : "fail";

@@ -9,24 +9,48 @@ import path from "node:path";
 import type { TaskNode, TaskTree } from "../schemas/types.generated.js";
 
 const LEAVES: Omit<TaskNode, "passes" | "attempts" | "children">[] = [
-  { id: "add", order: 1, title: "Add two numbers", goal: "src/add.js exports add(a, b)", acceptance: ["add(2, 3) === 5", "test/add.test.js passes"], max_attempts: 3 },
-  { id: "multiply", order: 2, title: "Multiply two numbers", goal: "src/multiply.js exports multiply(a, b)", acceptance: ["multiply(4, 5) === 20", "test/multiply.test.js passes"], max_attempts: 3 },
-  { id: "calc", order: 3, title: "Evaluate sums of products", goal: "src/calc.js exports calc(expr) for expressions like \"2 + 3 * 4\"", acceptance: ["calc(\"2 + 3 * 4\") === 14", "test/calc.test.js passes"], max_attempts: 3 },
+  {
+    id: "add",
+    order: 1,
+    title: "Add two numbers",
+    goal: "src/add.js exports add(a, b)",
+    acceptance: ["add(2, 3) === 5", "test/add.test.js passes"],
+    max_attempts: 3,
+  },
+  {
+    id: "multiply",
+    order: 2,
+    title: "Multiply two numbers",
+    goal: "src/multiply.js exports multiply(a, b)",
+    acceptance: ["multiply(4, 5) === 20", "test/multiply.test.js passes"],
+    max_attempts: 3,
+  },
+  {
+    id: "calc",
+    order: 3,
+    title: "Evaluate sums of products",
+    goal: 'src/calc.js exports calc(expr) for expressions like "2 + 3 * 4"',
+    acceptance: ['calc("2 + 3 * 4") === 14', "test/calc.test.js passes"],
+    max_attempts: 3,
+  },
 ];
 
 const FILES: Record<string, Record<string, string>> = {
   add: {
     "src/add.js": "export function add(a, b) {\n  return a + b;\n}\n",
-    "test/add.test.js": 'import test from "node:test";\nimport assert from "node:assert/strict";\nimport { add } from "../src/add.js";\n\ntest("add", () => {\n  assert.equal(add(2, 3), 5);\n  assert.equal(add(-1, 1), 0);\n});\n',
+    "test/add.test.js":
+      'import test from "node:test";\nimport assert from "node:assert/strict";\nimport { add } from "../src/add.js";\n\ntest("add", () => {\n  assert.equal(add(2, 3), 5);\n  assert.equal(add(-1, 1), 0);\n});\n',
   },
   multiply: {
     "src/multiply.js": "export function multiply(a, b) {\n  return a * b;\n}\n",
-    "test/multiply.test.js": 'import test from "node:test";\nimport assert from "node:assert/strict";\nimport { multiply } from "../src/multiply.js";\n\ntest("multiply", () => {\n  assert.equal(multiply(4, 5), 20);\n  assert.equal(multiply(0, 7), 0);\n});\n',
+    "test/multiply.test.js":
+      'import test from "node:test";\nimport assert from "node:assert/strict";\nimport { multiply } from "../src/multiply.js";\n\ntest("multiply", () => {\n  assert.equal(multiply(4, 5), 20);\n  assert.equal(multiply(0, 7), 0);\n});\n',
   },
   calc: {
     "src/calc.js":
       'import { add } from "./add.js";\nimport { multiply } from "./multiply.js";\n\n/** Evaluates sums of products of numbers, e.g. "2 + 3 * 4". */\nexport function calc(expr) {\n  return expr\n    .split("+")\n    .map((term) => term.split("*").map(Number).reduce(multiply, 1))\n    .reduce(add, 0);\n}\n',
-    "test/calc.test.js": 'import test from "node:test";\nimport assert from "node:assert/strict";\nimport { calc } from "../src/calc.js";\n\ntest("calc", () => {\n  assert.equal(calc("2 + 3 * 4"), 14);\n  assert.equal(calc("7"), 7);\n});\n',
+    "test/calc.test.js":
+      'import test from "node:test";\nimport assert from "node:assert/strict";\nimport { calc } from "../src/calc.js";\n\ntest("calc", () => {\n  assert.equal(calc("2 + 3 * 4"), 14);\n  assert.equal(calc("7"), 7);\n});\n',
   },
 };
 

@@ -93,29 +93,47 @@ export function renderTimeline(iterations: readonly ReportIteration[]): string {
     const failed = it.outcome === "fail" || it.outcome === "error" || it.outcome === "invalid-tree";
     const mark: string[] = [];
     mark.push(`<title>${escapeHtml(tooltip(it))}</title>`);
-    if (failed) mark.push(`<rect class="slot-failed" x="${fixed(LEFT + slot * i)}" y="${TOP}" width="${fixed(slot)}" height="${PLOT_HEIGHT}" fill="${style.color}" fill-opacity="0.09"/>`);
+    if (failed)
+      mark.push(
+        `<rect class="slot-failed" x="${fixed(LEFT + slot * i)}" y="${TOP}" width="${fixed(slot)}" height="${PLOT_HEIGHT}" fill="${style.color}" fill-opacity="0.09"/>`,
+      );
     const local = it.local;
     if (timed && local?.totalMs !== undefined) {
       const agent = local.agentMs ?? 0;
       const guard = local.guardMs ?? 0;
       const runner = Math.max(0, local.totalMs - agent - guard);
       let at = 0;
-      for (const [name, ms] of [["agent", agent], ["guard", guard], ["runner", runner]] as const) {
+      for (const [name, ms] of [
+        ["agent", agent],
+        ["guard", guard],
+        ["runner", runner],
+      ] as const) {
         if (ms <= 0) continue;
         const bottom = y(at);
         const h = Math.max(1, bottom - y(at + ms)); // a sliver stays visible
-        mark.push(`<rect class="seg-${name}" x="${x}" y="${fixed(bottom - h)}" width="${fixed(barWidth)}" height="${fixed(h)}" fill="${TIME_COLORS[name]}"/>`);
+        mark.push(
+          `<rect class="seg-${name}" x="${x}" y="${fixed(bottom - h)}" width="${fixed(barWidth)}" height="${fixed(h)}" fill="${TIME_COLORS[name]}"/>`,
+        );
         at += ms;
       }
     } else if (timed) {
-      mark.push(`<rect class="seg-unknown" x="${x}" y="${baseY - 6}" width="${fixed(barWidth)}" height="6" fill="none" stroke="#9e9e9e" stroke-dasharray="2 2"/>`);
+      mark.push(
+        `<rect class="seg-unknown" x="${x}" y="${baseY - 6}" width="${fixed(barWidth)}" height="6" fill="none" stroke="#9e9e9e" stroke-dasharray="2 2"/>`,
+      );
     } else {
-      mark.push(`<rect class="seg-outcome" x="${x}" y="${TOP + PLOT_HEIGHT * 0.35}" width="${fixed(barWidth)}" height="${fixed(PLOT_HEIGHT * 0.65)}" fill="${style.color}" fill-opacity="0.55"/>`);
+      mark.push(
+        `<rect class="seg-outcome" x="${x}" y="${TOP + PLOT_HEIGHT * 0.35}" width="${fixed(barWidth)}" height="${fixed(PLOT_HEIGHT * 0.65)}" fill="${style.color}" fill-opacity="0.55"/>`,
+      );
     }
     const badgeY = baseY + 8;
     const badge = Math.min(BADGE, Math.max(6, slot - 2));
-    mark.push(`<rect class="badge" x="${fixed(cx - badge / 2)}" y="${badgeY}" width="${fixed(badge)}" height="${fixed(badge)}" rx="3" fill="${style.color}"/>`);
-    if (badge >= 12) mark.push(`<text class="badge-symbol" x="${fixed(cx)}" y="${fixed(badgeY + badge / 2)}" dy="0.35em" text-anchor="middle">${escapeHtml(style.symbol)}</text>`);
+    mark.push(
+      `<rect class="badge" x="${fixed(cx - badge / 2)}" y="${badgeY}" width="${fixed(badge)}" height="${fixed(badge)}" rx="3" fill="${style.color}"/>`,
+    );
+    if (badge >= 12)
+      mark.push(
+        `<text class="badge-symbol" x="${fixed(cx)}" y="${fixed(badgeY + badge / 2)}" dy="0.35em" text-anchor="middle">${escapeHtml(style.symbol)}</text>`,
+      );
     if (i % labelEvery === 0 || i === n - 1) {
       mark.push(`<text class="axis" x="${fixed(cx)}" y="${badgeY + BADGE + 15}" text-anchor="middle">${it.iteration}</text>`);
     }
@@ -123,7 +141,9 @@ export function renderTimeline(iterations: readonly ReportIteration[]): string {
       const label = fit(it.kind === "repair" ? "repair" : (it.nodeId ?? ""), Math.floor(slot / 7));
       mark.push(`<text class="node-label" x="${fixed(cx)}" y="${badgeY + BADGE + 30}" text-anchor="middle">${escapeHtml(label)}</text>`);
     }
-    parts.push(`<a href="#iter-${it.iteration}"><g class="mark" data-iteration="${it.iteration}" data-outcome="${it.outcome}">${mark.join("")}</g></a>`);
+    parts.push(
+      `<a href="#iter-${it.iteration}"><g class="mark" data-iteration="${it.iteration}" data-outcome="${it.outcome}">${mark.join("")}</g></a>`,
+    );
   });
   parts.push("</svg>");
   return parts.join("");

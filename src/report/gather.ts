@@ -37,20 +37,38 @@ async function runRef(git: GitRepo, runId: string, branch: string | undefined): 
 async function readDiffs(git: GitRepo, shas: readonly string[]) {
   if (shas.length === 0) return new Map<string, ReturnType<typeof boundedDiff>>();
   const out = await git.raw([
-    "-c", "core.quotePath=false", "show", "--no-color", "--no-ext-diff", "--no-renames", `--format=${RECORD}%H`, "--numstat", "-p",
-    ...shas, "--", ".", `:(exclude)${LAYOUT.tree}`,
+    "-c",
+    "core.quotePath=false",
+    "show",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-renames",
+    `--format=${RECORD}%H`,
+    "--numstat",
+    "-p",
+    ...shas,
+    "--",
+    ".",
+    `:(exclude)${LAYOUT.tree}`,
   ]);
   const parsed = parseShowDiffs(out);
-  return new Map(shas.map((sha) => {
-    const diff = parsed.get(sha);
-    return [sha, boundedDiff(diff?.files ?? [], diff?.patch ?? "")] as const;
-  }));
+  return new Map(
+    shas.map((sha) => {
+      const diff = parsed.get(sha);
+      return [sha, boundedDiff(diff?.files ?? [], diff?.patch ?? "")] as const;
+    }),
+  );
 }
 
 async function readCommitTimes(git: GitRepo, shas: readonly string[]): Promise<Map<string, string>> {
   if (shas.length === 0) return new Map();
   const out = await git.raw(["show", "-s", "--format=%H %cI", ...shas]);
-  return new Map(out.split("\n").filter(Boolean).map((line) => line.split(" ") as [string, string]));
+  return new Map(
+    out
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => line.split(" ") as [string, string]),
+  );
 }
 
 /**
@@ -70,13 +88,26 @@ async function finalTree(git: GitRepo, records: readonly LoopRecord[], tip: stri
   const text = await git.showFile(newest.sha, LAYOUT.tree);
   const load = text === undefined ? undefined : checkTreeText(text);
   if (load?.ok) return { tree: load.tree };
-  return { note: `The tree at iteration ${newest.subject.iteration} does not load (${load && !load.ok ? load.problems[0]?.message ?? "invalid" : "missing"}).` };
+  return {
+    note: `The tree at iteration ${newest.subject.iteration} does not load (${load && !load.ok ? (load.problems[0]?.message ?? "invalid") : "missing"}).`,
+  };
 }
 
 async function readNotes(git: GitRepo, base: string, tip: string, iterationOf: Map<string, number>): Promise<NoteAddition[]> {
   const out = await git.raw([
-    "-c", "core.quotePath=false", "log", "--first-parent", "--reverse", "--no-color", "--no-ext-diff", "-p", "--unified=0",
-    `--format=${RECORD}%H`, `${base}..${tip}`, "--", ...Object.keys(NOTE_FILES),
+    "-c",
+    "core.quotePath=false",
+    "log",
+    "--first-parent",
+    "--reverse",
+    "--no-color",
+    "--no-ext-diff",
+    "-p",
+    "--unified=0",
+    `--format=${RECORD}%H`,
+    `${base}..${tip}`,
+    "--",
+    ...Object.keys(NOTE_FILES),
   ]);
   return parseAddedLines(out)
     .filter((added) => added.file in NOTE_FILES)
@@ -102,7 +133,13 @@ async function readLocalLog(root: string, runId: string, record: LoopRecord, eve
   );
 }
 
-function toIteration(record: LoopRecord, diff: ReportIteration["diff"], committedAt: string | undefined, local: LocalLog | undefined, titles: Map<string, string>): ReportIteration {
+function toIteration(
+  record: LoopRecord,
+  diff: ReportIteration["diff"],
+  committedAt: string | undefined,
+  local: LocalLog | undefined,
+  titles: Map<string, string>,
+): ReportIteration {
   const subject = record.subject;
   const attempts = /^([0-9]+)\/([0-9]+)$/.exec(record.trailers.attempts ?? "");
   const it: ReportIteration = {
@@ -162,7 +199,9 @@ export async function gatherReport(root: string, runIdOption: string | undefined
     base ? auditHistory(git, runId, base, tip) : Promise.resolve(undefined),
     base ? readNotes(git, base, tip, iterationOf) : Promise.resolve([]),
     Promise.all(oldestFirst.map((record) => readLocalLog(root, runId, record, events))),
-    base ? git.raw(["for-each-ref", "--format=%(refname:short)", "--contains", base, "refs/heads", "refs/remotes"]).catch(() => "") : Promise.resolve(""),
+    base
+      ? git.raw(["for-each-ref", "--format=%(refname:short)", "--contains", base, "refs/heads", "refs/remotes"]).catch(() => "")
+      : Promise.resolve(""),
   ]);
 
   const titles = new Map(tree?.tree ? [...walkTree(tree.tree)].map(({ node }) => [node.id, node.title] as const) : []);
@@ -170,7 +209,9 @@ export async function gatherReport(root: string, runIdOption: string | undefined
   const treeRoot = tree?.tree ? reportTree(tree.tree, iterations) : undefined;
   const auditResult: AuditResult | undefined = audit && {
     clean: audit.violations.length === 0,
-    violations: audit.violations.map((v) => (v.iteration === undefined ? { commit: v.sha, message: v.message } : { commit: v.sha, iteration: v.iteration, message: v.message })),
+    violations: audit.violations.map((v) =>
+      v.iteration === undefined ? { commit: v.sha, message: v.message } : { commit: v.sha, iteration: v.iteration, message: v.message },
+    ),
   };
   const target = guessTarget(holders.split("\n").filter(Boolean), `runner/${runId}`);
   const report: Report = {

@@ -23,10 +23,12 @@ export interface LocalLogFiles {
 
 type Json = Record<string, unknown>;
 
-const object = (value: unknown): Json | undefined => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined);
+const object = (value: unknown): Json | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 const count = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined);
-const strings = (value: unknown): string[] | undefined => (Array.isArray(value) && value.every((v) => typeof v === "string") ? (value as string[]) : undefined);
+const strings = (value: unknown): string[] | undefined =>
+  Array.isArray(value) && value.every((v) => typeof v === "string") ? (value as string[]) : undefined;
 
 export function usageFrom(value: unknown): Usage | undefined {
   const raw = object(value);

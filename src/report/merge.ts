@@ -20,7 +20,12 @@ export function shellWord(word: string): string {
  * Review and merge commands for the run read from `ref` (`runner/<id>`, or a remote-tracking ref on a
  * fresh clone). `base` is the commit the run began from, used when no target branch is known.
  */
-export function mergeCommands(ref: string, runId: string, target: string | undefined, base: string | undefined): { label: string; command: string }[] {
+export function mergeCommands(
+  ref: string,
+  runId: string,
+  target: string | undefined,
+  base: string | undefined,
+): { label: string; command: string }[] {
   const branch = `runner/${runId}`;
   const from = shellWord(target ?? base?.slice(0, 12) ?? "HEAD");
   const commands = [

@@ -23,14 +23,17 @@ function tile(label: string, value: string, sub: string, tone = ""): string {
 
 function usageText(usage: Usage): string {
   const parts: string[] = [];
-  if (usage.input_tokens !== undefined) parts.push(`${count(usage.input_tokens)} in${usage.cached_input_tokens !== undefined ? ` (${count(usage.cached_input_tokens)} cached)` : ""}`);
-  if (usage.output_tokens !== undefined) parts.push(`${count(usage.output_tokens)} out${usage.reasoning_tokens !== undefined ? ` (${count(usage.reasoning_tokens)} reasoning)` : ""}`);
+  if (usage.input_tokens !== undefined)
+    parts.push(`${count(usage.input_tokens)} in${usage.cached_input_tokens !== undefined ? ` (${count(usage.cached_input_tokens)} cached)` : ""}`);
+  if (usage.output_tokens !== undefined)
+    parts.push(`${count(usage.output_tokens)} out${usage.reasoning_tokens !== undefined ? ` (${count(usage.reasoning_tokens)} reasoning)` : ""}`);
   if (usage.cost_usd !== undefined) parts.push(formatCost(usage.cost_usd));
   return parts.join(" · ");
 }
 
 function notesTile(notes: readonly NoteAddition[]): string {
-  const lines = (file: NoteAddition["file"]) => notes.filter((n) => n.file === file).reduce((sum, n) => sum + n.lines.filter((l) => l.trim() !== "").length, 0);
+  const lines = (file: NoteAddition["file"]) =>
+    notes.filter((n) => n.file === file).reduce((sum, n) => sum + n.lines.filter((l) => l.trim() !== "").length, 0);
   const questions = lines("questions");
   return tile("Questions added", count(questions), `${plural(lines("assumptions"), "assumption")} added · see below`, questions > 0 ? "bad" : "");
 }
@@ -43,12 +46,21 @@ function renderTiles(totals: Totals, iterations: number, notes: readonly NoteAdd
   const kinds = [`${totals.guardFailures} guard`, plural(totals.runnerErrors, "runner error"), ...(other > 0 ? [`${other} other`] : [])];
   tiles.push(tile("Failures", count(totals.failures), kinds.join(" · "), totals.failures > 0 ? "bad" : ""));
   if (totals.nodes) {
-    tiles.push(tile("Nodes passed", `${totals.nodes.passed}/${totals.nodes.total}`, totals.nodes.stuck > 0 ? `${totals.nodes.stuck} stuck` : "none stuck", totals.nodes.stuck > 0 ? "bad" : ""));
+    tiles.push(
+      tile(
+        "Nodes passed",
+        `${totals.nodes.passed}/${totals.nodes.total}`,
+        totals.nodes.stuck > 0 ? `${totals.nodes.stuck} stuck` : "none stuck",
+        totals.nodes.stuck > 0 ? "bad" : "",
+      ),
+    );
   }
   if (totals.time) {
     const t = totals.time;
     const of = t.timed < iterations ? ` (${t.timed} of ${iterations} iterations logged here)` : "";
-    tiles.push(tile("Time", duration(t.totalMs), `agent ${duration(t.agentMs)} · guard ${duration(t.guardMs)} · runner ${duration(t.runnerMs)}${of}`));
+    tiles.push(
+      tile("Time", duration(t.totalMs), `agent ${duration(t.agentMs)} · guard ${duration(t.guardMs)} · runner ${duration(t.runnerMs)}${of}`),
+    );
   } else {
     // Without the local logs, the commits' times give the span; the split is not in any commit.
     const span = totals.span ? duration(Date.parse(totals.span.to) - Date.parse(totals.span.from)) : "–";
@@ -79,7 +91,12 @@ function renderLegend(report: Report): string {
 
 function renderTimelineSection(report: Report): string {
   const timed = report.iterations.some((it) => it.local?.totalMs !== undefined);
-  const note = report.iterations.length === 0 ? "" : timed ? "Bar height: the iteration's time. Click a mark for its details." : "The local logs with each iteration's time are not on this machine: the bars show the outcome only.";
+  const note =
+    report.iterations.length === 0
+      ? ""
+      : timed
+        ? "Bar height: the iteration's time. Click a mark for its details."
+        : "The local logs with each iteration's time are not on this machine: the bars show the outcome only.";
   return `<section id="timeline"><h2>Timeline</h2>${renderTimeline(report.iterations)}${renderLegend(report)}${note ? `<p class="note">${esc(note)}</p>` : ""}</section>`;
 }
 
@@ -89,7 +106,10 @@ function renderMerge(report: Report): string {
 }
 
 function renderNode(node: ReportNode): string {
-  const runs = node.iterations.length > 0 ? ` <span class="runs">iterations ${node.iterations.map((n) => `<a href="#iter-${n}">${n}</a>`).join(", ")}</span>` : "";
+  const runs =
+    node.iterations.length > 0
+      ? ` <span class="runs">iterations ${node.iterations.map((n) => `<a href="#iter-${n}">${n}</a>`).join(", ")}</span>`
+      : "";
   const children = node.children.length > 0 ? `<ul>${node.children.map(renderNode).join("")}</ul>` : "";
   return `<li class="node" data-node="${esc(node.id)}" data-state="${node.state}"><span class="state state-${node.state}">${node.state}</span> <code>${esc(node.id)}</code> ${esc(node.title)} <span class="runs">attempts ${node.attempts}/${node.maxAttempts}</span>${node.next ? ' <span class="next">← next</span>' : ""}${runs}${children}</li>`;
 }
@@ -107,7 +127,10 @@ function renderNotes(notes: readonly NoteAddition[]): string {
     if (added.length === 0) return `<h3>${esc(title)}</h3><p class="note">Nothing added during the run.</p>`;
     const items = added
       .map((n) => {
-        const where = n.iteration !== undefined ? `<a href="#iter-${n.iteration}">iteration ${n.iteration}</a>` : `commit <code>${short(n.commit)}</code> (not a loop commit)`;
+        const where =
+          n.iteration !== undefined
+            ? `<a href="#iter-${n.iteration}">iteration ${n.iteration}</a>`
+            : `commit <code>${short(n.commit)}</code> (not a loop commit)`;
         return `<li>${where}<pre class="block">${esc(n.lines.join("\n"))}</pre></li>`;
       })
       .join("");
@@ -119,16 +142,30 @@ function renderNotes(notes: readonly NoteAddition[]): string {
 function renderPatch(diff: IterationDiff, commit: string): string {
   if (diff.files.length === 0) return '<p class="note">No change outside the tree file.</p>';
   const rows = diff.files
-    .map((f) => `<tr><td class="mono">${esc(f.path)}</td><td class="plus">${f.added === undefined ? "binary" : `+${f.added}`}</td><td class="minus">${f.removed === undefined ? "" : `−${f.removed}`}</td></tr>`)
+    .map(
+      (f) =>
+        `<tr><td class="mono">${esc(f.path)}</td><td class="plus">${f.added === undefined ? "binary" : `+${f.added}`}</td><td class="minus">${f.removed === undefined ? "" : `−${f.removed}`}</td></tr>`,
+    )
     .join("");
   const lines = diff.patch === "" ? [] : diff.patch.split("\n");
   const body = lines
     .map((line) => {
-      const cls = line.startsWith("+++ ") || line.startsWith("--- ") || line.startsWith("diff --git ") ? "file" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : "";
+      const cls =
+        line.startsWith("+++ ") || line.startsWith("--- ") || line.startsWith("diff --git ")
+          ? "file"
+          : line.startsWith("+")
+            ? "add"
+            : line.startsWith("-")
+              ? "del"
+              : line.startsWith("@@")
+                ? "hunk"
+                : "";
       return cls ? `<span class="${cls}">${esc(line)}</span>` : esc(line);
     })
     .join("\n");
-  const cut = diff.truncated ? `<p class="note">Shown: ${count(lines.length)} of ${plural(diff.patchLines, "line")}; <code>git show ${short(commit)}</code> has the rest.</p>` : "";
+  const cut = diff.truncated
+    ? `<p class="note">Shown: ${count(lines.length)} of ${plural(diff.patchLines, "line")}; <code>git show ${short(commit)}</code> has the rest.</p>`
+    : "";
   const summary = `Patch (${plural(diff.patchLines, "line")}${diff.truncated ? ", cut" : ""})`;
   return `<table class="stat">${rows}</table><details class="patch"><summary>${esc(summary)}</summary><pre class="block patch">${body}</pre>${cut}</details>`;
 }
@@ -138,7 +175,10 @@ function renderFailure(failure: string): string {
   const trimmed = failure.trim();
   const cut = trimmed.indexOf("\n\n");
   const head = cut < 0 ? trimmed : trimmed.slice(0, cut);
-  const whole = cut < 0 ? "" : `<details class="failure-text"><summary>The whole failure, as the next iteration was told it</summary><pre class="block">${esc(trimmed)}</pre></details>`;
+  const whole =
+    cut < 0
+      ? ""
+      : `<details class="failure-text"><summary>The whole failure, as the next iteration was told it</summary><pre class="block">${esc(trimmed)}</pre></details>`;
   return `<h4>Failure</h4><pre class="block failure">${esc(head)}</pre>${whole}`;
 }
 
@@ -151,25 +191,36 @@ function renderIteration(it: ReportIteration): string {
   if (it.agentStatus) facts.push(`agent said ${esc(it.agentStatus)}`);
   facts.push(`guard ${esc(it.guard)}`);
   if (it.attempts) facts.push(`attempts ${it.attempts.after}/${it.attempts.max}`);
-  if (local?.totalMs !== undefined) facts.push(`${duration(local.totalMs)} (agent ${duration(local.agentMs ?? 0)}, guard ${duration(local.guardMs ?? 0)})`);
+  if (local?.totalMs !== undefined)
+    facts.push(`${duration(local.totalMs)} (agent ${duration(local.agentMs ?? 0)}, guard ${duration(local.guardMs ?? 0)})`);
   facts.push(`commit <code>${short(it.commit)}</code>`);
   if (it.committedAt) facts.push(esc(timestamp(it.committedAt)));
   const heading = it.kind === "repair" ? "repair step" : `<code>${esc(it.nodeId ?? "?")}</code>${it.nodeTitle ? ` ${esc(it.nodeTitle)}` : ""}`;
   const parts = [`<h3>Iteration ${it.iteration} · ${heading}</h3>`, `<p class="facts">${facts.join(" · ")}</p>`];
   parts.push(`<p class="summary">${it.summary ? esc(it.summary) : '<span class="note">(no summary)</span>'}</p>`);
   if (it.runnerError) parts.push(`<h4>Runner error</h4><pre class="block failure">${esc(it.runnerError)}</pre>`);
-  if (it.treeLeftInvalid) parts.push('<p class="note">The agent left the tree invalid; it was committed as written and the next step repairs it.</p>');
+  if (it.treeLeftInvalid)
+    parts.push('<p class="note">The agent left the tree invalid; it was committed as written and the next step repairs it.</p>');
   if (it.failure) parts.push(renderFailure(it.failure));
   if (local?.agentError) parts.push(`<h4>The agent's error</h4><pre class="block failure">${esc(local.agentError)}</pre>`);
   if (local?.guardTail) {
-    const command = local.guardCommand ? ` (${local.guardCommand.join(" ")}${local.guardExitCode !== undefined ? `, exit ${local.guardExitCode}` : ""})` : "";
-    parts.push(`<details class="guard"${it.guard === "fail" ? " open" : ""}><summary>${esc(`Guard output, the end${command}`)}</summary><pre class="block">${esc(local.guardTail)}</pre></details>`);
+    const command = local.guardCommand
+      ? ` (${local.guardCommand.join(" ")}${local.guardExitCode !== undefined ? `, exit ${local.guardExitCode}` : ""})`
+      : "";
+    parts.push(
+      `<details class="guard"${it.guard === "fail" ? " open" : ""}><summary>${esc(`Guard output, the end${command}`)}</summary><pre class="block">${esc(local.guardTail)}</pre></details>`,
+    );
   }
-  if (local?.agentTail) parts.push(`<details class="agent-output" open><summary>Agent output, the end</summary><pre class="block">${esc(local.agentTail)}</pre></details>`);
+  if (local?.agentTail)
+    parts.push(
+      `<details class="agent-output" open><summary>Agent output, the end</summary><pre class="block">${esc(local.agentTail)}</pre></details>`,
+    );
   if (local?.usage) parts.push(`<p class="facts">Usage: ${esc(usageText(local.usage))}</p>`);
   parts.push(`<h4>Change</h4>${renderPatch(it.diff, it.commit)}`);
   const path = local?.path
-    ? local.path.map((v) => `${esc(v.state)}${v.ms !== undefined && v.ms >= 1 ? ` <span class="mono">${esc(duration(v.ms))}</span>` : ""}`).join(" → ")
+    ? local.path
+        .map((v) => `${esc(v.state)}${v.ms !== undefined && v.ms >= 1 ? ` <span class="mono">${esc(duration(v.ms))}</span>` : ""}`)
+        .join(" → ")
     : "not in the commit: the local log of this iteration is not on this machine";
   parts.push(`<p class="path">Path through the machine: ${path}</p>`);
   return `<article class="iteration${failed ? " failed" : ""}" id="iter-${it.iteration}" data-outcome="${it.outcome}" style="border-left-color:${style.color}">${parts.join("")}</article>`;
@@ -184,7 +235,10 @@ function renderAudit(report: Report): string {
   const shown = audit.violations.slice(0, AUDIT_SHOWN);
   const more = audit.violations.length - shown.length;
   const items = shown
-    .map((v) => `<li>${v.iteration !== undefined ? `<a href="#iter-${v.iteration}">iteration ${v.iteration}</a>` : `commit <code>${short(v.commit)}</code>`}: ${esc(v.message)}</li>`)
+    .map(
+      (v) =>
+        `<li>${v.iteration !== undefined ? `<a href="#iter-${v.iteration}">iteration ${v.iteration}</a>` : `commit <code>${short(v.commit)}</code>`}: ${esc(v.message)}</li>`,
+    )
     .join("");
   const rest = more > 0 ? `<li>and ${plural(more, "more violation")}: <code>runner audit</code> lists them all</li>` : "";
   return `<section id="audit"><h2>Audit</h2><ul>${items}${rest}</ul></section>`;

@@ -2,10 +2,21 @@
 // totals and its outcome (can the branch be merged?). No I/O: gather.ts hands the facts in.
 import { selectLeftmostOpenLeaf } from "../core/select.js";
 import { orderedChildren, type TaskNode, type TaskTree } from "../core/tree.js";
-import { USAGE_FIELDS, type AuditResult, type IterationOutcome, type ReportIteration, type ReportNode, type RunOutcome, type Totals, type Usage } from "./model.js";
+import {
+  USAGE_FIELDS,
+  type AuditResult,
+  type IterationOutcome,
+  type ReportIteration,
+  type ReportNode,
+  type RunOutcome,
+  type Totals,
+  type Usage,
+} from "./model.js";
 
 /** The one word for an iteration; a runner error or a tree left invalid outranks what the agent said. */
-export function iterationOutcome(it: Pick<ReportIteration, "kind" | "guard" | "agentStatus" | "failure" | "runnerError" | "treeLeftInvalid">): IterationOutcome {
+export function iterationOutcome(
+  it: Pick<ReportIteration, "kind" | "guard" | "agentStatus" | "failure" | "runnerError" | "treeLeftInvalid">,
+): IterationOutcome {
   if (it.runnerError !== undefined) return "error";
   if (it.treeLeftInvalid) return "invalid-tree";
   if (it.kind === "repair") return "repair";
@@ -82,7 +93,11 @@ export function totalsOf(iterations: readonly ReportIteration[], root: ReportNod
   };
   if (root) {
     const nodes = [...nodesOf(root)];
-    totals.nodes = { total: nodes.length, passed: nodes.filter((n) => n.state === "passed").length, stuck: nodes.filter((n) => n.state === "stuck").length };
+    totals.nodes = {
+      total: nodes.length,
+      passed: nodes.filter((n) => n.state === "passed").length,
+      stuck: nodes.filter((n) => n.state === "stuck").length,
+    };
   }
   const timed = iterations.filter((it) => it.local?.totalMs !== undefined);
   if (timed.length > 0) {
@@ -114,8 +129,14 @@ export function runOutcome(iterations: readonly ReportIteration[], root: ReportN
   const last = iterations[iterations.length - 1];
   const nodes = root ? [...nodesOf(root)] : [];
   const passed = nodes.filter((n) => n.state === "passed").length;
-  const auditNote = audit === undefined ? "" : audit.clean ? " The audit found every transition in order." : ` The audit found ${plural(audit.violations.length, "rule violation")}.`;
-  if (!last) return { kind: "empty", headline: "No iterations yet", detail: "The run has no loop commits; `runner step` makes the first.", mergeable: false };
+  const auditNote =
+    audit === undefined
+      ? ""
+      : audit.clean
+        ? " The audit found every transition in order."
+        : ` The audit found ${plural(audit.violations.length, "rule violation")}.`;
+  if (!last)
+    return { kind: "empty", headline: "No iterations yet", detail: "The run has no loop commits; `runner step` makes the first.", mergeable: false };
   if (last.runnerError !== undefined) {
     return {
       kind: "runner-error",

@@ -92,7 +92,18 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 
 export async function runLoop(options: RunOptions): Promise<RunSummary> {
   const startedAt = options.now();
-  const summary: RunSummary = { exitCode: 0, reason: "", iterations: 0, passes: 0, failures: 0, agentMs: 0, guardMs: 0, runnerMs: 0, totalMs: 0, waitMs: 0 };
+  const summary: RunSummary = {
+    exitCode: 0,
+    reason: "",
+    iterations: 0,
+    passes: 0,
+    failures: 0,
+    agentMs: 0,
+    guardMs: 0,
+    runnerMs: 0,
+    totalMs: 0,
+    waitMs: 0,
+  };
   const loaded = await loadConfig(options.root);
   // (an invalid config: the first step refuses and says why)
   const limits: ResolvedConfig["limits"] = loaded.ok ? loaded.config.limits : DEFAULT_LIMITS;
@@ -124,7 +135,10 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
   for (;;) {
     if (options.abortSignal?.aborted) return finish(EXIT.failed, "Stopped: the run was interrupted.");
     if (summary.iterations >= maxIterations) {
-      return finish(EXIT.stoppedEarly, `Stopped early: reached max_iterations (${maxIterations}) with work left; run \`runner run\` again to continue.`);
+      return finish(
+        EXIT.stoppedEarly,
+        `Stopped early: reached max_iterations (${maxIterations}) with work left; run \`runner run\` again to continue.`,
+      );
     }
     const spentUsd = summary.usage?.cost_usd ?? 0;
     const budget = budgetReached(limits, {
@@ -137,7 +151,14 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
       const stuck = await stuckLeaf(options.root);
       if (stuck) {
         const reason = `Stopped early: leaf ${stuck.id} is stuck (${stuck.attempts}/${stuck.max} attempts); decompose it by hand or run without --halt-on-stuck to let the agent decompose it.`;
-        await options.onNotice?.({ type: "stuck", nodeId: stuck.id, cause: "attempts", attempts: stuck.attempts, maxAttempts: stuck.max, message: reason });
+        await options.onNotice?.({
+          type: "stuck",
+          nodeId: stuck.id,
+          cause: "attempts",
+          attempts: stuck.attempts,
+          maxAttempts: stuck.max,
+          message: reason,
+        });
         return finish(EXIT.stoppedEarly, reason);
       }
     }
@@ -177,7 +198,14 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
       limitWaited = 0;
       if (!record) continue;
       // A leaf that has just used its last attempt.
-      if (record.stepKind === "leaf" && !record.passesAfter && record.attemptsAfter !== undefined && record.maxAttempts !== undefined && record.attemptsAfter >= record.maxAttempts && (record.attemptsBefore ?? 0) < record.maxAttempts) {
+      if (
+        record.stepKind === "leaf" &&
+        !record.passesAfter &&
+        record.attemptsAfter !== undefined &&
+        record.maxAttempts !== undefined &&
+        record.attemptsAfter >= record.maxAttempts &&
+        (record.attemptsBefore ?? 0) < record.maxAttempts
+      ) {
         await options.onNotice?.({
           type: "stuck",
           nodeId: record.nodeId,
@@ -207,21 +235,37 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
     if (action === "wait" && result.limit) {
       limitHits += 1;
       const resetsAtMs = result.limit.resetsAt === undefined ? undefined : Date.parse(result.limit.resetsAt);
-      const plan = limitWait({ ...result.limit, resetsAtMs }, { now: options.now(), hits: limitHits, waitedSeconds: limitWaited, maxWaitSeconds: limits.maxLimitWaitSeconds, deadline });
+      const plan = limitWait(
+        { ...result.limit, resetsAtMs },
+        { now: options.now(), hits: limitHits, waitedSeconds: limitWaited, maxWaitSeconds: limits.maxLimitWaitSeconds, deadline },
+      );
       if (plan.action === "stop") return finish(EXIT.stoppedEarly, plan.reason);
       limitWaited += plan.seconds;
-      const reset = resetsAtMs !== undefined && Number.isFinite(resetsAtMs) ? ` (it resets at ${new Date(resetsAtMs).toLocaleTimeString("en-GB")})` : "";
-      await wait({ type: "wait", cause: "limit", seconds: plan.seconds, until: plan.until, message: `Waiting ${formatDuration(plan.seconds)} for the agent's ${result.limit.kind} limit${reset}; Ctrl-C stops the run.` });
+      const reset =
+        resetsAtMs !== undefined && Number.isFinite(resetsAtMs) ? ` (it resets at ${new Date(resetsAtMs).toLocaleTimeString("en-GB")})` : "";
+      await wait({
+        type: "wait",
+        cause: "limit",
+        seconds: plan.seconds,
+        until: plan.until,
+        message: `Waiting ${formatDuration(plan.seconds)} for the agent's ${result.limit.kind} limit${reset}; Ctrl-C stops the run.`,
+      });
       continue;
     }
     errors.push(`iteration ${record!.iteration}: ${error.message}`);
     if (errors.length >= limits.maxConsecutiveRunnerErrors) {
-      return finish(EXIT.failed, `Stopped: ${errors.length} runner errors in a row (${errors.join("; ")}); fix the cause and run \`runner run\` again.`);
+      return finish(
+        EXIT.failed,
+        `Stopped: ${errors.length} runner errors in a row (${errors.join("; ")}); fix the cause and run \`runner run\` again.`,
+      );
     }
     // (an iteration the runner's own death interrupted is recorded at the start of a run: no reason to wait)
     const seconds = error.kind === "runner_stopped" ? 0 : backoffSeconds(limits.retryBackoffSeconds, errors.length);
     if (deadline !== undefined && options.now() + seconds * 1000 > deadline) {
-      return finish(EXIT.stoppedEarly, `Stopped early: a retry after the runner error of iteration ${record!.iteration} would come after the end of the run's time budget ([limits] max_run_seconds); run \`runner run\` again later.`);
+      return finish(
+        EXIT.stoppedEarly,
+        `Stopped early: a retry after the runner error of iteration ${record!.iteration} would come after the end of the run's time budget ([limits] max_run_seconds); run \`runner run\` again later.`,
+      );
     }
     if (seconds === 0) continue;
     await wait({

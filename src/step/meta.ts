@@ -38,8 +38,17 @@ export function iterationMeta(input: {
     // Tokens and cost of the agent's session (src/core/agent-usage.ts), its own figures under its name.
     usage: context.agent?.usage ?? null,
     // A rate or usage limit the agent met; the run loop decides whether to wait for resets_at.
-    limit: context.agent?.limit ? { kind: context.agent.limit.kind, resets_at: context.agent.limit.resetsAt ?? null, message: context.agent.limit.message } : null,
-    guard: context.guardRun ? { command: context.config?.guard.command, exit_code: context.guardRun.exitCode ?? null, timed_out: context.guardRun.timedOut, spawn_error: context.guardRun.spawnError ?? null } : null,
+    limit: context.agent?.limit
+      ? { kind: context.agent.limit.kind, resets_at: context.agent.limit.resetsAt ?? null, message: context.agent.limit.message }
+      : null,
+    guard: context.guardRun
+      ? {
+          command: context.config?.guard.command,
+          exit_code: context.guardRun.exitCode ?? null,
+          timed_out: context.guardRun.timedOut,
+          spawn_error: context.guardRun.spawnError ?? null,
+        }
+      : null,
     durations: { agent_ms: durations.agentMs, guard_ms: durations.guardMs, total_ms: durations.totalMs },
     started_at: new Date(input.startedAt).toISOString(),
     finished_at: new Date(input.finishedAt).toISOString(),

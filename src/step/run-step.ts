@@ -61,12 +61,26 @@ export async function runStep(step: StepDeps & { runIdOption?: string; recheck?:
   };
   if (log && output.record) {
     try {
-      log.writeJson("meta.json", iterationMeta({ context, output, record: output.record, path: recorder.path, durations, startedAt, finishedAt: step.now() }));
+      log.writeJson(
+        "meta.json",
+        iterationMeta({ context, output, record: output.record, path: recorder.path, durations, startedAt, finishedAt: step.now() }),
+      );
     } catch (error) {
       if (!isSystemError(error)) throw error;
       const committed = output.commit ? `was committed (${output.commit.slice(0, 7)})` : "ended";
-      throw new IterationError(`Iteration ${context.iteration} ${committed}, but its log could not be written (${error.message}); make room on the disk of ${log.dir}, then run the next step.`, { cause: error });
+      throw new IterationError(
+        `Iteration ${context.iteration} ${committed}, but its log could not be written (${error.message}); make room on the disk of ${log.dir}, then run the next step.`,
+        { cause: error },
+      );
     }
   }
-  return { ...output, iteration: context.iteration, runId: context.runId, path: recorder.path, durations, usage: context.agent?.usage, limit: context.agent?.limit };
+  return {
+    ...output,
+    iteration: context.iteration,
+    runId: context.runId,
+    path: recorder.path,
+    durations,
+    usage: context.agent?.usage,
+    limit: context.agent?.limit,
+  };
 }

@@ -103,7 +103,13 @@ describe.each(Object.keys(EXPECTED))("report of the %s run in Chromium", (name) 
     const marks = await page.$$eval("svg.timeline g.mark", (gs) =>
       gs.map((g) => {
         const badge = g.querySelector("rect.badge")!.getBoundingClientRect();
-        return { iteration: g.getAttribute("data-iteration"), outcome: g.getAttribute("data-outcome"), width: badge.width, height: badge.height, fill: g.querySelector("rect.badge")!.getAttribute("fill") };
+        return {
+          iteration: g.getAttribute("data-iteration"),
+          outcome: g.getAttribute("data-outcome"),
+          width: badge.width,
+          height: badge.height,
+          fill: g.querySelector("rect.badge")!.getAttribute("fill"),
+        };
       }),
     );
     expect(marks.map((m) => m.outcome)).toEqual(expected.outcomes);
@@ -115,7 +121,9 @@ describe.each(Object.keys(EXPECTED))("report of the %s run in Chromium", (name) 
     const chartTop = await page.$eval("svg.timeline", (svg) => svg.getBoundingClientRect().top);
     expect(chartTop).toBeLessThan(VIEWPORT_HEIGHT);
     // Every iteration has its section, its outcome and its change.
-    const articles = await page.$$eval("article.iteration", (list) => list.map((a) => ({ id: a.id, outcome: a.getAttribute("data-outcome"), change: a.querySelector("h4")?.textContent ?? "" })));
+    const articles = await page.$$eval("article.iteration", (list) =>
+      list.map((a) => ({ id: a.id, outcome: a.getAttribute("data-outcome"), change: a.querySelector("h4")?.textContent ?? "" })),
+    );
     expect(articles.map((a) => a.id)).toEqual(expected.outcomes.map((_, i) => `iter-${i + 1}`));
     expect(articles.map((a) => a.outcome)).toEqual(expected.outcomes);
     // Merge commands and the tree are on the page.

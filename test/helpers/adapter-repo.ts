@@ -9,7 +9,11 @@ import { CONFIG_FILE, scenario, type Scenario } from "./scenario.js";
 export const SECRET = "sk-test-secret-123456";
 
 /** A repository whose executor is the given config, guarded by check.mjs, on run branch `runId`. */
-export async function adapterRepo(runId: string, executorToml: string, options: { limits?: string; tree?: ReturnType<typeof tree> } = {}): Promise<{ s: Scenario; fakes: FakeAgents }> {
+export async function adapterRepo(
+  runId: string,
+  executorToml: string,
+  options: { limits?: string; tree?: ReturnType<typeof tree> } = {},
+): Promise<{ s: Scenario; fakes: FakeAgents }> {
   const fakes = installFakeAgents();
   const s = await scenario({
     runId,
@@ -38,4 +42,3 @@ export async function adapterRepo(runId: string, executorToml: string, options: 
   expect(start.exitCode).toBe(0);
   return { s, fakes };
 }
-

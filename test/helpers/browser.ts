@@ -48,7 +48,15 @@ export async function chromiumExecutable(): Promise<string> {
 function launchArgs(): string[] {
   const unwanted = /^--(disable-web-security|allow-running-insecure-content|use-gl|use-angle|enable-unsafe-swiftshader|headless)/;
   const kept = chromiumPackage.args.filter((arg) => !unwanted.test(arg));
-  return [...kept, "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+  return [
+    ...kept,
+    "--disable-gpu",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ];
 }
 
 export interface LaunchedBrowser {

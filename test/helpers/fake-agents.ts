@@ -68,7 +68,8 @@ export interface FakeCall {
 }
 
 // The shared body of both fakes; TOOL is set by the first line.
-const FAKE_BODY = String.raw`
+const FAKE_BODY =
+  String.raw`
 import { appendFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -270,7 +271,11 @@ if (problems.length > 0) {
     }
     const textOnly = (e.resultTextOnly ?? []).includes(nodeId);
     line({ type: "result", subtype: "success", is_error: false, duration_ms: 1234, num_turns: 2,
-      result: textOnly ? "Here is my answer:\n\n" + "` + "```" + String.raw`json\n" + JSON.stringify(answer) + "\n` + "```" + String.raw`" : answer.summary,
+      result: textOnly ? "Here is my answer:\n\n" + "` +
+  "```" +
+  String.raw`json\n" + JSON.stringify(answer) + "\n` +
+  "```" +
+  String.raw`" : answer.summary,
       session_id: session, total_cost_usd: 0.01, usage: { input_tokens: 10, cache_read_input_tokens: 90, output_tokens: 20 },
       ...(textOnly ? {} : { structured_output: { ...answer, summary: answer.summary + (secret ? " (key " + secret + ")" : "") } }) });
   }

@@ -22,12 +22,22 @@ const TEST_MODULES = ["src/adapters/process-runner.ts", "src/adapters/containmen
 
 export default async function setup(): Promise<void> {
   const marker = path.join(root, "dist", "runner.mjs");
-  const sources = Math.max(newestMtime(path.join(root, "src")), newestMtime(path.join(root, "machines")), statSync(path.join(root, "package.json")).mtimeMs);
-  if (!existsSync(marker) || statSync(marker).mtimeMs < sources) execFileSync(process.execPath, [path.join(root, "scripts", "bundle.mjs")], { cwd: root, stdio: "inherit" });
+  const sources = Math.max(
+    newestMtime(path.join(root, "src")),
+    newestMtime(path.join(root, "machines")),
+    statSync(path.join(root, "package.json")).mtimeMs,
+  );
+  if (!existsSync(marker) || statSync(marker).mtimeMs < sources)
+    execFileSync(process.execPath, [path.join(root, "scripts", "bundle.mjs")], { cwd: root, stdio: "inherit" });
   const testMarker = path.join(TEST_MODULES_DIR, "process-runner.mjs");
   if (existsSync(testMarker) && statSync(testMarker).mtimeMs >= sources) return;
   const { build } = await import("rolldown");
   for (const entry of TEST_MODULES) {
-    await build({ input: path.join(root, entry), platform: "node", logLevel: "silent", output: { file: path.join(TEST_MODULES_DIR, `${path.basename(entry, ".ts")}.mjs`), format: "esm", codeSplitting: false } });
+    await build({
+      input: path.join(root, entry),
+      platform: "node",
+      logLevel: "silent",
+      output: { file: path.join(TEST_MODULES_DIR, `${path.basename(entry, ".ts")}.mjs`), format: "esm", codeSplitting: false },
+    });
   }
 }

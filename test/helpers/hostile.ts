@@ -49,7 +49,10 @@ export async function runHistory(s: Scenario): Promise<{ sha: string; subject: s
 /** Only loop commits on the run branch, numbered 1..n, each with one parent. */
 export async function expectLoopHistory(s: Scenario, count: number): Promise<void> {
   const history = await runHistory(s);
-  expect(history.map((c) => c.subject), "only loop commits on the run branch").toEqual(history.map((_, i) => expect.stringMatching(new RegExp(`^chore\\(loop\\): run ${s.runId} iter ${i + 1} `))));
+  expect(
+    history.map((c) => c.subject),
+    "only loop commits on the run branch",
+  ).toEqual(history.map((_, i) => expect.stringMatching(new RegExp(`^chore\\(loop\\): run ${s.runId} iter ${i + 1} `))));
   expect(history).toHaveLength(count);
   for (const commit of history) expect(commit.parents, commit.subject).toHaveLength(1);
   expect((await s.git(["symbolic-ref", "HEAD"])).trim(), "HEAD is on the run branch").toBe(`refs/heads/runner/${s.runId}`);

@@ -102,7 +102,22 @@ function streamMessage(res: http.ServerResponse, id: string, model: string, bloc
   res.write(
     sseEvent("message_start", {
       type: "message_start",
-      message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: uncached, cache_creation_input_tokens: 0, cache_read_input_tokens: usage.cached, output_tokens: 1, service_tier: "standard" } },
+      message: {
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: {
+          input_tokens: uncached,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: usage.cached,
+          output_tokens: 1,
+          service_tier: "standard",
+        },
+      },
     }),
   );
   res.write(sseEvent("ping", { type: "ping" }));
@@ -113,15 +128,29 @@ function streamMessage(res: http.ServerResponse, id: string, model: string, bloc
         res.write(sseEvent("content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text } }));
       }
     } else {
-      res.write(sseEvent("content_block_start", { type: "content_block_start", index, content_block: { type: "tool_use", id: `toolu_mock_${id}_${index}`, name: block.name, input: {} } }));
+      res.write(
+        sseEvent("content_block_start", {
+          type: "content_block_start",
+          index,
+          content_block: { type: "tool_use", id: `toolu_mock_${id}_${index}`, name: block.name, input: {} },
+        }),
+      );
       const json = JSON.stringify(block.input);
       for (const partial of json.match(/[\s\S]{1,40}/g) ?? []) {
-        res.write(sseEvent("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: partial } }));
+        res.write(
+          sseEvent("content_block_delta", { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: partial } }),
+        );
       }
     }
     res.write(sseEvent("content_block_stop", { type: "content_block_stop", index }));
   });
-  res.write(sseEvent("message_delta", { type: "message_delta", delta: { stop_reason: stopReason, stop_sequence: null }, usage: { input_tokens: uncached, cache_creation_input_tokens: 0, cache_read_input_tokens: usage.cached, output_tokens: usage.output } }));
+  res.write(
+    sseEvent("message_delta", {
+      type: "message_delta",
+      delta: { stop_reason: stopReason, stop_sequence: null },
+      usage: { input_tokens: uncached, cache_creation_input_tokens: 0, cache_read_input_tokens: usage.cached, output_tokens: usage.output },
+    }),
+  );
   res.write(sseEvent("message_stop", { type: "message_stop" }));
   res.end();
 }
@@ -134,7 +163,16 @@ function sideAnswer(res: http.ServerResponse, body: unknown, id: string, usage: 
     streamMessage(res, id, model, [{ type: "text", text: "Mock session" }], "end_turn", usage);
     return;
   }
-  sendJson(res, 200, { id, type: "message", role: "assistant", model, content: [{ type: "text", text: "Mock session" }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: 10, output_tokens: 2 } });
+  sendJson(res, 200, {
+    id,
+    type: "message",
+    role: "assistant",
+    model,
+    content: [{ type: "text", text: "Mock session" }],
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 2 },
+  });
 }
 
 function sendError(res: http.ServerResponse, turn: ErrorTurn): void {
@@ -180,7 +218,21 @@ export async function startMockAnthropic(options: MockAnthropicOptions): Promise
       case "hang":
         if (turn.mode === "mid-stream") {
           startSse(res);
-          res.write(sseEvent("message_start", { type: "message_start", message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } }));
+          res.write(
+            sseEvent("message_start", {
+              type: "message_start",
+              message: {
+                id,
+                type: "message",
+                role: "assistant",
+                model,
+                content: [],
+                stop_reason: null,
+                stop_sequence: null,
+                usage: { input_tokens: 1, output_tokens: 1 },
+              },
+            }),
+          );
         }
         break;
       case "final":
@@ -194,13 +246,27 @@ export async function startMockAnthropic(options: MockAnthropicOptions): Promise
         break;
       case "shell":
         startSse(res);
-        streamMessage(res, id, model, [{ type: "tool_use", name: "Bash", input: { command: turn.command, description: "Run the scripted command" } }], "tool_use", usage);
+        streamMessage(
+          res,
+          id,
+          model,
+          [{ type: "tool_use", name: "Bash", input: { command: turn.command, description: "Run the scripted command" } }],
+          "tool_use",
+          usage,
+        );
         break;
       case "write": {
         const cwd = workingDirectory(body);
         const filePath = turn.path.startsWith("/") || !cwd ? turn.path : `${cwd}/${turn.path}`;
         startSse(res);
-        streamMessage(res, id, model, [{ type: "tool_use", name: "Write", input: { file_path: filePath, content: turn.content } }], "tool_use", usage);
+        streamMessage(
+          res,
+          id,
+          model,
+          [{ type: "tool_use", name: "Write", input: { file_path: filePath, content: turn.content } }],
+          "tool_use",
+          usage,
+        );
         break;
       }
     }

@@ -129,7 +129,10 @@ export interface MockServerHandle {
   close(): Promise<void>;
 }
 
-export type RequestHandler = (request: { method: string; path: string; headers: http.IncomingHttpHeaders; body: unknown }, response: http.ServerResponse) => { position: number | undefined; answeredWith: string };
+export type RequestHandler = (
+  request: { method: string; path: string; headers: http.IncomingHttpHeaders; body: unknown },
+  response: http.ServerResponse,
+) => { position: number | undefined; answeredWith: string };
 
 /** An HTTP server on 127.0.0.1 (random port) that records every request and hands it to `handle`. */
 export async function startRecordingServer(handle: RequestHandler): Promise<MockServerHandle> {
@@ -146,7 +149,14 @@ export async function startRecordingServer(handle: RequestHandler): Promise<Mock
         // not JSON: keep the text
       }
       const path = (req.url ?? "/").split("?")[0]!;
-      const entry: RecordedRequest = { method: req.method ?? "GET", path, headers: redactHeaders(req.headers), body, position: undefined, answeredWith: "" };
+      const entry: RecordedRequest = {
+        method: req.method ?? "GET",
+        path,
+        headers: redactHeaders(req.headers),
+        body,
+        position: undefined,
+        answeredWith: "",
+      };
       requests.push(entry);
       try {
         Object.assign(entry, handle({ method: entry.method, path, headers: req.headers, body }, res));

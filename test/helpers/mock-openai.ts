@@ -35,13 +35,21 @@ export interface MockOpenAIOptions {
 type Item = Record<string, unknown>;
 
 /** -c overrides that point Codex at the mock (API key read from env MOCK_OPENAI_API_KEY). */
-export function codexMockProviderArgs(url: string, extra: { requestMaxRetries?: number; streamMaxRetries?: number; streamIdleTimeoutMs?: number } = {}): string[] {
+export function codexMockProviderArgs(
+  url: string,
+  extra: { requestMaxRetries?: number; streamMaxRetries?: number; streamIdleTimeoutMs?: number } = {},
+): string[] {
   const args = [
-    "-c", 'model_provider="runner_mock"',
-    "-c", 'model_providers.runner_mock.name="runner mock"',
-    "-c", `model_providers.runner_mock.base_url="${url}/v1"`,
-    "-c", 'model_providers.runner_mock.env_key="MOCK_OPENAI_API_KEY"',
-    "-c", 'model_providers.runner_mock.wire_api="responses"',
+    "-c",
+    'model_provider="runner_mock"',
+    "-c",
+    'model_providers.runner_mock.name="runner mock"',
+    "-c",
+    `model_providers.runner_mock.base_url="${url}/v1"`,
+    "-c",
+    'model_providers.runner_mock.env_key="MOCK_OPENAI_API_KEY"',
+    "-c",
+    'model_providers.runner_mock.wire_api="responses"',
   ];
   if (extra.requestMaxRetries !== undefined) args.push("-c", `model_providers.runner_mock.request_max_retries=${extra.requestMaxRetries}`);
   if (extra.streamMaxRetries !== undefined) args.push("-c", `model_providers.runner_mock.stream_max_retries=${extra.streamMaxRetries}`);
@@ -53,11 +61,28 @@ export function codexMockProviderArgs(url: string, extra: { requestMaxRetries?: 
 export function openaiErrorBody(status: number): unknown {
   switch (status) {
     case 401:
-      return { error: { message: "Incorrect API key provided: sk-mock***. You can find your API key at https://platform.openai.com/account/api-keys.", type: "invalid_request_error", param: null, code: "invalid_api_key" } };
+      return {
+        error: {
+          message: "Incorrect API key provided: sk-mock***. You can find your API key at https://platform.openai.com/account/api-keys.",
+          type: "invalid_request_error",
+          param: null,
+          code: "invalid_api_key",
+        },
+      };
     case 429:
-      return { error: { message: "Rate limit reached for gpt-6.1-sol in organization org-mock on tokens per min (TPM): Limit 30000, Used 30000, Requested 1200. Please try again in 2.4s.", type: "tokens", param: null, code: "rate_limit_exceeded" } };
+      return {
+        error: {
+          message:
+            "Rate limit reached for gpt-6.1-sol in organization org-mock on tokens per min (TPM): Limit 30000, Used 30000, Requested 1200. Please try again in 2.4s.",
+          type: "tokens",
+          param: null,
+          code: "rate_limit_exceeded",
+        },
+      };
     case 500:
-      return { error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: null } };
+      return {
+        error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: null },
+      };
     case 503:
       return { error: { message: "The engine is currently overloaded, please try again later", type: "server_error", param: null, code: null } };
     default:
@@ -101,7 +126,10 @@ function offeredTools(body: unknown): OfferedTools {
 }
 
 function patchAddingFile(path: string, content: string): string {
-  const lines = content.replace(/\n$/, "").split("\n").map((line) => `+${line}`);
+  const lines = content
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((line) => `+${line}`);
   return ["*** Begin Patch", `*** Add File: ${path}`, ...lines, "*** End Patch", ""].join("\n");
 }
 
@@ -119,10 +147,24 @@ function toolCallItem(turn: Extract<ModelTurn, { kind: "shell" | "write" }>, too
     return { type: "custom_tool_call", id: `ctc_${callId}`, call_id: callId, name: "exec", input: js, status: "completed" };
   }
   if (turn.kind === "write" && tools.applyPatch) {
-    return { type: "custom_tool_call", id: `ctc_${callId}`, call_id: callId, name: "apply_patch", input: patchAddingFile(turn.path, turn.content), status: "completed" };
+    return {
+      type: "custom_tool_call",
+      id: `ctc_${callId}`,
+      call_id: callId,
+      name: "apply_patch",
+      input: patchAddingFile(turn.path, turn.content),
+      status: "completed",
+    };
   }
   const command = turn.kind === "shell" ? turn.command : `printf %s ${shellQuote(turn.content)} > ${shellQuote(turn.path)}`;
-  return { type: "function_call", id: `fc_${callId}`, call_id: callId, name: "exec_command", arguments: JSON.stringify({ cmd: command, yield_time_ms: 30000 }), status: "completed" };
+  return {
+    type: "function_call",
+    id: `fc_${callId}`,
+    call_id: callId,
+    name: "exec_command",
+    arguments: JSON.stringify({ cmd: command, yield_time_ms: 30000 }),
+    status: "completed",
+  };
 }
 
 function usageBlock(usage: TokenUsage): Item {
@@ -142,19 +184,68 @@ function streamItems(res: http.ServerResponse, responseId: string, model: string
   items.forEach((item, outputIndex) => {
     if (item.type === "message") {
       const text = ((item.content as Item[])[0]!.text as string) ?? "";
-      res.write(sseEvent("response.output_item.added", { type: "response.output_item.added", output_index: outputIndex, item: { ...item, status: "in_progress", content: [] } }));
-      res.write(sseEvent("response.content_part.added", { type: "response.content_part.added", item_id: item.id, output_index: outputIndex, content_index: 0, part: { type: "output_text", text: "", annotations: [] } }));
+      res.write(
+        sseEvent("response.output_item.added", {
+          type: "response.output_item.added",
+          output_index: outputIndex,
+          item: { ...item, status: "in_progress", content: [] },
+        }),
+      );
+      res.write(
+        sseEvent("response.content_part.added", {
+          type: "response.content_part.added",
+          item_id: item.id,
+          output_index: outputIndex,
+          content_index: 0,
+          part: { type: "output_text", text: "", annotations: [] },
+        }),
+      );
       for (const delta of text.match(/[\s\S]{1,40}/g) ?? []) {
-        res.write(sseEvent("response.output_text.delta", { type: "response.output_text.delta", item_id: item.id, output_index: outputIndex, content_index: 0, delta }));
+        res.write(
+          sseEvent("response.output_text.delta", {
+            type: "response.output_text.delta",
+            item_id: item.id,
+            output_index: outputIndex,
+            content_index: 0,
+            delta,
+          }),
+        );
       }
-      res.write(sseEvent("response.output_text.done", { type: "response.output_text.done", item_id: item.id, output_index: outputIndex, content_index: 0, text }));
-      res.write(sseEvent("response.content_part.done", { type: "response.content_part.done", item_id: item.id, output_index: outputIndex, content_index: 0, part: { type: "output_text", text, annotations: [] } }));
+      res.write(
+        sseEvent("response.output_text.done", {
+          type: "response.output_text.done",
+          item_id: item.id,
+          output_index: outputIndex,
+          content_index: 0,
+          text,
+        }),
+      );
+      res.write(
+        sseEvent("response.content_part.done", {
+          type: "response.content_part.done",
+          item_id: item.id,
+          output_index: outputIndex,
+          content_index: 0,
+          part: { type: "output_text", text, annotations: [] },
+        }),
+      );
     } else {
-      res.write(sseEvent("response.output_item.added", { type: "response.output_item.added", output_index: outputIndex, item: { ...item, status: "in_progress" } }));
+      res.write(
+        sseEvent("response.output_item.added", {
+          type: "response.output_item.added",
+          output_index: outputIndex,
+          item: { ...item, status: "in_progress" },
+        }),
+      );
     }
     res.write(sseEvent("response.output_item.done", { type: "response.output_item.done", output_index: outputIndex, item }));
   });
-  res.write(sseEvent("response.completed", { type: "response.completed", response: { ...base, status: "completed", output: items, usage: usageBlock(usage) } }));
+  res.write(
+    sseEvent("response.completed", {
+      type: "response.completed",
+      response: { ...base, status: "completed", output: items, usage: usageBlock(usage) },
+    }),
+  );
   res.end();
 }
 
@@ -186,14 +277,33 @@ export async function startMockOpenAI(options: MockOpenAIOptions): Promise<MockS
       case "hang":
         if (turn.mode === "mid-stream") {
           startSse(res);
-          res.write(sseEvent("response.created", { type: "response.created", response: { id: responseId, object: "response", status: "in_progress", model, output: [] } }));
+          res.write(
+            sseEvent("response.created", {
+              type: "response.created",
+              response: { id: responseId, object: "response", status: "in_progress", model, output: [] },
+            }),
+          );
         }
         // Nothing more: the request stays open until the client gives up or the server closes.
         break;
       case "final": {
         const text = typeof turn.answer === "string" ? turn.answer : JSON.stringify(turn.answer);
         startSse(res);
-        streamItems(res, responseId, model, [{ type: "message", id: `msg_mock_${responses}`, role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] }], usage);
+        streamItems(
+          res,
+          responseId,
+          model,
+          [
+            {
+              type: "message",
+              id: `msg_mock_${responses}`,
+              role: "assistant",
+              status: "completed",
+              content: [{ type: "output_text", text, annotations: [] }],
+            },
+          ],
+          usage,
+        );
         break;
       }
       case "shell":

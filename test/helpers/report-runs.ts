@@ -27,7 +27,14 @@ async function runToEnd(s: Scenario, expectedExit: number): Promise<void> {
 export async function allPassesRun(runId = "all-passes"): Promise<ReportRun> {
   const s = await scenario({ runId });
   s.script({
-    1: { decompose: [{ id: "a", order: 0, title: "First part" }, { id: "b", order: 1, title: "Second <b>part</b>" }], status: "decomposed", summary: "split root into a and b" },
+    1: {
+      decompose: [
+        { id: "a", order: 0, title: "First part" },
+        { id: "b", order: 1, title: "Second <b>part</b>" },
+      ],
+      status: "decomposed",
+      summary: "split root into a and b",
+    },
     2: {
       write: { "src/a.txt": "a\n" },
       append: { ".runner/state/questions.md": `${HOSTILE_QUESTION}\n`, ".runner/state/assumptions.md": "- Inputs are small integers.\n" },
@@ -42,9 +49,17 @@ export async function allPassesRun(runId = "all-passes"): Promise<ReportRun> {
 
 /** Leaf a fails its guard (attempt 1/3), the retry passes, then b passes. */
 export async function guardFailRetryRun(runId = "guard-fail"): Promise<ReportRun> {
-  const s = await scenario({ runId, tree: tree(node("root", { title: "Project", children: [node("a", { title: "Add" }), node("b", { order: 1, title: "Multiply" })] })) });
+  const s = await scenario({
+    runId,
+    tree: tree(node("root", { title: "Project", children: [node("a", { title: "Add" }), node("b", { order: 1, title: "Multiply" })] })),
+  });
   s.script({
-    1: { write: { "src/a.txt": "wrong\n" }, status: "done", summary: "wrote a, badly", guard: { exit: 1, print: "not ok 1 - add\nAssertionError: expected 5, got 6" } },
+    1: {
+      write: { "src/a.txt": "wrong\n" },
+      status: "done",
+      summary: "wrote a, badly",
+      guard: { exit: 1, print: "not ok 1 - add\nAssertionError: expected 5, got 6" },
+    },
     2: { write: { "src/a.txt": "right\n" }, status: "done", summary: "fixed a" },
     3: { write: { "src/b.txt": "b\n" }, status: "done", summary: "wrote b" },
   });
@@ -67,7 +82,11 @@ export async function repairRun(runId = "repair"): Promise<ReportRun> {
 
 /** a passes; then the agent writes no valid output for b: a runner error stops the run (exit 1; no retry allowed). */
 export async function runnerErrorRun(runId = "runner-error"): Promise<ReportRun> {
-  const s = await scenario({ runId, tree: tree(node("root", { children: [node("a"), node("b", { order: 1 })] })), limits: "max_consecutive_runner_errors = 1" });
+  const s = await scenario({
+    runId,
+    tree: tree(node("root", { children: [node("a"), node("b", { order: 1 })] })),
+    limits: "max_consecutive_runner_errors = 1",
+  });
   s.script({
     1: { write: { "src/a.txt": "a\n" }, status: "done", summary: "wrote a" },
     2: { write: { "src/b.txt": "draft\n" }, rawOutput: "<script>window.__pwned = 4</script> not JSON", print: "agent crashed <badly>" },

@@ -58,7 +58,11 @@ export interface CliResult {
 }
 
 /** Runs the built `runner` binary with `args` in `cwd`. */
-export async function runner(cwd: string, args: string[], options: { env?: Record<string, string>; timeout?: number; input?: string } = {}): Promise<CliResult> {
+export async function runner(
+  cwd: string,
+  args: string[],
+  options: { env?: Record<string, string>; timeout?: number; input?: string } = {},
+): Promise<CliResult> {
   const result = await execa("node", [RUNNER_BIN, ...args], {
     cwd,
     env: options.env ?? testEnv(),

@@ -414,7 +414,14 @@ export async function scenario(options: ScenarioOptions = {}): Promise<Scenario>
 
 /** The done-when scenario: iteration 1 decomposes root into a and b, iterations 2 and 3 execute them (guard green). */
 export const DONE_WHEN_SCRIPT: Record<number, AgentAction> = {
-  1: { decompose: [{ id: "b", order: 1, title: "Second" }, { id: "a", order: 0, title: "First" }], status: "decomposed", summary: "split root into a and b" },
+  1: {
+    decompose: [
+      { id: "b", order: 1, title: "Second" },
+      { id: "a", order: 0, title: "First" },
+    ],
+    status: "decomposed",
+    summary: "split root into a and b",
+  },
   2: { write: { "src/a.txt": "a\n" }, status: "done", summary: "wrote a" },
   3: { write: { "src/b.txt": "b\n" }, status: "done", summary: "wrote b" },
 };
@@ -428,7 +435,13 @@ export function oneSentence(stderr: string): string {
 }
 
 /** `chore(loop): run <id> iter <n> node <node> <kind> guard=<g>` */
-export function subject(runId: string, iteration: number, nodeId: string, kind: "decompose" | "execute" | "recheck" | "interrupted", guard: "pass" | "fail" | "skipped"): string {
+export function subject(
+  runId: string,
+  iteration: number,
+  nodeId: string,
+  kind: "decompose" | "execute" | "recheck" | "interrupted",
+  guard: "pass" | "fail" | "skipped",
+): string {
   return `chore(loop): run ${runId} iter ${iteration} node ${nodeId} ${kind} guard=${guard}`;
 }
 

@@ -11,7 +11,9 @@ describe("a command agent's failure", () => {
     const step = await s.step();
     expect(step.exitCode).toBe(1);
     const sentence = "node exited with code 3: connecting to the model / fatal: the model API answered 401 (invalid key)";
-    expect(step.stderr.trim()).toBe(`Iteration 1 ended in a runner error: ${sentence}. It was recorded and committed as a retry without using an attempt (its logs: .runner/iterations/fail-1/0001/); fix the cause and run \`runner step\` again.`);
+    expect(step.stderr.trim()).toBe(
+      `Iteration 1 ended in a runner error: ${sentence}. It was recorded and committed as a retry without using an attempt (its logs: .runner/iterations/fail-1/0001/); fix the cause and run \`runner step\` again.`,
+    );
     expect(s.meta(1).executor).toMatchObject({ exit_code: 3, error: sentence });
     expect(s.meta(1).runner_error).toEqual({ kind: "agent_failed", message: sentence });
     expect(await s.subjects()).toEqual([subject("fail-1", 1, "root", "decompose", "skipped")]);

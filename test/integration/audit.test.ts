@@ -29,7 +29,14 @@ let shas: string[];
 beforeAll(async () => {
   clean = await scenario({ tree: tree(node("root", { title: "Project goal" })), runId: RUN });
   clean.script({
-    1: { decompose: [{ id: "a", title: "First" }, { id: "b", order: 1, title: "Second" }, { id: "c", order: 2, title: "Third" }], status: "decomposed" },
+    1: {
+      decompose: [
+        { id: "a", title: "First" },
+        { id: "b", order: 1, title: "Second" },
+        { id: "c", order: 2, title: "Third" },
+      ],
+      status: "decomposed",
+    },
     2: { write: { "src/a.txt": "a1\n" }, status: "done", guard: { exit: 1, print: "tests fail" } },
     3: { status: "retry", summary: "need another go" },
     4: { write: { "src/a.txt": "a2\n" }, status: "done" },
@@ -92,7 +99,12 @@ async function rewrite(dir: string, edit: (sha: string, message: string) => stri
     const message = await gitIn(dir, ["log", "-1", "--format=%B", sha]);
     const next = edit(sha, message);
     if (next === null) continue;
-    const result = await execa("git", ["commit-tree", `${sha}^{tree}`, "-p", parent, "-F", "-"], { cwd: dir, env: testEnv(), extendEnv: false, input: next });
+    const result = await execa("git", ["commit-tree", `${sha}^{tree}`, "-p", parent, "-F", "-"], {
+      cwd: dir,
+      env: testEnv(),
+      extendEnv: false,
+      input: next,
+    });
     parent = String(result.stdout).trim();
     mapped.set(sha, parent);
   }
@@ -106,7 +118,12 @@ async function rewriteWith(dir: string, env: (sha: string) => Record<string, str
   const mapped = new Map<string, string>();
   for (const sha of shas) {
     const message = await gitIn(dir, ["log", "-1", "--format=%B", sha]);
-    const result = await execa("git", ["commit-tree", `${sha}^{tree}`, "-p", parent, "-F", "-"], { cwd: dir, env: testEnv(env(sha)), extendEnv: false, input: message });
+    const result = await execa("git", ["commit-tree", `${sha}^{tree}`, "-p", parent, "-F", "-"], {
+      cwd: dir,
+      env: testEnv(env(sha)),
+      extendEnv: false,
+      input: message,
+    });
     parent = String(result.stdout).trim();
     mapped.set(sha, parent);
   }
@@ -221,14 +238,23 @@ describe.concurrent("runner audit catches tampering by hand", () => {
     await gitIn(dir, ["reset", "-q", "--hard", parent]);
     writeFileSync(path.join(dir, "src", "sneaky.txt"), "unguarded work\n");
     const inserted = await commitAll(dir, "agent: my own work");
-    for (const sha of shas.slice(3)) await execa("git", ["cherry-pick", "--allow-empty", "--keep-redundant-commits", sha], { cwd: dir, env: testEnv(), extendEnv: false });
+    for (const sha of shas.slice(3))
+      await execa("git", ["cherry-pick", "--allow-empty", "--keep-redundant-commits", sha], { cwd: dir, env: testEnv(), extendEnv: false });
     await expectCaught(dir, inserted, "(not a loop commit)", /a commit between loop commits that the runner did not make \("agent: my own work"\)/);
   });
 
   it("9. a loop commit by another identity than the run's", async () => {
     const dir = await copyOfClean();
-    const mapped = await rewriteWith(dir, (sha): Record<string, string> => (sha === shas[4] ? { GIT_AUTHOR_NAME: "Mallory", GIT_AUTHOR_EMAIL: "mallory@example.com" } : {}));
-    await expectCaught(dir, mapped.get(shas[4]!)!, "(iteration 5)", /made by Mallory <mallory@example\.com>, not the run's identity Test Author <author@example\.com>/);
+    const mapped = await rewriteWith(
+      dir,
+      (sha): Record<string, string> => (sha === shas[4] ? { GIT_AUTHOR_NAME: "Mallory", GIT_AUTHOR_EMAIL: "mallory@example.com" } : {}),
+    );
+    await expectCaught(
+      dir,
+      mapped.get(shas[4]!)!,
+      "(iteration 5)",
+      /made by Mallory <mallory@example\.com>, not the run's identity Test Author <author@example\.com>/,
+    );
   });
 
   it("--json names every violation with its commit; the first is the first bad commit", async () => {

@@ -170,7 +170,10 @@ async function runCheck(c: BadCase, dir: string, check: Check): Promise<void> {
     expect(lines[0], label).toMatch(/^\d+ problems? in .+; fix (it|them) and run `runner validate` again:$/);
     expect(lines[0], label).toContain(file!);
     expect(lines[1], label).toMatch(new RegExp(`^  ${file!.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} \\$`));
-    expect(lines.slice(1).every((line) => line.startsWith("  ")), label).toBe(true);
+    expect(
+      lines.slice(1).every((line) => line.startsWith("  ")),
+      label,
+    ).toBe(true);
     expect(result.stderr, label).toMatch(new RegExp(check.stderr));
   } else {
     expect(lines, `${label}: one sentence\n${result.stderr}`).toHaveLength(1);
@@ -185,7 +188,9 @@ async function runCheck(c: BadCase, dir: string, check: Check): Promise<void> {
     expect((await gitIn(dir, ["log", "-1", "--format=%s"])).trim(), label).toBe(subject("t1", 1, "root", "decompose", "skipped"));
     const body = await gitIn(dir, ["log", "-1", "--format=%B"]);
     expect(body, label).toMatch(/^Runner-Status: retry$/m);
-    expect(body, label).toMatch(/^Runner-Error: output_parse_error: (the output file \.runner\/iterations\/t1\/0001\/output\.json|the agent wrote no output file)/m);
+    expect(body, label).toMatch(
+      /^Runner-Error: output_parse_error: (the output file \.runner\/iterations\/t1\/0001\/output\.json|the agent wrote no output file)/m,
+    );
     expect(JSON.parse(readFileSync(path.join(dir, TREE_FILE), "utf8")), label).toMatchObject({ root: { passes: false, attempts: 0 } });
   } else {
     expectSameSnapshot(await snapshot(dir), before, label);
@@ -200,7 +205,9 @@ describe("the bad-input corpus", () => {
     for (const c of CASES) kinds.set(c.kind, (kinds.get(c.kind) ?? 0) + 1);
     expect([...kinds.keys()].sort()).toEqual(["branch", "config", "output", "policy", "run-id", "tree"]);
     for (const count of kinds.values()) expect(count).toBeGreaterThanOrEqual(5);
-    console.log(`bad-input corpus: ${CASES.length} cases (${[...kinds].map(([kind, count]) => `${count} ${kind}`).join(", ")}), ${CASES.reduce((n, c) => n + 1 + (c.also?.length ?? 0), 0)} runner invocations`);
+    console.log(
+      `bad-input corpus: ${CASES.length} cases (${[...kinds].map(([kind, count]) => `${count} ${kind}`).join(", ")}), ${CASES.reduce((n, c) => n + 1 + (c.also?.length ?? 0), 0)} runner invocations`,
+    );
   });
 
   describe.concurrent("every case: exit 1, one sentence naming the file and the problem, nothing changed", () => {

@@ -48,7 +48,11 @@ describe.concurrent("runner init", () => {
     mkdirSync(path.join(top, "sub"));
     const inside = await runner(path.join(top, "sub"), ["init"]);
     expect(inside.exitCode).toBe(1);
-    expect(oneSentence(inside.stderr)).toMatch(new RegExp(`inside the git repository whose top folder is ${realpathSync(top).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}; run \`runner init\` there`));
+    expect(oneSentence(inside.stderr)).toMatch(
+      new RegExp(
+        `inside the git repository whose top folder is ${realpathSync(top).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}; run \`runner init\` there`,
+      ),
+    );
     expect(existsSync(path.join(top, "sub", ".runner"))).toBe(false);
   });
 
@@ -177,7 +181,9 @@ describe.concurrent("runner validate", () => {
   });
 
   it("a bad policy .runner/nodes/a/policy.json: an absolute path and a .. entry are rejected, each at its index", async () => {
-    const dir = project(planned(), { ".runner/nodes/a/policy.json": JSON.stringify({ allowed_write_paths: ["src/", "/etc/passwd", "../outside/"] }) });
+    const dir = project(planned(), {
+      ".runner/nodes/a/policy.json": JSON.stringify({ allowed_write_paths: ["src/", "/etc/passwd", "../outside/"] }),
+    });
     const result = await runner(dir, ["validate"]);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('.runner/nodes/a/policy.json $.allowed_write_paths[1]: "/etc/passwd" is absolute');

@@ -12,7 +12,8 @@ describe.concurrent("the command line", () => {
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toBe("");
     expect(result.stdout).toMatch(/^Usage: runner <command> \[options\]/);
-    for (const command of ["init", "start", "step", "run", "status", "log", "audit", "demo"]) expect(result.stdout).toMatch(new RegExp(`^  ${command} +\\S`, "m"));
+    for (const command of ["init", "start", "step", "run", "status", "log", "audit", "demo"])
+      expect(result.stdout).toMatch(new RegExp(`^  ${command} +\\S`, "m"));
     expect(result.stdout).toContain("runner <command> --help");
   });
 
@@ -36,16 +37,22 @@ describe.concurrent("the command line", () => {
     const result = await runner(tempDir(), ["diagram", "--format", "png"]);
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toBe("");
-    expect(oneSentence(result.stderr)).toBe('--format must be one of mermaid, dot, json, svg, not "png" (did you mean svg?). See `runner diagram --help`.');
+    expect(oneSentence(result.stderr)).toBe(
+      '--format must be one of mermaid, dot, json, svg, not "png" (did you mean svg?). See `runner diagram --help`.',
+    );
   });
 
   it("an unknown command or option is named, with the nearest one and the list", async () => {
     const command = await runner(tempDir(), ["stpe"]);
     expect(command.exitCode).toBe(1);
-    expect(oneSentence(command.stderr)).toMatch(/^Unknown command "stpe" \(did you mean step\?\); the commands are init, .*demo\. See `runner --help`\.$/);
+    expect(oneSentence(command.stderr)).toMatch(
+      /^Unknown command "stpe" \(did you mean step\?\); the commands are init, .*demo\. See `runner --help`\.$/,
+    );
     const option = await runner(tempDir(), ["status", "--jsn"]);
     expect(option.exitCode).toBe(1);
-    expect(oneSentence(option.stderr)).toBe("Unknown option --jsn for `runner status` (did you mean --json?); its options are --json, --run-id (and -C <dir>, --debug). See `runner status --help`.");
+    expect(oneSentence(option.stderr)).toBe(
+      "Unknown option --jsn for `runner status` (did you mean --json?); its options are --json, --run-id (and -C <dir>, --debug). See `runner status --help`.",
+    );
   });
 
   it("a missing value, a number that is not one, a value given to a flag", async () => {

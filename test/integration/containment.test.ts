@@ -95,7 +95,12 @@ function request(dir: string, script: string, containment: ProcessRequest["conta
 }
 
 /** A runner process of its own (a small Node script calling runProcess from the build), and the record it reported. */
-async function startRunner(dir: string, script: string, containment: string, exitWhen = ""): Promise<{ runner: ChildProcess; record: ContainmentRecord | undefined }> {
+async function startRunner(
+  dir: string,
+  script: string,
+  containment: string,
+  exitWhen = "",
+): Promise<{ runner: ChildProcess; record: ContainmentRecord | undefined }> {
   const fixture = `
     const [modulePath, script, cwd, containment, exitWhen] = process.argv.slice(1);
     const { runProcess } = await import(modulePath);
@@ -109,7 +114,9 @@ async function startRunner(dir: string, script: string, containment: string, exi
     });
     process.stdout.write("done\\n");`;
   const modulePath = path.join(TEST_MODULES_DIR, "process-runner.mjs");
-  const runner = spawn(process.execPath, ["--input-type=module", "-e", fixture, modulePath, script, dir, containment, exitWhen], { stdio: ["ignore", "pipe", "inherit"] });
+  const runner = spawn(process.execPath, ["--input-type=module", "-e", fixture, modulePath, script, dir, containment, exitWhen], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   if (containment === "off") return { runner, record: undefined };
   const line = await new Promise<string>((resolve, reject) => {
     let text = "";
@@ -127,7 +134,11 @@ async function startRunner(dir: string, script: string, containment: string, exi
 /** A new runner process's first probe of the cgroup method (it collects the cgroups of dead runners). */
 async function probeInNewProcess(): Promise<void> {
   const modulePath = path.join(TEST_MODULES_DIR, "containment.mjs");
-  const next = spawn(process.execPath, ["--input-type=module", "-e", `const c = await import(process.argv[1]); await c.probeContainment("cgroup");`, modulePath], { stdio: "inherit" });
+  const next = spawn(
+    process.execPath,
+    ["--input-type=module", "-e", `const c = await import(process.argv[1]); await c.probeContainment("cgroup");`, modulePath],
+    { stdio: "inherit" },
+  );
   expect(await new Promise((resolve) => next.once("exit", resolve))).toBe(0);
 }
 
@@ -202,7 +213,13 @@ describe.each(METHODS.map((method) => [method]))("containment %s", (method) => {
     const daemon = path.join(dir, "daemon.out");
     const agent = path.join(dir, "agent.out");
     const { runner, record } = await startRunner(dir, `${startDaemon(daemon)}while :; do echo $$ >> ${agent}; sleep 0.05; done`, method);
-    expect(record).toMatchObject({ method, pid: expect.any(Number), startTime: expect.stringMatching(/^\d+$/), pidNamespace: expect.stringMatching(/^\d+$/), tag: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(record).toMatchObject({
+      method,
+      pid: expect.any(Number),
+      startTime: expect.stringMatching(/^\d+$/),
+      pidNamespace: expect.stringMatching(/^\d+$/),
+      tag: expect.stringMatching(/^[0-9a-f]{16}$/),
+    });
     while (sizeOf(agent) === 0) await sleep(10);
     await killRunner(runner);
     // The agent has PR_SET_PDEATHSIG: it dies with the runner, whatever the method.
@@ -243,33 +260,36 @@ describe("containment cgroup", () => {
     expect(existsSync(record!.cgroup!)).toBe(false);
   });
 
-  it.skipIf(WORKS.get("cgroup") !== true)("leaves the cgroups of runners in another PID namespace alone (their pids mean something else)", async () => {
-    const parent = (await probeContainment("cgroup")).parent!;
-    const namespace = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))![0];
-    // Two cgroups named as by a runner whose pid is dead here: one of another namespace, one of ours.
-    const foreign = path.join(parent, `runner-1-999999999-1-${"ab".repeat(6)}`);
-    const ours = path.join(parent, `runner-${namespace}-999999999-1-${"cd".repeat(6)}`);
-    const sleepers = [foreign, ours].map((cgroup) => {
-      mkdirSync(cgroup);
-      const sleeper = spawn("sleep", ["1000"], { stdio: "ignore" });
-      writeFileSync(path.join(cgroup, "cgroup.procs"), String(sleeper.pid));
-      return { sleeper, exited: new Promise((resolve) => sleeper.once("exit", resolve)) };
-    });
-    try {
-      await probeInNewProcess();
-      await sleepers[1]!.exited;
-      expect(sleepers[1]!.sleeper.signalCode).toBe("SIGKILL");
-      expect(existsSync(ours)).toBe(false);
-      expect(sleepers[0]!.sleeper.exitCode).toBeNull();
-      expect(readFileSync(path.join(foreign, "cgroup.procs"), "utf8").trim()).toBe(String(sleepers[0]!.sleeper.pid));
-    } finally {
-      for (const { sleeper, exited } of sleepers) {
-        sleeper.kill("SIGKILL");
-        await exited;
+  it.skipIf(WORKS.get("cgroup") !== true)(
+    "leaves the cgroups of runners in another PID namespace alone (their pids mean something else)",
+    async () => {
+      const parent = (await probeContainment("cgroup")).parent!;
+      const namespace = /\d+/.exec(readlinkSync("/proc/self/ns/pid"))![0];
+      // Two cgroups named as by a runner whose pid is dead here: one of another namespace, one of ours.
+      const foreign = path.join(parent, `runner-1-999999999-1-${"ab".repeat(6)}`);
+      const ours = path.join(parent, `runner-${namespace}-999999999-1-${"cd".repeat(6)}`);
+      const sleepers = [foreign, ours].map((cgroup) => {
+        mkdirSync(cgroup);
+        const sleeper = spawn("sleep", ["1000"], { stdio: "ignore" });
+        writeFileSync(path.join(cgroup, "cgroup.procs"), String(sleeper.pid));
+        return { sleeper, exited: new Promise((resolve) => sleeper.once("exit", resolve)) };
+      });
+      try {
+        await probeInNewProcess();
+        await sleepers[1]!.exited;
+        expect(sleepers[1]!.sleeper.signalCode).toBe("SIGKILL");
+        expect(existsSync(ours)).toBe(false);
+        expect(sleepers[0]!.sleeper.exitCode).toBeNull();
+        expect(readFileSync(path.join(foreign, "cgroup.procs"), "utf8").trim()).toBe(String(sleepers[0]!.sleeper.pid));
+      } finally {
+        for (const { sleeper, exited } of sleepers) {
+          sleeper.kill("SIGKILL");
+          await exited;
+        }
+        for (const cgroup of [foreign, ours]) if (existsSync(cgroup)) rmdirSync(cgroup);
       }
-      for (const cgroup of [foreign, ours]) if (existsSync(cgroup)) rmdirSync(cgroup);
-    }
-  });
+    },
+  );
 });
 
 describe("containment scan", () => {

@@ -274,7 +274,9 @@ const CASES: CrashCase[] = [
 
 const covered = new Set<string>();
 afterAll(() => {
-  console.log(`crash test: killed the runner on entry to ${covered.size} of ${MACHINE_STATES.length} machine states: ${[...covered].sort().join(", ")}`);
+  console.log(
+    `crash test: killed the runner on entry to ${covered.size} of ${MACHINE_STATES.length} machine states: ${[...covered].sort().join(", ")}`,
+  );
 });
 
 function gitDir(s: Scenario): string {
@@ -375,7 +377,11 @@ async function runCase(c: CrashCase): Promise<void> {
     // Recorded once, as a runner error: retry, guard skipped, attempts unchanged, committed.
     expect(after.slice(loopBefore)).toEqual([c.killedSubject]);
     expect(stderrLines(recovery.stderr)).toHaveLength(1);
-    expect(recovery.stderr).toMatch(new RegExp(`Iteration ${c.iteration} was interrupted: the runner stopped \\(killed or crashed\\) during iteration ${c.iteration} before committing it; it was recorded and committed as a retry without using an attempt \\(its logs: \\.runner/iterations/t1/000${c.iteration}/\\)\\. Run \`runner run\` or \`runner step\` to go on\\.$`));
+    expect(recovery.stderr).toMatch(
+      new RegExp(
+        `Iteration ${c.iteration} was interrupted: the runner stopped \\(killed or crashed\\) during iteration ${c.iteration} before committing it; it was recorded and committed as a retry without using an attempt \\(its logs: \\.runner/iterations/t1/000${c.iteration}/\\)\\. Run \`runner run\` or \`runner step\` to go on\\.$`,
+      ),
+    );
     expect(recovery.stderr).not.toMatch(/fix the cause/);
     const message = await s.message();
     expect(message).toMatch(/^Runner-Error: runner_stopped: the runner stopped \(killed or crashed\)/m);
@@ -386,7 +392,11 @@ async function runCase(c: CrashCase): Promise<void> {
     const meta = s.meta(c.iteration!);
     expect(meta.path.slice(0, 3)).toEqual(["safetyCheck", "resumeInterrupted", "recover"]);
     expect(meta.path.slice(-3)).toEqual(["persist", "commit", "failed"]);
-    expect(meta).toMatchObject({ guard_outcome: "skipped", agent_status: c.command === undefined ? "retry" : null, runner_error: { kind: "runner_stopped" } });
+    expect(meta).toMatchObject({
+      guard_outcome: "skipped",
+      agent_status: c.command === undefined ? "retry" : null,
+      runner_error: { kind: "runner_stopped" },
+    });
     expect(meta.attempts_after).toBe(meta.attempts_before);
     expect(s.read(s.iterFile(c.iteration!, "runner_error.log"))).toMatch(/^runner_stopped: the runner stopped/);
     // Every node kept its attempts (an interrupted repair leaves the tree invalid until the next repair).
@@ -406,7 +416,8 @@ async function runCase(c: CrashCase): Promise<void> {
     expect((await loopSubjects(s)).slice(loopBefore)).toEqual([c.killedSubject, c.then.subject]);
   }
   await c.check?.(s);
-  if (c.expectation !== "final" || c.recovery.exit === 0) await expectConsistent(s, stderrs, c.expectation === "journal" || c.expectation === "committed");
+  if (c.expectation !== "final" || c.recovery.exit === 0)
+    await expectConsistent(s, stderrs, c.expectation === "journal" || c.expectation === "committed");
   else for (const stderr of stderrs) expect(stderr).not.toMatch(ASKS_FOR_GIT);
 }
 
@@ -414,7 +425,10 @@ describe("crash safety: SIGKILL on entry to every machine state", () => {
   it("the machine's states are the ones this file has scenarios for", () => {
     expect(MACHINE_STATES.length).toBeGreaterThanOrEqual(18);
     const scenarioStates = new Set(CASES.map((c) => c.state));
-    expect(MACHINE_STATES.filter((state) => !scenarioStates.has(state)), "states without a crash scenario").toEqual([]);
+    expect(
+      MACHINE_STATES.filter((state) => !scenarioStates.has(state)),
+      "states without a crash scenario",
+    ).toEqual([]);
   });
 
   describe.concurrent("per state", () => {

@@ -10,7 +10,10 @@ import { PROJECT_ROOT, git, runner, tempDir, testEnv } from "../helpers/sandbox.
 /** A new user's environment: no git identity, no node_modules/.bin on PATH (the demo must find its own `just`). */
 function newUserEnv(): Record<string, string> {
   const env = testEnv({}, false);
-  env.PATH = (env.PATH ?? "").split(path.delimiter).filter((entry) => !entry.includes("node_modules")).join(path.delimiter);
+  env.PATH = (env.PATH ?? "")
+    .split(path.delimiter)
+    .filter((entry) => !entry.includes("node_modules"))
+    .join(path.delimiter);
   return env;
 }
 

@@ -11,7 +11,10 @@ import { scenario, subject } from "../helpers/scenario.js";
 describe("a full disk", () => {
   it("during persist: one sentence naming it, exit 1, no temp file, the tree intact; the next step records the iteration", async () => {
     const s = await scenario();
-    s.script({ 1: { write: { "src/a.txt": "a\n" }, status: "done", sh: "head -c 10M /dev/zero > .runner/state/fill.bin 2>/dev/null || true" }, 2: { write: { "src/a.txt": "a\n" }, status: "done" } });
+    s.script({
+      1: { write: { "src/a.txt": "a\n" }, status: "done", sh: "head -c 10M /dev/zero > .runner/state/fill.bin 2>/dev/null || true" },
+      2: { write: { "src/a.txt": "a\n" }, status: "done" },
+    });
     const state = path.join(s.dir, ".runner", "state");
     // In its own mount namespace: the tmpfs (holding copies of the state files) exists only for this step.
     const script = [
@@ -61,7 +64,9 @@ describe("a full disk", () => {
     const stderr = /^stderr=(.*)$/m.exec(run.stdout)?.[1]?.trim() ?? "";
     expect(run.stdout, stderr).toContain("exit=1");
     // The commit is made (the patch is a local log); the sentence says so, and what to do.
-    expect(stderr).toMatch(/^Iteration 1 was committed \([0-9a-f]{7}\), but its log could not be written \(ENOSPC: no space left on device, write\); make room on the disk of .*, then run the next step\.$/);
+    expect(stderr).toMatch(
+      /^Iteration 1 was committed \([0-9a-f]{7}\), but its log could not be written \(ENOSPC: no space left on device, write\); make room on the disk of .*, then run the next step\.$/,
+    );
     expect(await s.subjects()).toEqual([subject("t1", 1, "root", "execute", "pass")]);
     expect(await s.git(["status", "--porcelain"])).toBe("");
     // Outside the namespace there is room: the run goes on from the committed iteration.

@@ -68,9 +68,15 @@ async function expectThreeLeavesDone(s: Scenario, runId: string, result: { exitC
   expect(validate.exitCode).toBe(0);
 }
 
-describe("the Codex adapter (kind = \"codex\") against a fake codex", () => {
+describe('the Codex adapter (kind = "codex") against a fake codex', () => {
   const CODEX_EXPECT = (sandbox: string): FakeExpectations => ({
-    codex: { sandbox, model: "gpt-test", profile: "ci", overrides: ["model_reasoning_effort=low", `api_key=${SECRET}`], extraArgs: ["--color", "never"] },
+    codex: {
+      sandbox,
+      model: "gpt-test",
+      profile: "ci",
+      overrides: ["model_reasoning_effort=low", `api_key=${SECRET}`],
+      extraArgs: ["--color", "never"],
+    },
     schemaFile: SCHEMA_FILE,
     pathFirst: JUST_BIN,
     leaves: LEAVES,
@@ -94,19 +100,58 @@ extra_args = ["--color", "never"]`,
     // The fake saw the real values; meta.json has the same argv with the secret replaced.
     expect(calls.map((call) => call.nodeId)).toEqual(["root", ...LEAVES]);
     const documented = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/adapters/executors/codex.ts"), "utf8"), "codex");
-    expect(documented).toEqual(["--json", "--skip-git-repo-check", "-C", "--sandbox", "-c", "--ignore-user-config", "--ephemeral", "--output-schema", "--output-last-message", "-m", "-p", "-c", "-"]);
+    expect(documented).toEqual([
+      "--json",
+      "--skip-git-repo-check",
+      "-C",
+      "--sandbox",
+      "-c",
+      "--ignore-user-config",
+      "--ephemeral",
+      "--output-schema",
+      "--output-last-message",
+      "-m",
+      "-p",
+      "-c",
+      "-",
+    ]);
     for (const [i, call] of calls.entries()) {
       const iteration = i + 1;
       const outputFile = path.join(root(s), s.iterFile(iteration, "output.json"));
       const expected = [
-        "codex", "exec", "--json", "--skip-git-repo-check", "-C", root(s), "--sandbox", "workspace-write", "-c", "allow_login_shell=false",
-        "--output-schema", SCHEMA_FILE, "--output-last-message", outputFile,
-        "-m", "gpt-test", "-p", "ci", "-c", "model_reasoning_effort=low", "-c", "api_key=***", "--color", "never", "-",
+        "codex",
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "-C",
+        root(s),
+        "--sandbox",
+        "workspace-write",
+        "-c",
+        "allow_login_shell=false",
+        "--output-schema",
+        SCHEMA_FILE,
+        "--output-last-message",
+        outputFile,
+        "-m",
+        "gpt-test",
+        "-p",
+        "ci",
+        "-c",
+        "model_reasoning_effort=low",
+        "-c",
+        "api_key=***",
+        "--color",
+        "never",
+        "-",
       ];
       const meta = s.meta(iteration);
       const argv = (meta.executor as { argv: string[] }).argv;
       expect(argv).toEqual(expected);
-      expectInOrder(argv, documented.filter((flag) => argv.includes(flag)));
+      expectInOrder(
+        argv,
+        documented.filter((flag) => argv.includes(flag)),
+      );
       expect(argv).not.toContain("danger-full-access");
       expect(call.argv).toEqual(expected.slice(1).map((arg) => (arg === "api_key=***" ? `api_key=${SECRET}` : arg)));
       expect(realpathSync(call.cwd)).toBe(root(s));
@@ -118,13 +163,22 @@ extra_args = ["--color", "never"]`,
       expect(log).toContain('"type":"turn.completed"');
       expect(log).toContain("key ***");
       expect(JSON.parse(s.read(s.iterFile(iteration, "output.json")))).toEqual(
-        iteration === 1 ? { status: "decomposed", summary: "Split root into a, b, c" } : { status: "done", summary: `Wrote src/${LEAVES[i - 1]}.txt` },
+        iteration === 1
+          ? { status: "decomposed", summary: "Split root into a, b, c" }
+          : { status: "done", summary: `Wrote src/${LEAVES[i - 1]}.txt` },
       );
       expect(meta.agent_status).toBe(iteration === 1 ? "decomposed" : "done");
       // Usage from turn.completed, the thread id, the isolation.
       expect(meta.usage).toEqual({
-        input_tokens: 2410, cached_input_tokens: 1024, output_tokens: 96, reasoning_tokens: 8, cost_usd: null,
-        codex: { thread_id: "0199a213-81c0-7800-8aa1-bbab2a035a53", usage: { input_tokens: 2410, cached_input_tokens: 1024, output_tokens: 96, reasoning_output_tokens: 8 } },
+        input_tokens: 2410,
+        cached_input_tokens: 1024,
+        output_tokens: 96,
+        reasoning_tokens: 8,
+        cost_usd: null,
+        codex: {
+          thread_id: "0199a213-81c0-7800-8aa1-bbab2a035a53",
+          usage: { input_tokens: 2410, cached_input_tokens: 1024, output_tokens: 96, reasoning_output_tokens: 8 },
+        },
       });
       expect(meta.executor).toMatchObject({ session_id: "0199a213-81c0-7800-8aa1-bbab2a035a53", isolation: "user", error: null });
       expect(meta.limit).toBeNull();
@@ -152,7 +206,9 @@ sandbox = "danger-full-access"`,
   });
 
   it('isolation = "clean" adds --ignore-user-config and --ephemeral, recorded in meta.json', async () => {
-    const { s, fakes } = await adapterRepo("codex-clean", 'kind = "codex"\nisolation = "clean"', { tree: tree(node("root", { children: [node("solo")] })) });
+    const { s, fakes } = await adapterRepo("codex-clean", 'kind = "codex"\nisolation = "clean"', {
+      tree: tree(node("root", { children: [node("solo")] })),
+    });
     fakes.expect({ ...CODEX_EXPECT("workspace-write"), codex: { sandbox: "workspace-write", overrides: [], extraArgs: [], clean: true } });
     const step = await s.step();
     expect(step.stderr).toBe("");
@@ -166,7 +222,8 @@ sandbox = "danger-full-access"`,
     const step = await s.step();
     expect(fakes.calls().map((call) => call.problems)).toEqual([[]]);
     expect(step.exitCode).toBe(1);
-    const sentence = "codex failed (exit code 1): unexpected status 401 Unauthorized: Incorrect API key provided: ***, url: http://127.0.0.1:9/v1/responses, request id: req_mock";
+    const sentence =
+      "codex failed (exit code 1): unexpected status 401 Unauthorized: Incorrect API key provided: ***, url: http://127.0.0.1:9/v1/responses, request id: req_mock";
     expect(step.stderr).toContain(`Iteration 1 ended in a runner error: ${sentence}.`);
     expect(step.stderr).not.toMatch(/output file|not valid JSON/);
     expect(s.meta(1).executor).toMatchObject({ exit_code: 1, error: sentence });
@@ -176,7 +233,7 @@ sandbox = "danger-full-access"`,
   });
 });
 
-describe("the Claude adapter (kind = \"claude\") against a fake claude", () => {
+describe('the Claude adapter (kind = "claude") against a fake claude', () => {
   it("drives a three-leaf tree to passes=true; meta.json records the documented argv with secrets redacted", async () => {
     const { s, fakes } = await adapterRepo(
       "claude-1",
@@ -208,19 +265,49 @@ extra_args = ["--append-system-prompt", "key ${SECRET}"]`,
 
     const documented = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/adapters/executors/claude.ts"), "utf8"), "claude");
     expect(documented).toEqual([
-      "-p", "--output-format", "--verbose", "--json-schema", "--permission-mode", "--allowedTools",
-      "--setting-sources", "--strict-mcp-config", "--no-session-persistence", "--max-turns", "--max-budget-usd", "--model",
+      "-p",
+      "--output-format",
+      "--verbose",
+      "--json-schema",
+      "--permission-mode",
+      "--allowedTools",
+      "--setting-sources",
+      "--strict-mcp-config",
+      "--no-session-persistence",
+      "--max-turns",
+      "--max-budget-usd",
+      "--model",
     ]);
     const expected = [
-      "claude", "-p", "--output-format", "stream-json", "--verbose", "--json-schema", SCHEMA_TEXT,
-      "--permission-mode", "acceptEdits", "--allowedTools", "Bash(node check.mjs:*)", "Read", "Edit", "Bash(git diff:*)", "--max-turns", "7",
-      "--model", "claude-test", "--append-system-prompt", "key ***",
+      "claude",
+      "-p",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--json-schema",
+      SCHEMA_TEXT,
+      "--permission-mode",
+      "acceptEdits",
+      "--allowedTools",
+      "Bash(node check.mjs:*)",
+      "Read",
+      "Edit",
+      "Bash(git diff:*)",
+      "--max-turns",
+      "7",
+      "--model",
+      "claude-test",
+      "--append-system-prompt",
+      "key ***",
     ];
     for (const [i, call] of calls.entries()) {
       const iteration = i + 1;
       const argv = (s.meta(iteration).executor as { argv: string[] }).argv;
       expect(argv).toEqual(expected);
-      expectInOrder(argv, documented.filter((flag) => argv.includes(flag)));
+      expectInOrder(
+        argv,
+        documented.filter((flag) => argv.includes(flag)),
+      );
       expect(call.argv).toEqual(expected.slice(1).map((arg) => (arg === "key ***" ? `key ${SECRET}` : arg)));
       expect(realpathSync(call.cwd)).toBe(root(s));
       expect(call.stdin).toBe(s.read(s.iterFile(iteration, "prompt.md")));
@@ -234,7 +321,14 @@ extra_args = ["--append-system-prompt", "key ${SECRET}"]`,
       expect(output.summary).toContain(iteration === 1 ? "Split root into a, b, c" : `Wrote src/${LEAVES[i - 1]}.txt`);
       // Usage and cost from the result event (input = uncached + cache reads), the session id.
       const meta = s.meta(iteration);
-      expect(meta.usage).toMatchObject({ input_tokens: 100, cached_input_tokens: 90, output_tokens: 20, reasoning_tokens: null, cost_usd: 0.01, claude: { session_id: "8e5c3c2e-4f3b-4a7e-9d43-1f0e6f9d2a10", num_turns: 2 } });
+      expect(meta.usage).toMatchObject({
+        input_tokens: 100,
+        cached_input_tokens: 90,
+        output_tokens: 20,
+        reasoning_tokens: null,
+        cost_usd: 0.01,
+        claude: { session_id: "8e5c3c2e-4f3b-4a7e-9d43-1f0e6f9d2a10", num_turns: 2 },
+      });
       expect(meta.executor).toMatchObject({ session_id: "8e5c3c2e-4f3b-4a7e-9d43-1f0e6f9d2a10", isolation: "user" });
     }
     expect(result.stdout).toContain("tokens 400 in (360 cached), 80 out; cost $0.0400");
@@ -244,7 +338,10 @@ extra_args = ["--append-system-prompt", "key ${SECRET}"]`,
     const status = await s.runner(["status"]);
     expect(status.stdout).toContain("tokens 400 in (360 cached), 80 out; cost $0.0400");
     const statusJson = await s.runner(["status", "--json"]);
-    expect(JSON.parse(statusJson.stdout)).toMatchObject({ iterations: 4, usage: { input_tokens: 400, cached_input_tokens: 360, output_tokens: 80, reasoning_tokens: null, cost_usd: 0.04 } });
+    expect(JSON.parse(statusJson.stdout)).toMatchObject({
+      iterations: 4,
+      usage: { input_tokens: 400, cached_input_tokens: 360, output_tokens: 80, reasoning_tokens: null, cost_usd: 0.04 },
+    });
     // The summaries reached the commits, secrets redacted.
     expect(await s.message("HEAD~1")).toContain("Wrote src/b.txt");
     expect(await s.message("HEAD")).toContain("Wrote src/c.txt (key ***)");
@@ -257,7 +354,11 @@ extra_args = ["--append-system-prompt", "key ${SECRET}"]`,
 permission_mode = "plan"`,
       { limits: "output_cap_bytes = 65536", tree: tree(node("root", { children: [node("solo")] })) },
     );
-    fakes.expect({ claude: { permissionMode: "plan", allowedTools: ["Bash(node check.mjs:*)"], extraArgs: [], noiseBytes: 3_000_000 }, schemaFile: SCHEMA_FILE, leaves: LEAVES });
+    fakes.expect({
+      claude: { permissionMode: "plan", allowedTools: ["Bash(node check.mjs:*)"], extraArgs: [], noiseBytes: 3_000_000 },
+      schemaFile: SCHEMA_FILE,
+      leaves: LEAVES,
+    });
     const step = await s.step();
     expect(step.stderr).toBe("");
     expect(step.exitCode).toBe(0);
@@ -284,7 +385,11 @@ describe("the Claude adapter: isolation, budgets, failures, root", () => {
   const base = { permissionMode: "acceptEdits", allowedTools: ["Bash(node check.mjs:*)"], extraArgs: [] };
 
   it('isolation = "clean", permission_mode = "manual", max_budget_usd: the documented flags and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1', async () => {
-    const { s, fakes } = await adapterRepo("claude-clean", 'kind = "claude"\nisolation = "clean"\npermission_mode = "manual"\nmax_budget_usd = 0.5', SOLO);
+    const { s, fakes } = await adapterRepo(
+      "claude-clean",
+      'kind = "claude"\nisolation = "clean"\npermission_mode = "manual"\nmax_budget_usd = 0.5',
+      SOLO,
+    );
     fakes.expect({ claude: { ...base, permissionMode: "manual", clean: true, maxBudgetUsd: 0.5 }, schemaFile: SCHEMA_FILE, leaves: LEAVES });
     const step = await s.step();
     expect(step.stderr).toBe("");
@@ -305,17 +410,22 @@ describe("the Claude adapter: isolation, budgets, failures, root", () => {
     expect((await s.runner(["log", "--iteration", "1"])).stdout).toContain(`runner_error: agent_failed: ${sentence}`);
   });
 
-  it.runIf(process.getuid?.() === 0)("bypassPermissions as root without IS_SANDBOX=1: one sentence saying so, and Claude is not started", async () => {
-    const { s, fakes } = await adapterRepo("claude-root", 'kind = "claude"\npermission_mode = "bypassPermissions"', SOLO);
-    fakes.expect({ claude: { ...base, permissionMode: "bypassPermissions" }, schemaFile: SCHEMA_FILE, leaves: LEAVES });
-    const step = await s.step();
-    expect(step.exitCode).toBe(1);
-    expect(step.stderr).toContain('Iteration 1 ended in a runner error: Claude Code refuses permission_mode = "bypassPermissions" when run as root unless IS_SANDBOX=1 is set');
-    expect(fakes.calls()).toEqual([]);
-    // With IS_SANDBOX=1 it runs.
-    s.env = { ...s.env, IS_SANDBOX: "1" };
-    const again = await s.step();
-    expect(again.stderr).toBe("");
-    expect(fakes.calls().map((call) => call.problems)).toEqual([[]]);
-  });
+  it.runIf(process.getuid?.() === 0)(
+    "bypassPermissions as root without IS_SANDBOX=1: one sentence saying so, and Claude is not started",
+    async () => {
+      const { s, fakes } = await adapterRepo("claude-root", 'kind = "claude"\npermission_mode = "bypassPermissions"', SOLO);
+      fakes.expect({ claude: { ...base, permissionMode: "bypassPermissions" }, schemaFile: SCHEMA_FILE, leaves: LEAVES });
+      const step = await s.step();
+      expect(step.exitCode).toBe(1);
+      expect(step.stderr).toContain(
+        'Iteration 1 ended in a runner error: Claude Code refuses permission_mode = "bypassPermissions" when run as root unless IS_SANDBOX=1 is set',
+      );
+      expect(fakes.calls()).toEqual([]);
+      // With IS_SANDBOX=1 it runs.
+      s.env = { ...s.env, IS_SANDBOX: "1" };
+      const again = await s.step();
+      expect(again.stderr).toBe("");
+      expect(fakes.calls().map((call) => call.problems)).toEqual([[]]);
+    },
+  );
 });

@@ -32,7 +32,9 @@ describe.concurrent("allowed_write_paths (.runner/nodes/<id>/policy.json)", () =
     expect(await s.subjects()).toEqual([subject("t1", 1, "a", "execute", "fail")]);
     expect(s.node("a")).toMatchObject({ passes: false, attempts: 1 });
     expect(s.guardRuns()).toEqual([]);
-    expect(s.meta(1).failure).toBe("The iteration changed paths outside the node's allowed_write_paths (docs/notes.md, other.txt); the guard stage failed.");
+    expect(s.meta(1).failure).toBe(
+      "The iteration changed paths outside the node's allowed_write_paths (docs/notes.md, other.txt); the guard stage failed.",
+    );
     expect(first.stdout).toContain("docs/notes.md, other.txt");
     await expectClean(s);
 
@@ -46,7 +48,9 @@ describe.concurrent("allowed_write_paths (.runner/nodes/<id>/policy.json)", () =
 
   it("inside the allowlist (and the runner's own notes) the guard runs and passes", async () => {
     const s = await scenario({ tree: ONE_LEAF, files: policy });
-    s.script({ 1: { write: { "src/deep/ok.txt": "ok\n", "README.md": "readme\n" }, append: { ".runner/state/assumptions.md": "- one\n" }, status: "done" } });
+    s.script({
+      1: { write: { "src/deep/ok.txt": "ok\n", "README.md": "readme\n" }, append: { ".runner/state/assumptions.md": "- one\n" }, status: "done" },
+    });
     const result = await s.step();
     expect(result.exitCode, result.stderr).toBe(0);
     expect(await s.subjects()).toEqual([subject("t1", 1, "a", "execute", "pass")]);
@@ -61,7 +65,10 @@ describe.concurrent("[guard] protected_paths (default: the guard's files and .ru
     const s = await scenario({ tree: ONE_LEAF, files: { justfile: JUSTFILE } });
     const headJustfile = s.read("justfile");
     s.script({
-      1: { write: { justfile: "ci:\n    true # the agent made its own guard pass\n", ".justfile": "ci:\n    true\n", "src/x.txt": "x\n" }, status: "done" },
+      1: {
+        write: { justfile: "ci:\n    true # the agent made its own guard pass\n", ".justfile": "ci:\n    true\n", "src/x.txt": "x\n" },
+        status: "done",
+      },
       2: { status: "retry" },
     });
     const result = await s.step();
@@ -80,7 +87,9 @@ describe.concurrent("[guard] protected_paths (default: the guard's files and .ru
     expect(patch).toContain("+    true # the agent made its own guard pass");
     expect(patch).toContain("diff --git a/justfile b/justfile");
     expect(patch).toContain("diff --git a/.justfile b/.justfile");
-    expect(s.meta(1).failure).toBe("The iteration changed protected paths (.justfile, justfile), which the agent may not touch; the guard stage failed.");
+    expect(s.meta(1).failure).toBe(
+      "The iteration changed protected paths (.justfile, justfile), which the agent may not touch; the guard stage failed.",
+    );
     await expectClean(s);
 
     await s.step();
@@ -154,7 +163,14 @@ describe.concurrent("what reaches the agent and the logs", () => {
       files: { ".runner/GOAL.md": `# Goal\n\nUse the token ${secret} and the password hunter2-hunter2 carefully.\n` },
     });
     s.script({
-      1: { write: { "src/x.txt": "x\n" }, print: `stdout token=${secret}`, printErr: `stderr token=${secret}`, status: "done", summary: `used ${secret} and hunter2-hunter2`, guard: { exit: 1, print: `guard saw ${secret}` } },
+      1: {
+        write: { "src/x.txt": "x\n" },
+        print: `stdout token=${secret}`,
+        printErr: `stderr token=${secret}`,
+        status: "done",
+        summary: `used ${secret} and hunter2-hunter2`,
+        guard: { exit: 1, print: `guard saw ${secret}` },
+      },
       2: { status: "retry", summary: `again ${secret}` },
     });
     const first = await s.step();

@@ -23,7 +23,13 @@ ${FORGE_PASS("a")}
 git add -A
 git commit -q --amend --no-verify -m "$(git log -1 --format=%B | sed s/guard=fail/guard=pass/)"
 `;
-    s.script({ 1: { write: { "src/a.txt": "not ok\n" }, status: "done", sh: `cat > .git/hooks/post-commit <<'EOF'\n${hook}EOF\nchmod +x .git/hooks/post-commit` } });
+    s.script({
+      1: {
+        write: { "src/a.txt": "not ok\n" },
+        status: "done",
+        sh: `cat > .git/hooks/post-commit <<'EOF'\n${hook}EOF\nchmod +x .git/hooks/post-commit`,
+      },
+    });
     const step = await s.step();
     expect(step.exitCode, step.stderr).toBe(0);
     expect((await runHistory(s)).map((c) => c.subject)).toEqual([subject("t1", 1, "a", "execute", "fail")]);
@@ -147,7 +153,9 @@ git commit -q --amend --no-verify -m "$(git log -1 --format=%B | sed s/guard=fai
     });
     for (let i = 0; i < 3; i++) expect((await s.step()).exitCode).toBe(0);
     const history = await runHistory(s);
-    expect(history.map((c) => c.subject.replace(/ guard=\w+$/, ""))).toEqual([1, 2, 3].map((n) => `chore(loop): run t1 iter ${n} node ${"abc"[n - 1]} execute`));
+    expect(history.map((c) => c.subject.replace(/ guard=\w+$/, ""))).toEqual(
+      [1, 2, 3].map((n) => `chore(loop): run t1 iter ${n} node ${"abc"[n - 1]} execute`),
+    );
     await expectPassesReplay(s);
     await expectLoopHistory(s, 3);
     await expectAudit(s, true);
@@ -156,7 +164,10 @@ git commit -q --amend --no-verify -m "$(git log -1 --format=%B | sed s/guard=fai
   it("a planted MERGE_HEAD brings no other parent into the run branch and does not block the next step", async () => {
     const s = await hostileScenario();
     const fake = (await s.git(["commit-tree", "-m", "chore(loop): run t1 iter 1 node a execute guard=pass", `${await s.head()}^{tree}`])).trim();
-    s.script({ 1: { write: { "src/a.txt": "ok\n" }, status: "done", sh: `echo ${fake} > .git/MERGE_HEAD && echo "Merge" > .git/MERGE_MSG` }, 2: { write: { "src/b.txt": "ok\n" }, status: "done" } });
+    s.script({
+      1: { write: { "src/a.txt": "ok\n" }, status: "done", sh: `echo ${fake} > .git/MERGE_HEAD && echo "Merge" > .git/MERGE_MSG` },
+      2: { write: { "src/b.txt": "ok\n" }, status: "done" },
+    });
     expect((await s.step()).exitCode).toBe(0);
     const second = await s.step();
     expect(second.exitCode, second.stderr).toBe(0);
@@ -164,4 +175,3 @@ git commit -q --amend --no-verify -m "$(git log -1 --format=%B | sed s/guard=fai
     await expectAudit(s, true);
   });
 });
-

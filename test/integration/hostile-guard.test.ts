@@ -12,7 +12,9 @@ import { subject } from "../helpers/scenario.js";
 describe.concurrent("the guard judges what is committed", () => {
   it("skip-worktree on the guard's own file does not hide the agent's edit of it: the guard stage fails, the file is put back", async () => {
     const s = await hostileScenario();
-    s.script({ 1: { write: { "src/a.txt": "not ok\n", "guard.sh": "#!/bin/sh\nexit 0\n" }, status: "done", sh: "git update-index --skip-worktree guard.sh" } });
+    s.script({
+      1: { write: { "src/a.txt": "not ok\n", "guard.sh": "#!/bin/sh\nexit 0\n" }, status: "done", sh: "git update-index --skip-worktree guard.sh" },
+    });
     const step = await s.step();
     expect(step.exitCode, step.stderr).toBe(0);
     expect((await runHistory(s)).map((c) => c.subject)).toEqual([subject("t1", 1, "a", "execute", "fail")]);
@@ -122,7 +124,11 @@ describe.concurrent("logs the agent cannot aim, history it cannot forge", () => 
     writeFileSync(path.join(outside, "guard.log"), "precious\n");
     // The agent's answer is already in its folder; the folder is then moved away and a link to a
     // folder outside the repository put in its place.
-    const swap = [`mv .runner/iterations/t1/0001 .runner/iterations/t1/moved`, `ln -s ${outside} .runner/iterations/t1/0001`, `cp .runner/iterations/t1/moved/* ${outside}/ 2>/dev/null || true`].join(" && ");
+    const swap = [
+      `mv .runner/iterations/t1/0001 .runner/iterations/t1/moved`,
+      `ln -s ${outside} .runner/iterations/t1/0001`,
+      `cp .runner/iterations/t1/moved/* ${outside}/ 2>/dev/null || true`,
+    ].join(" && ");
     s.script({ 1: { write: { "src/a.txt": "ok\n" }, status: "done", sh: swap } });
     await s.step();
     expect(readFileSync(path.join(outside, "guard.log"), "utf8")).toBe("precious\n");
@@ -154,7 +160,11 @@ describe.concurrent("no process outlives its iteration", () => {
   it("a setsid daemon the agent starts is ended with the iteration: nothing writes into the repository after the commit", async () => {
     const s = await hostileScenario();
     s.script({
-      1: { write: { "src/a.txt": "ok\n" }, status: "done", sh: "setsid sh -c 'while :; do date >> daemon.log; sleep 0.05; done' >/dev/null 2>&1 < /dev/null &" },
+      1: {
+        write: { "src/a.txt": "ok\n" },
+        status: "done",
+        sh: "setsid sh -c 'while :; do date >> daemon.log; sleep 0.05; done' >/dev/null 2>&1 < /dev/null &",
+      },
       2: { write: { "src/b.txt": "ok\n" }, status: "done" },
     });
     const step = await s.step();
@@ -172,7 +182,10 @@ describe.concurrent("no process outlives its iteration", () => {
 describe.concurrent("smaller things that must not block the loop", () => {
   it("a deleted tree.json is repaired from the last valid tree, not a dead end", async () => {
     const s = await hostileScenario();
-    s.script({ 1: { status: "done", sh: "rm .runner/state/tree.json" }, 2: { status: "done", sh: "git show HEAD~1:.runner/state/tree.json > .runner/state/tree.json" } });
+    s.script({
+      1: { status: "done", sh: "rm .runner/state/tree.json" },
+      2: { status: "done", sh: "git show HEAD~1:.runner/state/tree.json > .runner/state/tree.json" },
+    });
     expect((await s.step()).exitCode).toBe(0);
     const repair = await s.step();
     expect(repair.exitCode, repair.stderr).toBe(0);
@@ -182,7 +195,10 @@ describe.concurrent("smaller things that must not block the loop", () => {
 
   it("a nested repository without a commit is moved to the log with a clear sentence and never blocks the loop", async () => {
     const s = await hostileScenario();
-    s.script({ 1: { write: { "src/a.txt": "ok\n" }, status: "done", sh: "mkdir -p vendor/lib && git -C vendor/lib init -q && echo x > vendor/lib/f.txt" }, 2: { write: { "src/a.txt": "ok\n" }, status: "done" } });
+    s.script({
+      1: { write: { "src/a.txt": "ok\n" }, status: "done", sh: "mkdir -p vendor/lib && git -C vendor/lib init -q && echo x > vendor/lib/f.txt" },
+      2: { write: { "src/a.txt": "ok\n" }, status: "done" },
+    });
     const first = await s.step();
     expect(first.exitCode, first.stderr).toBe(0);
     expect(await s.message()).toMatch(/repositories without a commit \(vendor\/lib\/\)/);
@@ -216,12 +232,17 @@ describe.concurrent("the stricter mode: the guard in a clean checkout of the can
     // ...which the committed content does not earn: audit --replay says so.
     const replay = await s.runner(["audit", "--replay"]);
     expect(replay.exitCode).toBe(1);
-    expect(replay.stderr).toMatch(/guard=pass, but replayed in a clean checkout the guard `sh guard\.sh` exited with code 1 on the committed content \(FAIL: build\/out\.txt is missing\)/);
+    expect(replay.stderr).toMatch(
+      /guard=pass, but replayed in a clean checkout the guard `sh guard\.sh` exited with code 1 on the committed content \(FAIL: build\/out\.txt is missing\)/,
+    );
   });
 
   it('with isolation = "worktree" the guard judges exactly what is committed: the same iteration fails', async () => {
     const s = await hostileScenario({ files });
-    writeFileSync(path.join(s.dir, ".runner/state/config.toml"), `${s.read(".runner/state/config.toml").replace('[guard]\n', '[guard]\nisolation = "worktree"\n')}`);
+    writeFileSync(
+      path.join(s.dir, ".runner/state/config.toml"),
+      `${s.read(".runner/state/config.toml").replace("[guard]\n", '[guard]\nisolation = "worktree"\n')}`,
+    );
     await s.git(["commit", "-qam", "guard in a clean checkout"]);
     s.baseRef = await s.head(); // the run starts here
     s.script({ 1: BUILD });

@@ -45,7 +45,9 @@ describe("runner init templates", () => {
     await git(dir, ["init", "-q"]);
     await runner(dir, ["init", "--executor", "claude"]);
     const written = readFileSync(path.join(dir, CONFIG), "utf8");
-    const schema = JSON.parse(readFileSync(path.join(PROJECT_ROOT, "schemas/config/v1.schema.json"), "utf8")) as { properties: { executor: { properties: { permission_mode: { enum: string[] } } } } };
+    const schema = JSON.parse(readFileSync(path.join(PROJECT_ROOT, "schemas/config/v1.schema.json"), "utf8")) as {
+      properties: { executor: { properties: { permission_mode: { enum: string[] } } } };
+    };
     for (const mode of schema.properties.executor.properties.permission_mode.enum) expect(written).toContain(mode);
     expect(written).toContain("IS_SANDBOX=1");
     expect(written).toMatch(/^# isolation = "clean"/m);

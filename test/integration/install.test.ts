@@ -36,10 +36,16 @@ describe("the README's install steps", () => {
     const lines = steps("install");
     expect(lines[0]).toMatch(new RegExp(`^npm install -g ${NAME} `));
     const out = tempDir("runner-pack-");
-    const tarball = execFileSync("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", out], { cwd: PROJECT_ROOT, encoding: "utf8" }).trim().split("\n").at(-1)!;
+    const tarball = execFileSync("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", out], { cwd: PROJECT_ROOT, encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .at(-1)!;
     const prefix = tempDir("runner-prefix-");
     // The registry stands in as the tarball; npm's cache (filled by `npm ci`) serves the dependencies.
-    const install = lines[0]!.replace(`npm install -g ${NAME}`, `npm install -g --prefix ${prefix} ${path.join(out, tarball)} --prefer-offline --no-audit --no-fund`);
+    const install = lines[0]!.replace(
+      `npm install -g ${NAME}`,
+      `npm install -g --prefix ${prefix} ${path.join(out, tarball)} --prefer-offline --no-audit --no-fund`,
+    );
     sh(install, out, prefix);
     expect(sh(lines[1]!, out, prefix).trim()).toBe(VERSION);
     // The installed package brings its own `just` (rust-just), the guard's default program.

@@ -30,7 +30,8 @@ function writeLock(s: Scenario, record: Record<string, unknown> | string): void 
   writeFileSync(lockFile(s), typeof record === "string" ? record : `${JSON.stringify(record)}\n`);
 }
 
-const ANOTHER_RUNNER = /^Another runner \((runner step|runner run), pid (\d+), since [0-9T:.-]+Z\) is working in this repository; wait for it to finish or stop it, then try again\.$/;
+const ANOTHER_RUNNER =
+  /^Another runner \((runner step|runner run), pid (\d+), since [0-9T:.-]+Z\) is working in this repository; wait for it to finish or stop it, then try again\.$/;
 
 describe.concurrent("one runner per repository", () => {
   it("a second step (and a run) while a step works refuses with one sentence naming it; the lock goes away after", async () => {

@@ -36,7 +36,14 @@ let states: string[];
 beforeAll(async () => {
   s = await scenario({ runId: "log-1" });
   s.script({
-    1: { decompose: [{ id: "a", order: 0, title: "First" }, { id: "b", order: 1, title: "Second" }], status: "decomposed", summary: "split root into a and b" },
+    1: {
+      decompose: [
+        { id: "a", order: 0, title: "First" },
+        { id: "b", order: 1, title: "Second" },
+      ],
+      status: "decomposed",
+      summary: "split root into a and b",
+    },
     2: { write: { "src/a.txt": "bad\n" }, status: "done", summary: "wrote a, badly", guard: { exit: 1, print: "a is wrong" } },
     3: { write: { "src/a.txt": "a\n" }, status: "done", summary: "fixed a" },
     4: { write: { "src/b.txt": "draft\n" }, rawOutput: "this is not JSON" },
@@ -57,7 +64,19 @@ describe("runner log", () => {
     expect(result.exitCode).toBe(0);
     const out = result.stdout.split("\n").filter(Boolean);
     expect(out[0]).toBe("run log-1: 5 iterations");
-    expect(out[1]!.split(/\s+/).filter(Boolean)).toEqual(["iter", "node", "kind", "status", "guard", "attempts", "time", "tokens", "in/out", "cost", "summary"]);
+    expect(out[1]!.split(/\s+/).filter(Boolean)).toEqual([
+      "iter",
+      "node",
+      "kind",
+      "status",
+      "guard",
+      "attempts",
+      "time",
+      "tokens",
+      "in/out",
+      "cost",
+      "summary",
+    ]);
     expect(out).toHaveLength(2 + EXPECTED.length);
     for (const [i, [iteration, nodeId, kind, status, guard, attempts, summary]] of EXPECTED.entries()) {
       const cells = out[2 + i]!.trim().split(/\s{2,}/);
@@ -150,7 +169,27 @@ describe("runner log", () => {
 
 describe("runner diagram", () => {
   it("prints the machine as mermaid, dot, json and svg, each naming every state", async () => {
-    expect(states).toEqual(expect.arrayContaining(["safetyCheck", "loadTree", "selectLeaf", "buildPrompt", "repairTree", "execute", "reloadTree", "classify", "guard", "updateState", "recover", "persist", "commit", "committed", "nothingToDo", "refused", "failed"]));
+    expect(states).toEqual(
+      expect.arrayContaining([
+        "safetyCheck",
+        "loadTree",
+        "selectLeaf",
+        "buildPrompt",
+        "repairTree",
+        "execute",
+        "reloadTree",
+        "classify",
+        "guard",
+        "updateState",
+        "recover",
+        "persist",
+        "commit",
+        "committed",
+        "nothingToDo",
+        "refused",
+        "failed",
+      ]),
+    );
     const mermaid = await s.runner(["diagram", "--format", "mermaid"]);
     expect(mermaid.exitCode).toBe(0);
     expect(mermaid.stdout.startsWith("stateDiagram-v2\n")).toBe(true);

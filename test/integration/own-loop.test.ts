@@ -16,10 +16,14 @@ describe("this repository's own loop", () => {
   it("the guard is `just ci`, the tree has open work, the pinned schema is the runner's own", () => {
     const config = parseConfig(readFileSync(path.join(PROJECT_ROOT, ".runner/state/config.toml"), "utf8"));
     expect(config.ok && config.config.guard.command).toEqual(["just", "ci"]);
-    const tree = JSON.parse(readFileSync(path.join(PROJECT_ROOT, ".runner/state/tree.json"), "utf8")) as { root: { passes: boolean; children: unknown[] } };
+    const tree = JSON.parse(readFileSync(path.join(PROJECT_ROOT, ".runner/state/tree.json"), "utf8")) as {
+      root: { passes: boolean; children: unknown[] };
+    };
     expect(tree.root.passes).toBe(false);
     expect(tree.root.children.length).toBeGreaterThan(0);
-    expect(readFileSync(path.join(PROJECT_ROOT, ".runner/state/schema.json"), "utf8")).toBe(readFileSync(path.join(PROJECT_ROOT, "schemas/task_tree/v1.schema.json"), "utf8"));
+    expect(readFileSync(path.join(PROJECT_ROOT, ".runner/state/schema.json"), "utf8")).toBe(
+      readFileSync(path.join(PROJECT_ROOT, "schemas/task_tree/v1.schema.json"), "utf8"),
+    );
     expect(readFileSync(path.join(PROJECT_ROOT, ".runner/GOAL.md"), "utf8")).toMatch(/^# Goal\n/);
   });
 });

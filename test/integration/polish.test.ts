@@ -12,24 +12,44 @@ import { oneSentence, scenario, type Scenario } from "../helpers/scenario.js";
 import { git, hasScript, node, RUNNER_BIN, runner, tempDir, tree } from "../helpers/sandbox.js";
 
 const ESC = String.fromCharCode(27);
-const FAILING_GUARD = ["ok 1 - a exists", "ok 2 - a is right", "not ok 3 - b", "  expected: ok", "  found: bad", "FAIL: src/b.txt lacks ok", "1 of 3 checks failed"].join("\n");
+const FAILING_GUARD = [
+  "ok 1 - a exists",
+  "ok 2 - a is right",
+  "not ok 3 - b",
+  "  expected: ok",
+  "  found: bad",
+  "FAIL: src/b.txt lacks ok",
+  "1 of 3 checks failed",
+].join("\n");
 const TWO_LEAVES = tree(
   node("root", {
     title: "Project goal",
-    children: [node("a", { order: 0, title: "First" }), node("b", { order: 1, title: "Second", goal: "Write src/b.txt saying ok", acceptance: ["src/b.txt says ok", "the guard is green"] })],
+    children: [
+      node("a", { order: 0, title: "First" }),
+      node("b", { order: 1, title: "Second", goal: "Write src/b.txt saying ok", acceptance: ["src/b.txt says ok", "the guard is green"] }),
+    ],
   }),
 );
 
 /** The runner on a pseudo-terminal `columns` wide; its output with \r removed. */
 async function onTerminal(s: Scenario, args: string[], env: Record<string, string> = {}, columns = 120): Promise<{ exitCode: number; out: string }> {
   const command = `stty cols ${columns} rows 40; exec node ${[RUNNER_BIN, ...args].map((arg) => JSON.stringify(arg)).join(" ")}`;
-  const result = await execa("script", ["-qec", command, "/dev/null"], { cwd: s.dir, env: { ...s.env, TERM: "xterm-256color", ...env }, extendEnv: false, reject: false, timeout: 60_000 });
+  const result = await execa("script", ["-qec", command, "/dev/null"], {
+    cwd: s.dir,
+    env: { ...s.env, TERM: "xterm-256color", ...env },
+    extendEnv: false,
+    reject: false,
+    timeout: 60_000,
+  });
   return { exitCode: result.exitCode ?? -1, out: String(result.stdout).replace(/\r/g, "") };
 }
 
 /** Text without its escape sequences (colour, cursor movement). */
 function plain(text: string): string {
-  return text.split(ESC).map((segment, i) => (i === 0 ? segment : segment.replace(/^\[[\d;]*[A-Za-z]/, ""))).join("");
+  return text
+    .split(ESC)
+    .map((segment, i) => (i === 0 ? segment : segment.replace(/^\[[\d;]*[A-Za-z]/, "")))
+    .join("");
 }
 
 async function waitUntil(what: string, ready: () => boolean, timeoutMs = 20_000): Promise<void> {
@@ -46,7 +66,12 @@ beforeAll(async () => {
   red = await scenario({ runId: "pol-1", tree: TWO_LEAVES });
   red.script({
     1: { write: { "src/a.txt": "a\n" }, status: "done", summary: "wrote a" },
-    2: { write: { "src/b.txt": "bad\n" }, status: "done", summary: "wrote b, badly\nsecond line of the summary", guard: { exit: 1, print: `${"noise line\n".repeat(600)}${FAILING_GUARD}` } },
+    2: {
+      write: { "src/b.txt": "bad\n" },
+      status: "done",
+      summary: "wrote b, badly\nsecond line of the summary",
+      guard: { exit: 1, print: `${"noise line\n".repeat(600)}${FAILING_GUARD}` },
+    },
     3: { write: { "src/b.txt": "ok\n" }, status: "done", summary: "fixed b" },
   });
   for (let i = 1; i <= 3; i++) {
@@ -55,8 +80,16 @@ beforeAll(async () => {
     if (i === 2) {
       // `runner step` itself: the iteration's line, then the guard's last lines.
       const out = step.stdout.trimEnd().split("\n");
-      expect(out[0]).toMatch(/^Iteration 2: node b execute, agent said done, guard=fail; b open, attempts 1\/3 \(commit [0-9a-f]{7}\) — The guard `node guard.mjs` exited with code 1\.$/);
-      expect(out.slice(1)).toEqual(["    not ok 3 - b", "      expected: ok", "      found: bad", "    FAIL: src/b.txt lacks ok", "    1 of 3 checks failed"]);
+      expect(out[0]).toMatch(
+        /^Iteration 2: node b execute, agent said done, guard=fail; b open, attempts 1\/3 \(commit [0-9a-f]{7}\) — The guard `node guard.mjs` exited with code 1\.$/,
+      );
+      expect(out.slice(1)).toEqual([
+        "    not ok 3 - b",
+        "      expected: ok",
+        "      found: bad",
+        "    FAIL: src/b.txt lacks ok",
+        "    1 of 3 checks failed",
+      ]);
     }
   }
 });
@@ -70,13 +103,17 @@ describe("the guard's own failing lines", () => {
     expect(out).toContain("failure: The guard `node guard.mjs` exited with code 1.\n");
     const section = out.slice(out.indexOf("guard output (last lines, from the commit):"));
     // The last 10 lines of the guard's output (the commit holds its first 2500 and last 1000 characters).
-    expect(section.split("\n").slice(1, 11)).toEqual(["noise line", "noise line", "noise line", ...FAILING_GUARD.split("\n")].map((line) => `    ${line}`));
+    expect(section.split("\n").slice(1, 11)).toEqual(
+      ["noise line", "noise line", "noise line", ...FAILING_GUARD.split("\n")].map((line) => `    ${line}`),
+    );
     expect(out).toContain("(the same as the last lines of .runner/iterations/pol-1/0002/guard.log)");
     const json = JSON.parse((await red.runner(["log", "--iteration", "2", "--json"])).stdout) as Record<string, unknown>;
     expect(json.guard_output_tail).toContain("FAIL: src/b.txt lacks ok");
     expect(json.guard_log).toMatchObject({ path: ".runner/iterations/pol-1/0002/guard.log" });
     expect((json.guard_log as { tail: string[] }).tail.at(-1)).toBe("1 of 3 checks failed");
-    expect(json.failure_text).toMatch(/^The guard `node guard.mjs` exited with code 1\.\n\nIts output:\n\nnoise line\n[\s\S]*\n\.\.\.\n[\s\S]*FAIL: src\/b.txt lacks ok\n1 of 3 checks failed$/);
+    expect(json.failure_text).toMatch(
+      /^The guard `node guard.mjs` exited with code 1\.\n\nIts output:\n\nnoise line\n[\s\S]*\n\.\.\.\n[\s\S]*FAIL: src\/b.txt lacks ok\n1 of 3 checks failed$/,
+    );
     // An iteration whose guard passed has none.
     const passed = JSON.parse((await red.runner(["log", "--iteration", "3", "--json"])).stdout) as Record<string, unknown>;
     expect(passed).toMatchObject({ guard_output_tail: [], guard_log: null, failure_text: null });
@@ -131,7 +168,10 @@ describe("the guard's own failing lines", () => {
     s.script({ 1: { write: { "src/b.txt": "bad\n" }, status: "done", guard: { exit: 1, print: FAILING_GUARD } } });
     const result = await s.step(["--json"]);
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ guard_outcome: "fail", guard_output_tail: ["not ok 3 - b", "  expected: ok", "  found: bad", "FAIL: src/b.txt lacks ok", "1 of 3 checks failed"] });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      guard_outcome: "fail",
+      guard_output_tail: ["not ok 3 - b", "  expected: ok", "  found: bad", "FAIL: src/b.txt lacks ok", "1 of 3 checks failed"],
+    });
   });
 });
 
@@ -153,7 +193,12 @@ describe("runner show <node-id>", () => {
     expect(out).toContain("children: none (a leaf)");
     const history = out.slice(out.indexOf("iterations on b in run pol-1: 2") + 1);
     expect(history[0]).toMatch(/^ {2}iteration 2: execute, agent done, guard fail, attempts 1\/3 \(commit [0-9a-f]{7}\)$/);
-    expect(history.slice(1, 5)).toEqual(["      wrote b, badly", "      second line of the summary", "      failure: The guard `node guard.mjs` exited with code 1.", "        │ not ok 3 - b"]);
+    expect(history.slice(1, 5)).toEqual([
+      "      wrote b, badly",
+      "      second line of the summary",
+      "      failure: The guard `node guard.mjs` exited with code 1.",
+      "        │ not ok 3 - b",
+    ]);
     expect(history).toContain("        │ FAIL: src/b.txt lacks ok");
     expect(history.find((line) => line.startsWith("  iteration 3:"))).toMatch(/execute, agent done, guard pass, attempts 1\/3/);
 
@@ -166,7 +211,9 @@ describe("runner show <node-id>", () => {
   it("--json has the same facts", async () => {
     const result = await red.runner(["show", "b", "--json"]);
     expect(result.exitCode).toBe(0);
-    const shown = JSON.parse(result.stdout) as { history: { iteration: number; guard_outcome: string; guard_output_tail: string[]; failure: string | null }[] } & Record<string, unknown>;
+    const shown = JSON.parse(result.stdout) as {
+      history: { iteration: number; guard_outcome: string; guard_output_tail: string[]; failure: string | null }[];
+    } & Record<string, unknown>;
     expect(shown).toMatchObject({
       id: "b",
       title: "Second",
@@ -218,7 +265,12 @@ describe("runner status: legend, labelled columns, progress", () => {
   });
 
   it("aligns the columns by display width: a title in Chinese takes two columns a character", async () => {
-    const s = await scenario({ runId: "pol-4", tree: tree(node("root", { title: "Root", children: [node("a", { title: "日本語のタイトル" }), node("b", { order: 1, title: "plain", attempts: 3 })] })) });
+    const s = await scenario({
+      runId: "pol-4",
+      tree: tree(
+        node("root", { title: "Root", children: [node("a", { title: "日本語のタイトル" }), node("b", { order: 1, title: "plain", attempts: 3 })] }),
+      ),
+    });
     const out = (await s.runner(["status"])).stdout.split("\n");
     const a = out.find((line) => line.includes(" a  "))!;
     const b = out.find((line) => line.includes(" b  "))!;
@@ -265,7 +317,9 @@ describe.skipIf(!hasScript())("on a terminal", () => {
     expect(result.out).toContain("  0/2 leaves passed · iteration 1 of 1 · ");
     expect(result.out).toContain("  │ agent is working");
     const text = plain(result.out);
-    expect(text).toMatch(/^Iteration 1: node a execute, agent said done, guard=fail; a open, attempts 1\/3 \(commit [0-9a-f]{7}\) — The guard `node guard.mjs` exited with code 1\.\n {4}not ok 3 - b\n/m);
+    expect(text).toMatch(
+      /^Iteration 1: node a execute, agent said done, guard=fail; a open, attempts 1\/3 \(commit [0-9a-f]{7}\) — The guard `node guard.mjs` exited with code 1\.\n {4}not ok 3 - b\n/m,
+    );
     expect(result.out).toContain(`${ESC}[31mIteration 1: node a execute`);
     expect(result.out).toContain(`${ESC}[2m    FAIL: src/b.txt lacks ok${ESC}[22m`);
   });
@@ -301,7 +355,9 @@ describe("a run in progress", () => {
     const s = await scenario({ runId: "pol-8", tree: TWO_LEAVES });
     const go = path.join(s.scriptDir, "go");
     // The agent waits for the test to let it finish (bounded, so a failed test never leaves it behind).
-    s.script({ 1: { write: { "src/a.txt": "a\n" }, status: "done", sh: `i=0; while [ ! -f '${go}' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done` } });
+    s.script({
+      1: { write: { "src/a.txt": "a\n" }, status: "done", sh: `i=0; while [ ! -f '${go}' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done` },
+    });
     const child = spawn("node", [RUNNER_BIN, "run", "--max-iterations", "1"], { cwd: s.dir, env: s.env, stdio: "ignore" });
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     try {
@@ -309,10 +365,16 @@ describe("a run in progress", () => {
       const status = await s.runner(["status"]);
       expect(status.stderr).toBe("");
       const line = status.stdout.split("\n")[1]!;
-      expect(line).toMatch(new RegExp(`^in progress: \`runner run\`, pid ${child.pid}, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(\\d+s ago\\); iteration 1 of run pol-8, node a$`));
+      expect(line).toMatch(
+        new RegExp(
+          `^in progress: \`runner run\`, pid ${child.pid}, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(\\d+s ago\\); iteration 1 of run pol-8, node a$`,
+        ),
+      );
       const log = await s.runner(["log"]);
       expect(log.stdout.split("\n")[0]).toBe(line);
-      expect(JSON.parse((await s.runner(["status", "--json"])).stdout)).toMatchObject({ in_progress: { command: "runner run", pid: child.pid, iteration: { run_id: "pol-8", number: 1, node_id: "a", step_kind: "leaf" } } });
+      expect(JSON.parse((await s.runner(["status", "--json"])).stdout)).toMatchObject({
+        in_progress: { command: "runner run", pid: child.pid, iteration: { run_id: "pol-8", number: 1, node_id: "a", step_kind: "leaf" } },
+      });
     } finally {
       writeFileSync(go, "");
       await exited;

@@ -201,9 +201,13 @@ describe("runProcess", () => {
     const pidFile = path.join(dir, "pids");
     const t0 = Date.now();
     const running = runProcess(
-      bash(dir, `trap 'echo caught TERM' TERM; echo $$ > ${pidFile}; trap '' TERM; sleep 1000 & echo $! >> ${pidFile}; trap 'echo caught TERM' TERM; while :; do sleep 0.05; done`, {
-        deadlineMs: t0 + 300,
-      }),
+      bash(
+        dir,
+        `trap 'echo caught TERM' TERM; echo $$ > ${pidFile}; trap '' TERM; sleep 1000 & echo $! >> ${pidFile}; trap 'echo caught TERM' TERM; while :; do sleep 0.05; done`,
+        {
+          deadlineMs: t0 + 300,
+        },
+      ),
     );
     const pids = await pidsFrom(pidFile, 2);
     const result = await running;
@@ -219,9 +223,7 @@ describe("runProcess", () => {
     const dir = tempDir();
     const pidFile = path.join(dir, "pids");
     const t0 = Date.now();
-    const result = await runProcess(
-      bash(dir, `sleep 1000 & echo $! > ${pidFile}; sleep 1000 > /dev/null 2>&1 & echo $! >> ${pidFile}; echo done`),
-    );
+    const result = await runProcess(bash(dir, `sleep 1000 & echo $! > ${pidFile}; sleep 1000 > /dev/null 2>&1 & echo $! >> ${pidFile}; echo done`));
     const elapsed = Date.now() - t0;
     const pids = await pidsFrom(pidFile, 2);
     expect(result).toMatchObject({ exitCode: 0, timedOut: false });
@@ -300,9 +302,7 @@ describe("runProcess", () => {
     const pidFile = path.join(dir, "pids");
     const controller = new AbortController();
     const t0 = Date.now();
-    const running = runProcess(
-      bash(dir, `sleep 1000 & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`, { abortSignal: controller.signal }),
-    );
+    const running = runProcess(bash(dir, `sleep 1000 & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`, { abortSignal: controller.signal }));
     const pids = await pidsFrom(pidFile, 2);
     expect(pids.every(isAlive)).toBe(true);
     controller.abort();

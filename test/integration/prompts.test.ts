@@ -8,7 +8,10 @@ describe("prompt templates", () => {
   it("a repository's .runner/prompts/leaf.md replaces the built-in leaf template, placeholders filled", async () => {
     const s = await scenario({
       tree: tree(node("root", { children: [node("a", { title: "Do A", order: 1 })] })),
-      files: { ".runner/prompts/leaf.md": "CUSTOM LEAF for {{node_id}} ({{node_title}}), path {{node_path}}, {{attempts}}/{{max_attempts}}; answer in {{output_file}}\n" },
+      files: {
+        ".runner/prompts/leaf.md":
+          "CUSTOM LEAF for {{node_id}} ({{node_title}}), path {{node_path}}, {{attempts}}/{{max_attempts}}; answer in {{output_file}}\n",
+      },
     });
     s.script({ 1: { write: { "a.txt": "x" }, status: "done" } });
     const result = await s.step();

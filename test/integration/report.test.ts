@@ -44,7 +44,16 @@ describe("runner report: the data", () => {
     expect(report.runId).toBe("all-passes");
     expect(report.outcome).toMatchObject({ kind: "complete", mergeable: true });
     expect(report.audit).toEqual({ clean: true, violations: [] });
-    expect(report.totals).toMatchObject({ iterations: 3, decompose: 1, execute: 2, repair: 0, passes: 2, failures: 0, runnerErrors: 0, nodes: { total: 3, passed: 3, stuck: 0 } });
+    expect(report.totals).toMatchObject({
+      iterations: 3,
+      decompose: 1,
+      execute: 2,
+      repair: 0,
+      passes: 2,
+      failures: 0,
+      runnerErrors: 0,
+      nodes: { total: 3, passed: 3, stuck: 0 },
+    });
     expect(report.totals.time?.timed).toBe(3);
     expect(report.totals.time!.totalMs).toBeGreaterThanOrEqual(report.totals.time!.agentMs + report.totals.time!.guardMs);
     expect(report.localLogs).toBe(3);
@@ -59,7 +68,11 @@ describe("runner report: the data", () => {
     expect(report.base).toBe((await allPasses.s.git(["rev-parse", "main"])).trim());
     // The tree file is left out of the diffs: a decomposition changes nothing else.
     expect(report.iterations[0]!.diff.files).toEqual([]);
-    expect(report.iterations[1]!.diff.files.map((f) => f.path).sort()).toEqual([".runner/state/assumptions.md", ".runner/state/questions.md", "src/a.txt"]);
+    expect(report.iterations[1]!.diff.files.map((f) => f.path).sort()).toEqual([
+      ".runner/state/assumptions.md",
+      ".runner/state/questions.md",
+      "src/a.txt",
+    ]);
     expect(report.iterations[1]!.diff.patch).toContain("+a");
     expect(report.iterations[1]!.diff.truncated).toBe(false);
     const local = report.iterations[2]!.local!;
@@ -68,7 +81,10 @@ describe("runner report: the data", () => {
     expect(local.guardTail).toContain("all 2 checks green");
     expect(local.totalMs).toBe(allPasses.s.meta(3).durations.total_ms);
     expect(report.tree?.root).toMatchObject({ id: "root", state: "passed", iterations: [1] });
-    expect(report.tree?.root?.children.map((c) => [c.id, c.state, c.iterations])).toEqual([["a", "passed", [2]], ["b", "passed", [3]]]);
+    expect(report.tree?.root?.children.map((c) => [c.id, c.state, c.iterations])).toEqual([
+      ["a", "passed", [2]],
+      ["b", "passed", [3]],
+    ]);
     expect(report.notes).toEqual([
       { file: "assumptions", commit: shas[1], iteration: 2, lines: ["- Inputs are small integers."] },
       { file: "questions", commit: shas[1], iteration: 2, lines: [HOSTILE_QUESTION] },
@@ -114,7 +130,10 @@ describe("runner report: the data", () => {
     expect(last.runnerError).toMatch(/^output_parse_error: /);
     expect(last.local?.agentTail).toContain("agent crashed <badly>");
     expect(report.totals).toMatchObject({ failures: 1, runnerErrors: 1 });
-    expect(report.tree?.root?.children.map((c) => [c.id, c.state, c.next])).toEqual([["a", "passed", false], ["b", "open", true]]);
+    expect(report.tree?.root?.children.map((c) => [c.id, c.state, c.next])).toEqual([
+      ["a", "passed", false],
+      ["b", "open", true],
+    ]);
   });
 });
 
@@ -139,11 +158,15 @@ describe("runner report: the page", () => {
     expect(body).not.toContain("<script");
     expect(body).not.toMatch(/<img/);
     expect(body).not.toContain("<b>part</b>");
-    expect(body).toContain("wrote a &lt;script&gt;window.__pwned = 1&lt;/script&gt; and &lt;img src=&quot;x&quot; onerror=&quot;window.__pwned = 2&quot;&gt; &amp; &quot;quotes&quot;");
+    expect(body).toContain(
+      "wrote a &lt;script&gt;window.__pwned = 1&lt;/script&gt; and &lt;img src=&quot;x&quot; onerror=&quot;window.__pwned = 2&quot;&gt; &amp; &quot;quotes&quot;",
+    );
     expect(body).toContain("Second &lt;b&gt;part&lt;/b&gt;");
     expect(body).toContain("Should &lt;script&gt;window.__pwned = 3&lt;/script&gt; be allowed?");
     // The policy forbids every resource and any script but the page's own (by its hash).
-    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-[A-Za-z0-9+/]+=*';/);
+    expect(html).toMatch(
+      /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-[A-Za-z0-9+/]+=*';/,
+    );
     expect(body).not.toMatch(/(src|href)="(https?:)?\/\//);
   });
 
@@ -155,7 +178,7 @@ describe("runner report: the page", () => {
   it("a runner error: the header says so, with the error and the agent's output escaped", async () => {
     const html = renderReport(await gather(runnerError));
     expect(html).toContain('<header class="outcome kind-runner-error">');
-    expect(html).toContain("<h1 id=\"outcome\">Stopped on a runner error in iteration 2</h1>");
+    expect(html).toContain('<h1 id="outcome">Stopped on a runner error in iteration 2</h1>');
     const body = markup(html);
     expect(body).toContain("output_parse_error");
     expect(body).toContain("agent crashed &lt;badly&gt;");
@@ -250,7 +273,10 @@ describe("runner report: the command", () => {
   it("--open starts xdg-open with the page, or says there is none", async () => {
     // PATH holds only git and node (and, the first time, a recording xdg-open): no system opener is found.
     const tools = tempDir("runner-report-tools-");
-    const gitPath = (process.env.PATH ?? "").split(path.delimiter).map((dir) => path.join(dir, "git")).find((file) => existsSync(file))!;
+    const gitPath = (process.env.PATH ?? "")
+      .split(path.delimiter)
+      .map((dir) => path.join(dir, "git"))
+      .find((file) => existsSync(file))!;
     symlinkSync(gitPath, path.join(tools, "git"));
     symlinkSync(process.execPath, path.join(tools, "node"));
     const bin = tempDir("runner-report-bin-");

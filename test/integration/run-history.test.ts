@@ -27,10 +27,14 @@ describe("the run's history in the state folder", () => {
     const file = path.join(repositoryState(s.env, path.join(s.dir, ".git")).dir, "history.json");
     const fromBranch = async () => {
       const out = await s.git(["log", "-E", "--grep=^chore\\(loop\\): run h1 ", "--format=%H%x1f%an <%ae>%x1f%s%x1f%b%x1e", "HEAD"]);
-      return out.split("\x1e").map((r) => r.replace(/^\n/, "")).filter(Boolean).map((r) => {
-        const [sha, author, subj, body] = r.split("\x1f");
-        return { sha, subject: subj, body: body!.trimEnd(), author };
-      });
+      return out
+        .split("\x1e")
+        .map((r) => r.replace(/^\n/, ""))
+        .filter(Boolean)
+        .map((r) => {
+          const [sha, author, subj, body] = r.split("\x1f");
+          return { sha, subject: subj, body: body!.trimEnd(), author };
+        });
     };
     for (let i = 1; i <= 2; i++) {
       expect((await s.step()).exitCode).toBe(0);

@@ -17,7 +17,12 @@ const FAST_WAITS = { RUNNER_TEST_HOOKS: "1", RUNNER_TEST_WAIT_SCALE: "0.01" };
 describe("a rate or usage limit: run waits for the reset and goes on", () => {
   it("Codex: “You’ve hit your usage limit … try again at <time>” — the wait until that minute, shown, then the run completes", async () => {
     const { s, fakes } = await adapterRepo("lim-codex", 'kind = "codex"');
-    fakes.expect({ codex: { sandbox: "workspace-write", overrides: [], extraArgs: [] }, schemaFile: SCHEMA_FILE, leaves: LEAVES, limit: { calls: 1, resetInSeconds: 120 } });
+    fakes.expect({
+      codex: { sandbox: "workspace-write", overrides: [], extraArgs: [] },
+      schemaFile: SCHEMA_FILE,
+      leaves: LEAVES,
+      limit: { calls: 1, resetInSeconds: 120 },
+    });
     s.env = { ...s.env, ...FAST_WAITS };
     const result = await s.runner(["run", "--json"]);
     expect(result.stderr).toBe("");
@@ -30,7 +35,9 @@ describe("a rate or usage limit: run waits for the reset and goes on", () => {
     // the end of that minute (121–180 s from now), margin included.
     expect(waits[0]!.seconds as number).toBeGreaterThan(120);
     expect(waits[0]!.seconds as number).toBeLessThanOrEqual(186);
-    expect(String(waits[0]!.message)).toMatch(/^Waiting \d+ (s|min) for the agent's usage limit \(it resets at \d\d:\d\d:00\); Ctrl-C stops the run\.$/);
+    expect(String(waits[0]!.message)).toMatch(
+      /^Waiting \d+ (s|min) for the agent's usage limit \(it resets at \d\d:\d\d:00\); Ctrl-C stops the run\.$/,
+    );
     expect(s.meta(1).runner_error).toMatchObject({ kind: "agent_limit" });
     expect(s.meta(1)).toMatchObject({ limit: { kind: "usage" } });
     expect(s.readTree().root.passes).toBe(true);
@@ -39,7 +46,12 @@ describe("a rate or usage limit: run waits for the reset and goes on", () => {
 
   it("Claude: a rejected rate_limit_event with resetsAt and a 429 result — waited out, then the run completes", async () => {
     const { s, fakes } = await adapterRepo("lim-claude", 'kind = "claude"');
-    fakes.expect({ claude: { permissionMode: "acceptEdits", allowedTools: ["Bash(node check.mjs:*)"], extraArgs: [] }, schemaFile: SCHEMA_FILE, leaves: LEAVES, limit: { calls: 2, resetInSeconds: 30 } });
+    fakes.expect({
+      claude: { permissionMode: "acceptEdits", allowedTools: ["Bash(node check.mjs:*)"], extraArgs: [] },
+      schemaFile: SCHEMA_FILE,
+      leaves: LEAVES,
+      limit: { calls: 2, resetInSeconds: 30 },
+    });
     s.env = { ...s.env, ...FAST_WAITS };
     const result = await s.runner(["run", "--json"]);
     expect(result.stderr).toBe("");
@@ -56,11 +68,18 @@ describe("a rate or usage limit: run waits for the reset and goes on", () => {
 
   it("a reset later than [limits] max_limit_wait_seconds stops the run (exit 3), naming the reset time", async () => {
     const { s, fakes } = await adapterRepo("lim-far", 'kind = "claude"', { limits: "max_limit_wait_seconds = 600" });
-    fakes.expect({ claude: { permissionMode: "acceptEdits", allowedTools: ["Bash(node check.mjs:*)"], extraArgs: [] }, schemaFile: SCHEMA_FILE, leaves: LEAVES, limit: { calls: 1, resetInSeconds: 3 * 3600 } });
+    fakes.expect({
+      claude: { permissionMode: "acceptEdits", allowedTools: ["Bash(node check.mjs:*)"], extraArgs: [] },
+      schemaFile: SCHEMA_FILE,
+      leaves: LEAVES,
+      limit: { calls: 1, resetInSeconds: 3 * 3600 },
+    });
     s.env = { ...s.env, ...FAST_WAITS };
     const result = await s.runner(["run"]);
     expect(result.exitCode).toBe(3);
-    expect(result.stdout).toMatch(/^Stopped early: the agent's usage limit resets at \d{4}-\d\d-\d\dT[\d:.]+Z, beyond \[limits\] max_limit_wait_seconds \(600\); run `runner run` again once it has reset, or raise the limit\.$/m);
+    expect(result.stdout).toMatch(
+      /^Stopped early: the agent's usage limit resets at \d{4}-\d\d-\d\dT[\d:.]+Z, beyond \[limits\] max_limit_wait_seconds \(600\); run `runner run` again once it has reset, or raise the limit\.$/m,
+    );
     expect(fakes.calls()).toHaveLength(1);
   });
 });
@@ -72,14 +91,20 @@ describe("budgets of one run", () => {
     const result = await s.runner(["run"]);
     expect(result.exitCode).toBe(3);
     // Each fake Codex turn reports 2,410 in + 96 out: two turns reach 5,000.
-    expect(result.stdout).toMatch(/^Stopped early: the run reached its token budget \(\[limits\] max_run_tokens = 5000\) with 5012 tokens used; raise it in \.runner\/state\/config\.toml, or run `runner run` again to go on with a fresh budget\.$/m);
+    expect(result.stdout).toMatch(
+      /^Stopped early: the run reached its token budget \(\[limits\] max_run_tokens = 5000\) with 5012 tokens used; raise it in \.runner\/state\/config\.toml, or run `runner run` again to go on with a fresh budget\.$/m,
+    );
     expect(fakes.calls()).toHaveLength(2);
     expect(await s.git(["status", "--porcelain"])).toBe("");
   });
 
   it("cost: Claude gets what is left as --max-budget-usd; the run stops when the cost reaches [limits] max_run_cost_usd", async () => {
     const { s, fakes } = await adapterRepo("bud-cost", 'kind = "claude"', { limits: "max_run_cost_usd = 0.025" });
-    fakes.expect({ claude: { permissionMode: "acceptEdits", allowedTools: ["Bash(node check.mjs:*)"], extraArgs: [], anyBudget: true }, schemaFile: SCHEMA_FILE, leaves: LEAVES });
+    fakes.expect({
+      claude: { permissionMode: "acceptEdits", allowedTools: ["Bash(node check.mjs:*)"], extraArgs: [], anyBudget: true },
+      schemaFile: SCHEMA_FILE,
+      leaves: LEAVES,
+    });
     const result = await s.runner(["run"]);
     expect(result.exitCode).toBe(3);
     expect(result.stdout).toMatch(/Stopped early: the run reached its cost budget \(\[limits\] max_run_cost_usd = 0\.025\) with \$0\.03 spent/);
@@ -89,7 +114,11 @@ describe("budgets of one run", () => {
   });
 
   it("time: the run stops between iterations once [limits] max_run_seconds has passed", async () => {
-    const s = await scenario({ runId: "bud-time", tree: tree(node("root", { children: [node("a"), node("b", { order: 1 })] })), limits: "max_run_seconds = 1" });
+    const s = await scenario({
+      runId: "bud-time",
+      tree: tree(node("root", { children: [node("a"), node("b", { order: 1 })] })),
+      limits: "max_run_seconds = 1",
+    });
     s.script({ 1: { write: { "src/a.txt": "a\n" }, status: "done", sleep: 1.2 }, 2: { write: { "src/b.txt": "b\n" }, status: "done" } });
     const result = await s.runner(["run"]);
     expect(result.exitCode).toBe(3);
@@ -132,7 +161,10 @@ if (process.argv[2] === "hang") await new Promise((resolve) => setTimeout(resolv
       "The on_iteration hook exited with code 7; the run goes on (see .runner/iterations/hk-1/hooks.log).",
       "The on_stuck hook did not finish within 1 s and was killed; the run goes on (see .runner/iterations/hk-1/hooks.log).",
     ]);
-    const calls = readFileSync(out, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { hook: string; event: Record<string, unknown> });
+    const calls = readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { hook: string; event: Record<string, unknown> });
     expect(calls.map((call) => call.hook)).toEqual(["on_iteration", "on_stuck", "on_iteration", "on_iteration", "on_iteration", "on_run_end"]);
     // The same objects as run --json's lines (the time apart).
     const lines = runEvents(json.stdout).filter((event) => event.type !== "phase");

@@ -86,7 +86,15 @@ describe("runner run", () => {
     expect(phases.map((event) => event.phase)).toEqual(["prompt", "agent", "guard", "commit"]);
     expect(phases.every((event) => event.iteration === 3 && event.node_id === "b")).toBe(true);
     const iterations = events.filter((event) => event.type === "iteration");
-    expect(iterations[0]).toMatchObject({ outcome: "committed", iteration: 3, node_id: "b", kind: "execute", agent_status: "done", guard_outcome: "pass", passes_after: true });
+    expect(iterations[0]).toMatchObject({
+      outcome: "committed",
+      iteration: 3,
+      node_id: "b",
+      kind: "execute",
+      agent_status: "done",
+      guard_outcome: "pass",
+      passes_after: true,
+    });
     // The iteration that made the root pass ends the run: no step after it.
     expect(iterations).toHaveLength(1);
     expect(events.at(-1)).toMatchObject({ type: "summary", exit_code: 0, run_id: "run-2", iterations: 1, passes: 1, failures: 0 });
@@ -96,7 +104,10 @@ describe("runner run", () => {
   });
 
   it("--halt-on-stuck stops with exit 3 naming the stuck leaf, before any agent runs on it", async () => {
-    const s = await scenario({ runId: "run-3", tree: tree(node("root", { children: [node("a", { order: 0, max_attempts: 2 }), node("b", { order: 1 })] })) });
+    const s = await scenario({
+      runId: "run-3",
+      tree: tree(node("root", { children: [node("a", { order: 0, max_attempts: 2 }), node("b", { order: 1 })] })),
+    });
     s.script({
       1: { status: "retry", summary: "not yet" },
       2: { status: "retry", summary: "still not" },
@@ -142,9 +153,21 @@ describe("runner run", () => {
   it("SIGINT mid-agent kills the agent's process group, commits the iteration as a runner error, exits 1; the next run carries on", async () => {
     const s = await scenario({ runId: "run-5", executor: ["node", "wrapper.mjs"], files: { "wrapper.mjs": PID_RECORDING_AGENT } });
     s.script({
-      1: { decompose: [{ id: "a", order: 0 }, { id: "b", order: 1 }], status: "decomposed" },
+      1: {
+        decompose: [
+          { id: "a", order: 0 },
+          { id: "b", order: 1 },
+        ],
+        status: "decomposed",
+      },
       2: { write: { "src/a-draft.txt": "draft\n" }, status: "retry", summary: "first try" },
-      3: { write: { "src/a-partial.txt": "half\n" }, append: { ".runner/state/assumptions.md": "- interrupted\n" }, spawnChild: true, sleep: 60, status: "done" },
+      3: {
+        write: { "src/a-partial.txt": "half\n" },
+        append: { ".runner/state/assumptions.md": "- interrupted\n" },
+        spawnChild: true,
+        sleep: 60,
+        status: "done",
+      },
       4: { write: { "src/a.txt": "a\n" }, status: "done" },
       5: { write: { "src/b.txt": "b\n" }, status: "done" },
     });
@@ -159,7 +182,9 @@ describe("runner run", () => {
     const result = await child;
     expect(result.exitCode).toBe(1);
     expect(String(result.stderr)).toContain("Stopping");
-    expect(String(result.stderr)).toMatch(/^Iteration 3 was interrupted: the run was stopped while the agent ran; it was recorded and committed as a retry without using an attempt \(its logs: \.runner\/iterations\/run-5\/0003\/\)\. Run `runner run` or `runner step` to go on\.$/m);
+    expect(String(result.stderr)).toMatch(
+      /^Iteration 3 was interrupted: the run was stopped while the agent ran; it was recorded and committed as a retry without using an attempt \(its logs: \.runner\/iterations\/run-5\/0003\/\)\. Run `runner run` or `runner step` to go on\.$/m,
+    );
     expect(String(result.stderr)).not.toMatch(/fix the cause/);
     // The agent and the background child it spawned are gone.
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -200,7 +225,13 @@ describe("runner run", () => {
       2: { write: { "src/a.txt": "a\n" }, print: "agent line one\nagent line two", status: "done", sleep: 0.6 },
     });
     const command = `stty cols 120 rows 40; exec node ${JSON.stringify(RUNNER_BIN)} run`;
-    const result = await execa("script", ["-qec", command, "/dev/null"], { cwd: s.dir, env: s.env, extendEnv: false, reject: false, timeout: 60_000 });
+    const result = await execa("script", ["-qec", command, "/dev/null"], {
+      cwd: s.dir,
+      env: s.env,
+      extendEnv: false,
+      reject: false,
+      timeout: 60_000,
+    });
     expect(result.exitCode).toBe(0);
     const out = String(result.stdout).replace(/\r/g, "");
     expect(out).toMatch(/▶ run tty-1 · iteration 2 · agent · \d+\.\ds · a “First”/);

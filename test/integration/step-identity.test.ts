@@ -22,7 +22,9 @@ describe.concurrent("what the runner commits and writes", () => {
       s.script({ 1: { write: { "x.txt": "x" }, status: "retry" } });
       const result = await s.step();
       expect(result.exitCode, result.stderr).toBe(0);
-      expect((await s.git(["log", "-1", "--format=%an <%ae>|%cn <%ce>"])).trim()).toBe("Test Author <author@example.com>|Test Author <author@example.com>");
+      expect((await s.git(["log", "-1", "--format=%an <%ae>|%cn <%ce>"])).trim()).toBe(
+        "Test Author <author@example.com>|Test Author <author@example.com>",
+      );
     });
 
     it("with an identity configured in the repository, commits with it", async () => {
@@ -32,7 +34,9 @@ describe.concurrent("what the runner commits and writes", () => {
       s.script({ 1: { write: { "x.txt": "x" }, status: "retry" } });
       const result = await s.step();
       expect(result.exitCode, result.stderr).toBe(0);
-      expect((await s.git(["log", "-1", "--format=%an <%ae>|%cn <%ce>"])).trim()).toBe("Repo Owner <owner@example.com>|Repo Owner <owner@example.com>");
+      expect((await s.git(["log", "-1", "--format=%an <%ae>|%cn <%ce>"])).trim()).toBe(
+        "Repo Owner <owner@example.com>|Repo Owner <owner@example.com>",
+      );
     });
   });
 

@@ -7,8 +7,33 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { DONE_WHEN_SCRIPT, scenario, subject, TREE_FILE, type Scenario } from "../helpers/scenario.js";
 import { writeFiles } from "../helpers/sandbox.js";
 
-const PASSING_EXECUTE = ["safetyCheck", "loadTree", "selectLeaf", "buildPrompt", "execute", "reloadTree", "classify", "guard", "updateState", "persist", "commit", "committed"];
-const DECOMPOSE = ["safetyCheck", "loadTree", "selectLeaf", "buildPrompt", "execute", "reloadTree", "classify", "updateState", "persist", "commit", "committed"];
+const PASSING_EXECUTE = [
+  "safetyCheck",
+  "loadTree",
+  "selectLeaf",
+  "buildPrompt",
+  "execute",
+  "reloadTree",
+  "classify",
+  "guard",
+  "updateState",
+  "persist",
+  "commit",
+  "committed",
+];
+const DECOMPOSE = [
+  "safetyCheck",
+  "loadTree",
+  "selectLeaf",
+  "buildPrompt",
+  "execute",
+  "reloadTree",
+  "classify",
+  "updateState",
+  "persist",
+  "commit",
+  "committed",
+];
 
 describe.concurrent("runner step end to end", () => {
   describe.concurrent("the done-when scenario: decompose, execute, execute", () => {
@@ -32,7 +57,10 @@ describe.concurrent("runner step end to end", () => {
       ]);
       const root = s.readTree().root;
       expect(root.passes).toBe(true);
-      expect(root.children.map((child) => [child.id, child.passes, child.attempts])).toEqual([["a", true, 0], ["b", true, 0]]);
+      expect(root.children.map((child) => [child.id, child.passes, child.attempts])).toEqual([
+        ["a", true, 0],
+        ["b", true, 0],
+      ]);
       expect(await s.git(["status", "--porcelain"])).toBe("");
       expect(s.guardRuns()).toEqual([2, 3]);
 
@@ -69,7 +97,17 @@ describe.concurrent("runner step end to end", () => {
       expect(execute.durations.guard_ms).toBeGreaterThan(0);
       expect(execute.durations.total_ms).toBeGreaterThanOrEqual(execute.durations.agent_ms + execute.durations.guard_ms);
       const decompose = s.meta(1);
-      expect(decompose).toMatchObject({ run_id: "done-1", iteration: 1, node_id: "root", kind: "decompose", agent_status: "decomposed", guard_outcome: "skipped", attempts_before: 0, attempts_after: 0, passes_after: false });
+      expect(decompose).toMatchObject({
+        run_id: "done-1",
+        iteration: 1,
+        node_id: "root",
+        kind: "decompose",
+        agent_status: "decomposed",
+        guard_outcome: "skipped",
+        attempts_before: 0,
+        attempts_after: 0,
+        passes_after: false,
+      });
       expect(decompose.path).toEqual(DECOMPOSE);
       expect(decompose.durations.guard_ms).toBe(0);
       expect(s.meta(3)).toMatchObject({ iteration: 3, node_id: "b", kind: "execute", guard_outcome: "pass", passes_after: true });
@@ -107,7 +145,11 @@ describe.concurrent("runner step end to end", () => {
 
     it("gives the agent the environment of CONTRACT §6, the prompt on stdin, in the repository root", () => {
       const dir = realpathSync(s.dir);
-      for (const [iteration, nodeId] of [[1, "root"], [2, "a"], [3, "b"]] as const) {
+      for (const [iteration, nodeId] of [
+        [1, "root"],
+        [2, "a"],
+        [3, "b"],
+      ] as const) {
         const seen = s.agent(iteration);
         expect(seen.env.RUNNER_RUN_ID).toBe("done-1");
         expect(seen.env.RUNNER_ITERATION).toBe(String(iteration));

@@ -8,7 +8,14 @@ import type { CliResult } from "../helpers/sandbox.js";
 import { node, tree } from "../helpers/sandbox.js";
 
 /** The checks every row of the recovery table shares. */
-async function expectRecovered(s: Scenario, result: CliResult, iteration: number, expectedSubject: string, reason: RegExp, kind: string): Promise<void> {
+async function expectRecovered(
+  s: Scenario,
+  result: CliResult,
+  iteration: number,
+  expectedSubject: string,
+  reason: RegExp,
+  kind: string,
+): Promise<void> {
   expect(result.exitCode, result.stderr).toBe(1);
   const sentence = oneSentence(result.stderr);
   expect(sentence).toMatch(reason);
@@ -47,7 +54,14 @@ describe.concurrent("runner error recovery", () => {
     const started = Date.now();
     const result = await s.step();
     expect(Date.now() - started).toBeLessThan(20_000);
-    await expectRecovered(s, result, 1, subject("t1", 1, "root", "execute", "skipped"), /did not finish within the iteration budget of 2 s/, "executor_timeout");
+    await expectRecovered(
+      s,
+      result,
+      1,
+      subject("t1", 1, "root", "execute", "skipped"),
+      /did not finish within the iteration budget of 2 s/,
+      "executor_timeout",
+    );
     expect(s.node("root")).toMatchObject({ passes: false, attempts: 1 });
     const child = s.childPid("agent", 1);
     expect(isAlive(child)).toBe(false);
@@ -69,7 +83,14 @@ describe.concurrent("runner error recovery", () => {
     });
     await expectRecovered(s, await s.step(), 1, subject("t1", 1, "root", "execute", "skipped"), /not valid JSON/, "output_parse_error");
     await expectRecovered(s, await s.step(), 2, subject("t1", 2, "root", "execute", "skipped"), /no output file/, "output_parse_error");
-    await expectRecovered(s, await s.step(), 3, subject("t1", 3, "root", "execute", "skipped"), /does not match the agent output schema/, "output_parse_error");
+    await expectRecovered(
+      s,
+      await s.step(),
+      3,
+      subject("t1", 3, "root", "execute", "skipped"),
+      /does not match the agent output schema/,
+      "output_parse_error",
+    );
     expect(s.node("root")).toMatchObject({ passes: false, attempts: 0 });
     expect(s.guardRuns()).toEqual([]);
     expect(s.read("x.txt")).toBe("3\n");
@@ -81,8 +102,14 @@ describe.concurrent("runner error recovery", () => {
 
   it("a guard or an agent that is not installed: the step refuses before the agent runs (preflight), one sentence, nothing committed", async () => {
     for (const [options, pattern] of [
-      [{ guard: ["no-such-guard-command-xyz"] } as ScenarioOptions, /^The guard's program "no-such-guard-command-xyz" \(\[guard\] command\) is not on PATH; install it or fix \[guard\] command/],
-      [{ executor: ["no-such-agent-command-xyz"] } as ScenarioOptions, /^The agent's program "no-such-agent-command-xyz" \(\[executor\] command\) is not on PATH; fix \[executor\] command/],
+      [
+        { guard: ["no-such-guard-command-xyz"] } as ScenarioOptions,
+        /^The guard's program "no-such-guard-command-xyz" \(\[guard\] command\) is not on PATH; install it or fix \[guard\] command/,
+      ],
+      [
+        { executor: ["no-such-agent-command-xyz"] } as ScenarioOptions,
+        /^The agent's program "no-such-agent-command-xyz" \(\[executor\] command\) is not on PATH; fix \[executor\] command/,
+      ],
     ] as const) {
       const s = await scenario(options);
       s.script({ 1: { write: { "x.txt": "done\n" }, status: "done" } });
@@ -102,7 +129,14 @@ describe.concurrent("runner error recovery", () => {
     const started = Date.now();
     const result = await s.step();
     expect(Date.now() - started).toBeLessThan(20_000);
-    await expectRecovered(s, result, 1, subject("t1", 1, "root", "execute", "skipped"), /guard did not finish within the iteration budget of 3 s/, "executor_timeout");
+    await expectRecovered(
+      s,
+      result,
+      1,
+      subject("t1", 1, "root", "execute", "skipped"),
+      /guard did not finish within the iteration budget of 3 s/,
+      "executor_timeout",
+    );
     expect(s.meta(1).path).toContain("guard");
     expect(s.guardRuns()).toEqual([1]);
     expect(isAlive(s.childPid("guard", 1))).toBe(false);
@@ -119,7 +153,9 @@ describe.concurrent("a bug is not a runner error", () => {
     const buggy = await s.step(["--debug"]);
     expect(buggy.exitCode, buggy.stderr).toBe(2);
     const lines = buggy.stderr.trim().split("\n");
-    expect(lines[0]).toMatch(/^Internal error: Cannot read properties of undefined .*This is a bug in the runner; rerun with --debug for the stack trace\.$/);
+    expect(lines[0]).toMatch(
+      /^Internal error: Cannot read properties of undefined .*This is a bug in the runner; rerun with --debug for the stack trace\.$/,
+    );
     expect(lines.slice(1).join("\n")).toMatch(/TypeError: .*\n\s+at /);
     expect(await s.head(), "nothing is committed after a bug").toBe(headBefore);
     expect(s.exists(s.iterFile(1, "meta.json")), "no meta.json claims an outcome").toBe(false);

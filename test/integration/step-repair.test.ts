@@ -92,7 +92,12 @@ describe.concurrent("REPAIR TREE", () => {
       const result = await s.step();
       expect(result.exitCode, `step ${i}: ${result.stderr}`).toBe(0);
     }
-    expect(await s.subjects()).toEqual([subject("t1", 1, "root", "decompose", "skipped"), repairSubject("t1", 2), repairSubject("t1", 3), repairSubject("t1", 4)]);
+    expect(await s.subjects()).toEqual([
+      subject("t1", 1, "root", "decompose", "skipped"),
+      repairSubject("t1", 2),
+      repairSubject("t1", 3),
+      repairSubject("t1", 4),
+    ]);
     const head = await s.head();
     const stopped = await s.step();
     expect(stopped.exitCode).toBe(1);

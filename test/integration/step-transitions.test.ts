@@ -67,13 +67,24 @@ describe.concurrent("runner step state transitions", () => {
 
     it("decomposed: the node's passes and attempts unchanged, the new children open with 0 attempts", async () => {
       const s = await scenario({ tree: tree(node("root", { attempts: 2 })) });
-      s.script({ 1: { decompose: [{ id: "z", order: 0, passes: true, attempts: 2 }, { id: "y", order: 0 }], status: "decomposed" } });
+      s.script({
+        1: {
+          decompose: [
+            { id: "z", order: 0, passes: true, attempts: 2 },
+            { id: "y", order: 0 },
+          ],
+          status: "decomposed",
+        },
+      });
       expect((await s.step()).exitCode).toBe(0);
       expect(await s.subjects()).toEqual([subject("t1", 1, "root", "decompose", "skipped")]);
       const root = s.readTree().root;
       expect(root).toMatchObject({ passes: false, attempts: 2 });
       // New nodes get the runner's defaults; children are sorted by (order, id).
-      expect(root.children.map((child) => [child.id, child.passes, child.attempts])).toEqual([["y", false, 0], ["z", false, 0]]);
+      expect(root.children.map((child) => [child.id, child.passes, child.attempts])).toEqual([
+        ["y", false, 0],
+        ["z", false, 0],
+      ]);
       expect(s.guardRuns()).toEqual([]);
     });
   });

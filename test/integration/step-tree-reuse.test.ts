@@ -39,7 +39,11 @@ describe.concurrent("the agent's tree after the agent", () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(s.node("a").children.map((child) => child.id)).toEqual(["x1", "x2"]);
     expect(await s.subjects()).toEqual([subject("t1", 1, "a", "decompose", "skipped")]);
-    expect(s.meta(1)).toMatchObject({ agent_status: "decomposed", tree_problems: [], agent_git: { agentCommits: [{ subject: "the agent commits its own work" }] } });
+    expect(s.meta(1)).toMatchObject({
+      agent_status: "decomposed",
+      tree_problems: [],
+      agent_git: { agentCommits: [{ subject: "the agent commits its own work" }] },
+    });
   });
 
   it("tree.before.json is the tree file as loaded, byte for byte; tree.after.json is the file the step wrote", async () => {

@@ -41,7 +41,9 @@ describe("runner recheck", () => {
     s.script({ 1: { guard: { exit: 2, print: "test x failed" } }, 2: { status: "retry", summary: "looked" } });
     const result = await s.runner(["recheck"]);
     expect(result.exitCode).toBe(1);
-    expect(oneSentence(result.stderr)).toMatch(/^Iteration 1: re-checked node a, guard=fail; a stays open, attempts 0\/3 \(commit [0-9a-f]{7}\) — The guard `node guard.mjs` exited with code 2\.$/);
+    expect(oneSentence(result.stderr)).toMatch(
+      /^Iteration 1: re-checked node a, guard=fail; a stays open, attempts 0\/3 \(commit [0-9a-f]{7}\) — The guard `node guard.mjs` exited with code 2\.$/,
+    );
     expect(result.stdout).toBe("");
     expect(await s.subjects()).toEqual([subject("rc-2", 1, "a", "recheck", "fail")]);
     expect(s.node("a")).toMatchObject({ passes: false, attempts: 0 });
@@ -54,7 +56,10 @@ describe("runner recheck", () => {
   });
 
   it("refuses, with one sentence and nothing written, a node that is not an open leaf, an unknown node, and a dirty working tree", async () => {
-    const s = await scenario({ runId: "rc-3", tree: tree(node("root", { children: [node("a", { order: 0, passes: true }), node("p", { order: 1, children: [node("c")] })] })) });
+    const s = await scenario({
+      runId: "rc-3",
+      tree: tree(node("root", { children: [node("a", { order: 0, passes: true }), node("p", { order: 1, children: [node("c")] })] })),
+    });
     const head = await s.head();
     for (const [id, message] of [
       ["a", /^Node a already passes; nothing to re-check\.$/],
@@ -119,7 +124,9 @@ describe("runner start", () => {
     const head = await s.head();
     const refused = await s.runner(["start", "--run-id", "new"]);
     expect(refused.exitCode).toBe(1);
-    expect(oneSentence(refused.stderr)).toMatch(/^You are on runner\/old, the branch of run old; a new run would start from its work: pass --from runner\/old to mean it, or check out the branch to start from \(e\.g\. `git checkout main`\)\.$/);
+    expect(oneSentence(refused.stderr)).toMatch(
+      /^You are on runner\/old, the branch of run old; a new run would start from its work: pass --from runner\/old to mean it, or check out the branch to start from \(e\.g\. `git checkout main`\)\.$/,
+    );
     expect((await s.git(["branch", "--show-current"])).trim()).toBe("runner/old");
     expect(await s.git(["branch", "--list", "runner/new"])).toBe("");
 
@@ -156,9 +163,16 @@ describe("run goes on through transient runner errors", () => {
     expect(result.exitCode).toBe(0);
     const events = runEvents(result.stdout);
     const waits = events.filter((event) => event.type === "wait");
-    expect(waits.map((event) => [event.cause, event.seconds])).toEqual([["retry", 0.2], ["retry", 0.4]]);
-    expect(String(waits[0]!.message)).toMatch(/^Retrying in 0 s after a runner error \(1 of at most 3 in a row\): the output file .* is not valid JSON/);
-    expect(String(waits[1]!.message)).toMatch(/\(2 of at most 3 in a row\): node exited with code 1: error: the model API answered 503 \(overloaded\)/);
+    expect(waits.map((event) => [event.cause, event.seconds])).toEqual([
+      ["retry", 0.2],
+      ["retry", 0.4],
+    ]);
+    expect(String(waits[0]!.message)).toMatch(
+      /^Retrying in 0 s after a runner error \(1 of at most 3 in a row\): the output file .* is not valid JSON/,
+    );
+    expect(String(waits[1]!.message)).toMatch(
+      /\(2 of at most 3 in a row\): node exited with code 1: error: the model API answered 503 \(overloaded\)/,
+    );
     expect(await s.subjects()).toEqual([
       subject("tr-1", 1, "a", "execute", "skipped"),
       subject("tr-1", 2, "a", "execute", "skipped"),
@@ -174,7 +188,12 @@ describe("run goes on through transient runner errors", () => {
 
   it("three runner errors in a row stop the run with one sentence naming them (exit 1)", async () => {
     const s = await scenario({ runId: "tr-2", tree: TWO_LEAVES, limits: "retry_backoff_seconds = 0" });
-    s.script({ 1: { rawOutput: "nope" }, 2: { exit: 3, printErr: "crashed" }, 3: { rawOutput: "{}" }, 4: { write: { "src/a.txt": "a\n" }, status: "done" } });
+    s.script({
+      1: { rawOutput: "nope" },
+      2: { exit: 3, printErr: "crashed" },
+      3: { rawOutput: "{}" },
+      4: { write: { "src/a.txt": "a\n" }, status: "done" },
+    });
     const result = await s.runner(["run"]);
     expect(result.exitCode).toBe(1);
     expect(oneSentence(result.stderr)).toMatch(
@@ -187,7 +206,12 @@ describe("run goes on through transient runner errors", () => {
 
   it("a runner error no retry cures (the model API refuses the agent's key) stops at once; the count restarts after a good iteration", async () => {
     const s = await scenario({ runId: "tr-3", tree: TWO_LEAVES, limits: "retry_backoff_seconds = 0\nmax_consecutive_runner_errors = 2" });
-    s.script({ 1: { rawOutput: "nope" }, 2: { write: { "src/a.txt": "a\n" }, status: "done" }, 3: { rawOutput: "nope" }, 4: { write: { "src/b.txt": "b\n" }, status: "done" } });
+    s.script({
+      1: { rawOutput: "nope" },
+      2: { write: { "src/a.txt": "a\n" }, status: "done" },
+      3: { rawOutput: "nope" },
+      4: { write: { "src/b.txt": "b\n" }, status: "done" },
+    });
     const result = await s.runner(["run"]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(await s.subjects()).toHaveLength(4);
@@ -196,7 +220,9 @@ describe("run goes on through transient runner errors", () => {
     t.script({ 1: { exit: 1, printErr: "error: 401 Unauthorized: invalid API key" }, 2: { status: "done", write: { "src/x.txt": "x\n" } } });
     const stopped = await t.runner(["run"]);
     expect(stopped.exitCode).toBe(1);
-    expect(oneSentence(stopped.stderr)).toMatch(/^Iteration 1 ended in a runner error: node exited with code 1: error: 401 Unauthorized: invalid API key\. .*; fix the cause and run `runner step` again\.$/);
+    expect(oneSentence(stopped.stderr)).toMatch(
+      /^Iteration 1 ended in a runner error: node exited with code 1: error: 401 Unauthorized: invalid API key\. .*; fix the cause and run `runner step` again\.$/,
+    );
     expect(await t.subjects()).toHaveLength(1);
     expect(t.agentRan(2)).toBe(false);
   });
@@ -230,13 +256,21 @@ describe("no silent spin", () => {
     // attempts 1, 2 (stuck: a notice), then three iterations that change nothing.
     expect(events.filter((event) => event.type === "iteration")).toHaveLength(5);
     expect(events.filter((event) => event.type === "stuck").map((event) => event.cause)).toEqual(["attempts", "no-progress"]);
-    expect(String(events.at(-1)!.reason)).toMatch(/^Stopped early: leaf a made no progress in 3 iterations in a row \(the agent said retry with the leaf's attempts already at max_attempts, and did not decompose it\)/);
+    expect(String(events.at(-1)!.reason)).toMatch(
+      /^Stopped early: leaf a made no progress in 3 iterations in a row \(the agent said retry with the leaf's attempts already at max_attempts, and did not decompose it\)/,
+    );
   });
 });
 
 describe("preflight: found before anything is spent", () => {
   /** PATH without any node_modules/.bin: the runner must bring its own `just`. */
-  const bare = (env: Record<string, string>) => ({ ...env, PATH: (env.PATH ?? "").split(":").filter((dir) => !dir.includes("node_modules")).join(":") });
+  const bare = (env: Record<string, string>) => ({
+    ...env,
+    PATH: (env.PATH ?? "")
+      .split(":")
+      .filter((dir) => !dir.includes("node_modules"))
+      .join(":"),
+  });
 
   it("a missing guard recipe refuses before any agent session; with the recipe there and the work already committed, run stops for lack of progress and runner recheck passes the leaf in an audited commit", async () => {
     const s = await scenario({ runId: "pf-1", tree: TWO_LEAVES, guard: ["just", "ci"], files: { justfile: "test:\n\techo testing\n" } });
@@ -264,7 +298,9 @@ describe("preflight: found before anything is spent", () => {
     await s.git(["commit", "-q", "-m", "ci recipe, and a by hand"]);
     const stalled = await s.runner(["run"]);
     expect(stalled.exitCode).toBe(3);
-    expect(stalled.stdout).toContain("Stopped early: leaf a made no progress in 3 iterations in a row (the agent said done but changed nothing outside .runner/, so the guard did not run); if its work is already on the branch, run `runner recheck a`");
+    expect(stalled.stdout).toContain(
+      "Stopped early: leaf a made no progress in 3 iterations in a row (the agent said done but changed nothing outside .runner/, so the guard did not run); if its work is already on the branch, run `runner recheck a`",
+    );
     expect(await s.subjects()).toHaveLength(4);
     expect(s.agentRan(4)).toBe(false);
 
@@ -282,9 +318,13 @@ describe("preflight: found before anything is spent", () => {
     const s = await scenario({ runId: "pf-2", tree: TWO_LEAVES, start: false, guard: ["just", "ci"], files: { justfile: "ci:\n\ttrue\n" } });
     s.env = bare(s.env);
     const { writeFileSync } = await import("node:fs");
-    writeFileSync(`${s.dir}/.runner/state/config.toml`, s.read(".runner/state/config.toml").replace(/kind = "command"\ncommand = .*\n/, 'kind = "codex"\n'));
+    writeFileSync(
+      `${s.dir}/.runner/state/config.toml`,
+      s.read(".runner/state/config.toml").replace(/kind = "command"\ncommand = .*\n/, 'kind = "codex"\n'),
+    );
     await s.git(["commit", "-q", "-am", "codex"]);
-    const sentence = /^The agent's program "codex" \(\[executor\] kind = "codex"\) is not on PATH; install the Codex CLI \(`npm install -g @openai\/codex`\) or choose another \[executor\] kind in \.runner\/state\/config\.toml \(`runner doctor` checks the whole setup\)\.$/;
+    const sentence =
+      /^The agent's program "codex" \(\[executor\] kind = "codex"\) is not on PATH; install the Codex CLI \(`npm install -g @openai\/codex`\) or choose another \[executor\] kind in \.runner\/state\/config\.toml \(`runner doctor` checks the whole setup\)\.$/;
     const start = await s.runner(["start", "--run-id", "pf-2"]);
     expect(start.exitCode).toBe(1);
     expect(oneSentence(start.stderr)).toMatch(sentence);

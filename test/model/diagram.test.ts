@@ -26,13 +26,16 @@ describe("the machine diagram", () => {
   });
 
   it("the Mermaid text generated from the machine's source equals the golden file docs/machine.mmd", () => {
-    expect(toMermaid(machineGraph(iterationMachine)), "regenerate with `npm run build && node scripts/update-diagram.mjs`").toBe(readFileSync(GOLDEN, "utf8"));
+    expect(toMermaid(machineGraph(iterationMachine)), "regenerate with `npm run build && node scripts/update-diagram.mjs`").toBe(
+      readFileSync(GOLDEN, "utf8"),
+    );
   });
 
   it("the golden file names every state and every transition (guards on their edges, `always` included)", () => {
     const golden = readFileSync(GOLDEN, "utf8");
     for (const state of STATES) expect(golden, state).toMatch(new RegExp(`(^|\\s)${state}(:|\\s|$)`, "m"));
-    for (const edge of EDGES) expect(golden, edge.key).toContain(`  ${edge.from} --> ${edge.to}: ${edge.label}${edge.guard ? ` [${edge.guard}]` : ""}\n`);
+    for (const edge of EDGES)
+      expect(golden, edge.key).toContain(`  ${edge.from} --> ${edge.to}: ${edge.label}${edge.guard ? ` [${edge.guard}]` : ""}\n`);
   });
 
   it("runner diagram --format svg renders every state and every transition", async () => {

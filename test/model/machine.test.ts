@@ -15,10 +15,30 @@ import { setImmediate as tick } from "node:timers/promises";
 import { createActor, fromPromise, type Actor, type AnyMachineSnapshot, type AnyTransitionDefinition } from "xstate";
 import { describe, expect, it } from "vitest";
 import { iterationMachine } from "../../machines/iteration.js";
-import type { AgentRequest, CollectRequest, CommitRequest, GuardRequest, IterationContext, LoadRequest, PersistRequest, PromptRequest, RecheckPrepareRequest, StepInput, StepOutput } from "../../machines/iteration-types.js";
+import type {
+  AgentRequest,
+  CollectRequest,
+  CommitRequest,
+  GuardRequest,
+  IterationContext,
+  LoadRequest,
+  PersistRequest,
+  PromptRequest,
+  RecheckPrepareRequest,
+  StepInput,
+  StepOutput,
+} from "../../machines/iteration-types.js";
 import { createRecorder, type Recorder } from "../../machines/recorder.js";
 import { iterationRecord, type IterationRecord } from "../../src/core/iteration-record.js";
-import type { AgentGitFacts, AgentRunFacts, CollectedFacts, GuardFacts, InterruptedState, LoadedState, PromptFacts } from "../../src/core/step-facts.js";
+import type {
+  AgentGitFacts,
+  AgentRunFacts,
+  CollectedFacts,
+  GuardFacts,
+  InterruptedState,
+  LoadedState,
+  PromptFacts,
+} from "../../src/core/step-facts.js";
 import { GitError } from "../../src/errors.js";
 import { serializeTree } from "../../src/core/canonical.js";
 import { resolveConfig, type ResolvedConfig } from "../../src/core/config.js";
@@ -103,7 +123,16 @@ function tampered(t: TaskTree, selectedId: string | undefined): TaskTree {
 const problem = (message: string): Problem => ({ path: "$", message });
 
 function repositoryFacts(overrides: Partial<RepositoryFacts> = {}): RepositoryFacts {
-  return { branch: `runner/${RUN}`, head: HEAD, dirtyPaths: [], logsIgnored: true, operationInProgress: undefined, control: { config: { text: "[core]\n", mode: 0o644 } }, controlRestored: [], ...overrides };
+  return {
+    branch: `runner/${RUN}`,
+    head: HEAD,
+    dirtyPaths: [],
+    logsIgnored: true,
+    operationInProgress: undefined,
+    control: { config: { text: "[core]\n", mode: 0o644 } },
+    controlRestored: [],
+    ...overrides,
+  };
 }
 
 const GUARD_PROGRAM = { file: "/usr/bin/node", signature: "1:2:3:4:5:6" };
@@ -126,7 +155,16 @@ const leafRecord = (nodeId: string, trailers: Record<string, string> = {}): Loop
   loopRecord({ kind: "execute", runId: RUN, iteration: 1, nodeId, guard: "fail" }, { status: "done", ...trailers });
 
 function agentRun(fields: Partial<AgentRunFacts> = {}): AgentRunFacts {
-  return { exitCode: 0, timedOut: false, aborted: false, spawnError: undefined, durationMs: 1200, argv: ["node", "agent.mjs"], deadlineMs: 1_700_000_000_000, ...fields };
+  return {
+    exitCode: 0,
+    timedOut: false,
+    aborted: false,
+    spawnError: undefined,
+    durationMs: 1200,
+    argv: ["node", "agent.mjs"],
+    deadlineMs: 1_700_000_000_000,
+    ...fields,
+  };
 }
 
 function guardRun(fields: Partial<GuardFacts> = {}): GuardFacts {
@@ -137,10 +175,18 @@ type Status = "done" | "retry" | "decomposed";
 
 function collected(fields: { output?: Status | string | null; tree: unknown; changed: string[] }): CollectedFacts {
   const output = fields.output;
-  const outputText = output === null || output === undefined ? undefined : ["done", "retry", "decomposed"].includes(output) ? JSON.stringify({ status: output, summary: `the agent said ${output}` }) : output;
+  const outputText =
+    output === null || output === undefined
+      ? undefined
+      : ["done", "retry", "decomposed"].includes(output)
+        ? JSON.stringify({ status: output, summary: `the agent said ${output}` })
+        : output;
   return {
     outputText,
-    treeData: fields.tree instanceof Error ? { ok: false, problems: [problem(`is not valid JSON (${fields.tree.message})`)] } : { ok: true, data: clone(fields.tree) },
+    treeData:
+      fields.tree instanceof Error
+        ? { ok: false, problems: [problem(`is not valid JSON (${fields.tree.message})`)] }
+        : { ok: true, data: clone(fields.tree) },
     changedPaths: [...fields.changed].sort(),
     git: NO_GIT_TRICKS,
   };
@@ -212,7 +258,10 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
     world.selectedId = journal.nodeId ?? undefined;
     world.requiredNodeId = journal.nodeId ?? undefined;
     world.iteration = 3;
-    return repositoryFacts({ dirtyPaths: ["src/a.ts"], interrupted: { runId: RUN, iteration: 3, branch: `runner/${RUN}`, head: HEAD, ...journal, status: "resume" } });
+    return repositoryFacts({
+      dirtyPaths: ["src/a.ts"],
+      interrupted: { runId: RUN, iteration: 3, branch: `runner/${RUN}`, head: HEAD, ...journal, status: "resume" },
+    });
   },
   "safetyCheck:always:repositorySafe": ({ world, pick }) => {
     const variant = pick([
@@ -224,24 +273,45 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
   },
   "resumeInterrupted:done": ({ world }): InterruptedState => {
     world.previousTree = LEAF_TREE;
-    return { config: CONFIG, records: [leafRecord("a")], previousTree: LEAF_TREE, treeFromStart: true, guardProgram: GUARD_PROGRAM, identity: IDENTITY };
+    return {
+      config: CONFIG,
+      records: [leafRecord("a")],
+      previousTree: LEAF_TREE,
+      treeFromStart: true,
+      guardProgram: GUARD_PROGRAM,
+      identity: IDENTITY,
+    };
   },
   "loadTree:always:configInvalid": ({ pick }) =>
     loaded({
       config: { ok: false, problems: [{ path: "$.limits.iteration_timeout_seconds", message: "must be >= 1" }] },
-      tree: pick<LoadedState["tree"]>([{ ok: true, tree: LEAF_TREE }, { ok: false, problems: [problem("the file does not exist")], missing: true }]),
+      tree: pick<LoadedState["tree"]>([
+        { ok: true, tree: LEAF_TREE },
+        { ok: false, problems: [problem("the file does not exist")], missing: true },
+      ]),
     }),
   "loadTree:always:preflightFailed": ({ world, pick }) => {
     const finding = pick([
-      { problem: 'The guard is `just ci` but justfile has no `ci` recipe; add one that runs the project\'s checks (or set [guard] command in .runner/state/config.toml), commit it, and try again.', agent: false },
-      { problem: 'The agent\'s program "codex" ([executor] kind = "codex") is not on PATH; install the Codex CLI (`npm install -g @openai/codex`) or choose another [executor] kind in .runner/state/config.toml.', agent: true },
+      {
+        problem:
+          "The guard is `just ci` but justfile has no `ci` recipe; add one that runs the project's checks (or set [guard] command in .runner/state/config.toml), commit it, and try again.",
+        agent: false,
+      },
+      {
+        problem:
+          'The agent\'s program "codex" ([executor] kind = "codex") is not on PATH; install the Codex CLI (`npm install -g @openai/codex`) or choose another [executor] kind in .runner/state/config.toml.',
+        agent: true,
+      },
     ]);
     // A re-check runs no agent: only a guard's problem refuses it.
     if (!finding.agent && pick([false, true])) world.input.recheck = {};
     return loaded({ tree: { ok: true, tree: LEAF_TREE }, preflight: [finding] });
   },
   "loadTree:always:treeMissing": ({ pick }) =>
-    loaded({ tree: { ok: false, problems: [problem("the file does not exist")], missing: true }, records: pick([[], repairRecords(CONFIG.limits.maxRepairAttempts)]) }),
+    loaded({
+      tree: { ok: false, problems: [problem("the file does not exist")], missing: true },
+      records: pick([[], repairRecords(CONFIG.limits.maxRepairAttempts)]),
+    }),
   "loadTree:always:treeValid": ({ world, pick, next }) => {
     const selecting = next("selectLeaf")?.guard;
     const rootPasses = selecting === "rootPasses";
@@ -269,10 +339,17 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
       lastValidTree: pick([LEAF_TREE, undefined]),
     }),
   "loadTree:always:noValidTreeInHistory": ({ pick }) =>
-    loaded({ tree: { ok: false, problems: [problem("is not valid JSON (Unexpected token)")] }, records: pick([[], repairRecords(CONFIG.limits.maxRepairAttempts - 1)]) }),
+    loaded({
+      tree: { ok: false, problems: [problem("is not valid JSON (Unexpected token)")] },
+      records: pick([[], repairRecords(CONFIG.limits.maxRepairAttempts - 1)]),
+    }),
   "loadTree:always:recheckOnInvalidTree": ({ world }) => {
     world.input.recheck = {};
-    return loaded({ tree: { ok: false, problems: [problem("is not valid JSON (Unexpected token)")] }, records: [leafRecord("a", { tree: "invalid" })], lastValidTree: LEAF_TREE });
+    return loaded({
+      tree: { ok: false, problems: [problem("is not valid JSON (Unexpected token)")] },
+      records: [leafRecord("a", { tree: "invalid" })],
+      lastValidTree: LEAF_TREE,
+    });
   },
   "prepareRecheck:done": () => ({ deadlineMs: 1_700_000_000_000 }),
   "loadTree:always:treeInvalid": ({ world, pick }) => {
@@ -293,18 +370,32 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
     return { prompt: "the leaf prompt", allowedWritePaths: world.allowedWritePaths };
   },
   "repairTree:done": (): PromptFacts => ({ prompt: "the repair prompt", allowedWritePaths: undefined }),
-  "execute:always:agentStopped": ({ pick }) => agentRun(pick([{ exitCode: undefined, timedOut: true }, { exitCode: undefined, aborted: true }])),
+  "execute:always:agentStopped": ({ pick }) =>
+    agentRun(
+      pick([
+        { exitCode: undefined, timedOut: true },
+        { exitCode: undefined, aborted: true },
+      ]),
+    ),
   "execute:always:agentFailed": ({ pick }) =>
     agentRun(
       pick<Partial<AgentRunFacts>>([
         { exitCode: 1, failure: "codex failed (exit code 1): unexpected status 503 Service Unavailable" },
-        { exitCode: 1, failure: "claude failed (exit code 1): You've hit your limit · resets 3pm", limit: { kind: "usage", resetsAt: "2026-11-22T15:00:00.000Z", message: "You've hit your limit · resets 3pm" } },
+        {
+          exitCode: 1,
+          failure: "claude failed (exit code 1): You've hit your limit · resets 3pm",
+          limit: { kind: "usage", resetsAt: "2026-11-22T15:00:00.000Z", message: "You've hit your limit · resets 3pm" },
+        },
       ]),
     ),
   "execute:always:agentNotStarted": () => agentRun({ exitCode: undefined, spawnError: 'cannot start "nope": no such program (ENOENT)' }),
   "execute:always:agentFinished": ({ pick }) => agentRun(pick([{ exitCode: 0 }, { exitCode: 3 }])),
   "reloadTree:always:outputInvalid": ({ world, pick }) =>
-    collected({ output: pick([null, "this is not JSON", JSON.stringify({ status: "finished", summary: "x" })]), tree: world.previousTree, changed: ["src/a.ts"] }),
+    collected({
+      output: pick([null, "this is not JSON", JSON.stringify({ status: "finished", summary: "x" })]),
+      tree: world.previousTree,
+      changed: ["src/a.ts"],
+    }),
   "reloadTree:always:agentTreeInvalid": ({ world, pick }) => {
     world.leftInvalid = true;
     const previous = world.previousTree!;
@@ -328,14 +419,18 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
     }
     return collected({ output: "done", tree: pick(variants), changed: [TREE_FILE] });
   },
-  "reloadTree:always:repairAccepted": ({ world }) => collected({ output: "done", tree: tampered(world.previousTree!, undefined), changed: [TREE_FILE] }),
+  "reloadTree:always:repairAccepted": ({ world }) =>
+    collected({ output: "done", tree: tampered(world.previousTree!, undefined), changed: [TREE_FILE] }),
   "reloadTree:always:leafAccepted": ({ world, pick, next }) => {
     const previous = world.previousTree!;
     const id = world.selectedId!;
     if (next("classify")?.guard === "guardRequired" || next("classify") === undefined) {
       // EXECUTE + done, no contract or policy violation: the guard runs. The agent rewrote the tree
       // file (its runner-owned fields tampered with), or git finds it untouched (not read again).
-      const untouched: CollectedFacts = { ...collected({ output: "done", tree: previous, changed: ["src/a.ts"] }), treeData: { ok: true, unchanged: true } };
+      const untouched: CollectedFacts = {
+        ...collected({ output: "done", tree: previous, changed: ["src/a.ts"] }),
+        treeData: { ok: true, unchanged: true },
+      };
       return pick([collected({ output: "done", tree: tampered(previous, id), changed: ["src/a.ts"] }), untouched]);
     }
     const variants = [
@@ -352,9 +447,16 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
     if (world.allowedWritePaths) variants.push(collected({ output: "done", tree: previous, changed: ["docs/outside.md"] }));
     return pick(variants);
   },
-  "guard:always:guardStopped": ({ pick }) => guardRun(pick([{ exitCode: undefined, timedOut: true }, { exitCode: undefined, aborted: true }])),
+  "guard:always:guardStopped": ({ pick }) =>
+    guardRun(
+      pick([
+        { exitCode: undefined, timedOut: true },
+        { exitCode: undefined, aborted: true },
+      ]),
+    ),
   "guard:always:guardNotStarted": () => guardRun({ exitCode: undefined, spawnError: 'cannot start "just": no such program (ENOENT)' }),
-  "guard:always:guardFinished": ({ pick }) => guardRun(pick([{ exitCode: 0 }, { exitCode: 1, output: "2 tests failed" }, { exitCode: undefined, output: "killed by SIGSEGV" }])),
+  "guard:always:guardFinished": ({ pick }) =>
+    guardRun(pick([{ exitCode: 0 }, { exitCode: 1, output: "2 tests failed" }, { exitCode: undefined, output: "killed by SIGSEGV" }])),
   "recover:done": ({ world, pick }) => {
     const variant = pick(["valid", "invalid", "no-output"] as const);
     if (variant === "invalid") world.leftInvalid = true;
@@ -392,7 +494,10 @@ function planFor(path: ModelPath, variant: number): Plan {
     if (edge.outcome === "error") {
       if (edge.from === "recover") world.leftInvalid = true;
       // A bug is any unexpected exception; a runner error is one of the runner's own (git, the file system).
-      const error = edge.guard === "isBug" ? new TypeError(`${actor} read a property of undefined (scripted)`) : new GitError(`git failed in ${actor} (scripted)`);
+      const error =
+        edge.guard === "isBug"
+          ? new TypeError(`${actor} read a property of undefined (scripted)`)
+          : new GitError(`git failed in ${actor} (scripted)`);
       settles.set(actor, { kind: "error", error });
       continue;
     }
@@ -452,7 +557,8 @@ class Driver {
         this.recorder.inspect(event);
         const targeted = event._transitions.filter((t) => t.target !== undefined && t.target.length > 0);
         for (const t of event._transitions.filter((t) => !targeted.includes(t))) this.recorded.push(`${t.source.key} ${t.eventType}`);
-        if (targeted.length > 0 || event._transitions.length === 0) this.microsteps.push({ transitions: targeted, snapshot: event.snapshot as AnyMachineSnapshot });
+        if (targeted.length > 0 || event._transitions.length === 0)
+          this.microsteps.push({ transitions: targeted, snapshot: event.snapshot as AnyMachineSnapshot });
       },
     });
     root.ref = this.actor;
@@ -518,7 +624,13 @@ function runnerErrorKinds(edge: ModelEdge): string[] {
   return ["other"];
 }
 
-const OUTCOME_OF_FINAL: Record<string, StepOutput["outcome"]> = { committed: "committed", nothingToDo: "nothing-to-do", refused: "refused", failed: "failed", crashed: "crashed" };
+const OUTCOME_OF_FINAL: Record<string, StepOutput["outcome"]> = {
+  committed: "committed",
+  nothingToDo: "nothing-to-do",
+  refused: "refused",
+  failed: "failed",
+  crashed: "crashed",
+};
 
 function checkState(driver: Driver, path: ModelPath, k: number): void {
   const state = path.states[k]!;
@@ -527,7 +639,9 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
   const where = `${path.name} (facts variant ${plan.variant}), step ${k} (${state})`;
   const snapshot = k === 0 ? driver.actor.getSnapshot() : driver.microsteps[k - 1]?.snapshot;
   if (!snapshot) {
-    throw new Error(`${where}: the machine did not take ${describeEdge(edge!)}; it rests in ${String(driver.actor.getSnapshot().value)} with path ${JSON.stringify(driver.recorder.path)}`);
+    throw new Error(
+      `${where}: the machine did not take ${describeEdge(edge!)}; it rests in ${String(driver.actor.getSnapshot().value)} with path ${JSON.stringify(driver.recorder.path)}`,
+    );
   }
   const context = snapshot.context as IterationContext;
 
@@ -551,7 +665,13 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
   expect(recorder.path.slice(0, k + 1), `${where}: recorded path`).toEqual(path.states.slice(0, k + 1));
   const expectedTransitions = recordedTransitions(path.edges.slice(0, k));
   expect(recorder.transitions[0], `${where}: the start`).toEqual({ from: "(start)", event: "xstate.init", to: "safetyCheck" });
-  expect(recorder.transitions.slice(1).map((t) => `${t.from} ${t.event} ${t.to}`).slice(0, expectedTransitions.length), `${where}: recorded transitions`).toEqual(expectedTransitions);
+  expect(
+    recorder.transitions
+      .slice(1)
+      .map((t) => `${t.from} ${t.event} ${t.to}`)
+      .slice(0, expectedTransitions.length),
+    `${where}: recorded transitions`,
+  ).toEqual(expectedTransitions);
 
   // The context agrees with the model's abstraction of it.
   const model: ModelContext = path.contexts[k]!;
@@ -569,7 +689,10 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
   // A state that invokes an actor runs exactly it, once.
   if (INVOKES.has(state)) {
     expect(driver.actor.getSnapshot().value, where).toBe(state);
-    expect(driver.invoked.map((entry) => entry.id).filter((id) => id === INVOKES.get(state)), where).toHaveLength(1);
+    expect(
+      driver.invoked.map((entry) => entry.id).filter((id) => id === INVOKES.get(state)),
+      where,
+    ).toHaveLength(1);
   }
 
   switch (state) {
@@ -583,7 +706,8 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
     case "selectLeaf": {
       const selection = selectLeftmostOpenLeaf(context.previousTree!);
       const named = context.recheck?.nodeId;
-      const expected = named === undefined ? (selection.kind === "leaf" ? selection.leaf.id : undefined) : context.selected?.kind === "selected" ? named : undefined;
+      const expected =
+        named === undefined ? (selection.kind === "leaf" ? selection.leaf.id : undefined) : context.selected?.kind === "selected" ? named : undefined;
       expect(context.selection?.leafId, where).toBe(expected);
       expect(context.iteration, where).toBe(plan.world.iteration);
       break;
@@ -623,8 +747,13 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
         const outcome = context.outcome!;
         const after = updated.selected!;
         // A re-check: a green guard passes the leaf; a red one changes nothing (no agent tried).
-        const expected = context.stepKind === "recheck" ? { attempts: previous.attempts, passes: outcome.guard === "pass" } : expectedSelected(previous, after, outcome as { status: Status; guard: string });
-        expect({ attempts: after.attempts, passes: after.passes }, `${where}: seed 002 table for ${outcome.status}/${outcome.guard}`).toEqual(expected);
+        const expected =
+          context.stepKind === "recheck"
+            ? { attempts: previous.attempts, passes: outcome.guard === "pass" }
+            : expectedSelected(previous, after, outcome as { status: Status; guard: string });
+        expect({ attempts: after.attempts, passes: after.passes }, `${where}: seed 002 table for ${outcome.status}/${outcome.guard}`).toEqual(
+          expected,
+        );
         expectRunnerOwnedKept(context.previousTree!, updated.tree, id);
       }
       break;
@@ -682,12 +811,16 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
     if (state !== "committed" && state !== "crashed") expect(output.message.length, `${where}: the sentence the CLI prints`).toBeGreaterThan(0);
     // Exactly the actors of the path's states ran, each once: nothing else touched the repository.
     const expectedActors = path.states.filter((s) => INVOKES.has(s)).map((s) => INVOKES.get(s)!);
-    expect(driver.invoked.map((entry) => entry.id), where).toEqual(expectedActors);
+    expect(
+      driver.invoked.map((entry) => entry.id),
+      where,
+    ).toEqual(expectedActors);
     if (state === "committed" || (state === "failed" && edge!.key === "commit:done:hadRunnerError")) {
       expect(output.commit, where).toBe(SHA);
       expect(output.record, where).toEqual(iterationRecord(context));
     }
-    if (state === "failed" && edge!.key === "commit:done:hadRunnerError") expect(output.message, where).toMatch(/(runner error|was interrupted).*without using an attempt/);
+    if (state === "failed" && edge!.key === "commit:done:hadRunnerError")
+      expect(output.message, where).toMatch(/(runner error|was interrupted).*without using an attempt/);
     if (state === "refused" || state === "nothingToDo" || state === "crashed") expect(output.record, where).toBeUndefined();
     // A bug: the exception is handed to the CLI (exit 2, the stack with --debug); nothing after it ran.
     if (state === "crashed") expect(output.error, where).toBeInstanceOf(TypeError);
@@ -748,14 +881,21 @@ describe("model-based tests, machine layer: the real iteration machine on every 
     // Every guard is either decided by an actor's facts, decided by earlier facts, or tracked by the model.
     for (const guard of Object.keys(iterationMachine.implementations.guards)) {
       const decided = guard === "isBug" || EDGES.some((edge) => edge.guard === guard && FACTS[edge.key]);
-      expect(decided || guard in MODEL_CONTEXT_GUARDS || FACT_DECIDED_CONTEXT_GUARDS.includes(guard), `guard ${guard} has facts or a model`).toBe(true);
+      expect(decided || guard in MODEL_CONTEXT_GUARDS || FACT_DECIDED_CONTEXT_GUARDS.includes(guard), `guard ${guard} has facts or a model`).toBe(
+        true,
+      );
     }
   });
 
   it("every transition an actor's result decides has a fact builder", () => {
-    const missing = EDGES.filter((edge) => (edge.outcome === "done" || (edge.outcome === "always" && INVOKES.has(edge.from))) && !FACTS[edge.key]).map((edge) => edge.key);
+    const missing = EDGES.filter(
+      (edge) => (edge.outcome === "done" || (edge.outcome === "always" && INVOKES.has(edge.from))) && !FACTS[edge.key],
+    ).map((edge) => edge.key);
     expect(missing, "add builders to FACTS").toEqual([]);
-    expect(Object.keys(FACTS).filter((key) => !EDGES.some((edge) => edge.key === key)), "builders for transitions the machine no longer has").toEqual([]);
+    expect(
+      Object.keys(FACTS).filter((key) => !EDGES.some((edge) => edge.key === key)),
+      "builders for transitions the machine no longer has",
+    ).toEqual([]);
   });
 
   describe.each(PATHS.map((path, i) => [`${String(i + 1).padStart(3, "0")} ${path.name}`, path] as const))("%s", (_name, path) => {

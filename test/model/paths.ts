@@ -49,7 +49,13 @@ function outcomeOf(event: string): { outcome: Outcome; actor?: string } {
 export const EDGES: readonly ModelEdge[] = GRAPH.transitions.map((transition, index, all) => {
   const { outcome, actor } = outcomeOf(transition.event);
   const rank = all.slice(0, index).filter((t) => t.from === transition.from && t.event === transition.event).length;
-  return { ...transition, key: `${transition.from}:${outcome}${transition.guard ? `:${transition.guard}` : ""}`, outcome, ...(actor ? { actor } : {}), rank };
+  return {
+    ...transition,
+    key: `${transition.from}:${outcome}${transition.guard ? `:${transition.guard}` : ""}`,
+    outcome,
+    ...(actor ? { actor } : {}),
+    rank,
+  };
 });
 
 export const EDGE_BY_KEY: ReadonlyMap<string, ModelEdge> = new Map(EDGES.map((edge) => [edge.key, edge]));
@@ -190,7 +196,10 @@ function toModelPath(path: TestPath<ModelSnapshot, ModelEvent>): ModelPath {
   });
   const states = steps.map((step) => String(step.state.value));
   const contexts = steps.map((step) => step.state.context);
-  const name = [states[0], ...edges.map((edge) => `${edge.outcome === "always" ? "" : `${edge.outcome}`}${edge.guard ? `[${edge.guard}]` : ""}→ ${edge.to}`)].join(" ");
+  const name = [
+    states[0],
+    ...edges.map((edge) => `${edge.outcome === "always" ? "" : `${edge.outcome}`}${edge.guard ? `[${edge.guard}]` : ""}→ ${edge.to}`),
+  ].join(" ");
   return { edges, states, contexts, end: states[states.length - 1]!, name, test: path };
 }
 
@@ -230,7 +239,10 @@ export function machinePaths(): { paths: ModelPath[]; shortest: number; simple: 
 export function completeToFinal(path: ModelPath, candidates: readonly ModelPath[]): ModelPath | undefined {
   const prefix = keyOf(path);
   return candidates
-    .filter((candidate) => FINAL_STATES.includes(candidate.end) && (prefix === "" || keyOf(candidate) === prefix || keyOf(candidate).startsWith(`${prefix} `)))
+    .filter(
+      (candidate) =>
+        FINAL_STATES.includes(candidate.end) && (prefix === "" || keyOf(candidate) === prefix || keyOf(candidate).startsWith(`${prefix} `)),
+    )
     .sort((a, b) => a.edges.length - b.edges.length)[0];
 }
 
@@ -263,6 +275,8 @@ export function formatCoverage(layer: string, cover: Coverage, paths: number): s
 export function recordedTransitions(edges: readonly ModelEdge[]): string[] {
   return edges.flatMap((edge) => {
     const taken = `${edge.from} ${edge.event} ${edge.to}`;
-    return edge.outcome === "always" && INVOKES.has(edge.from) ? [`${edge.from} xstate.done.actor.${INVOKES.get(edge.from)} ${edge.from}`, taken] : [taken];
+    return edge.outcome === "always" && INVOKES.has(edge.from)
+      ? [`${edge.from} xstate.done.actor.${INVOKES.get(edge.from)} ${edge.from}`, taken]
+      : [taken];
   });
 }

@@ -87,7 +87,6 @@ interface Recipe {
   command: string[];
 }
 
-
 function failIn(recipe: Recipe, actor: string): void {
   if (recipe.failIn !== undefined && recipe.failIn !== actor) throw new Unsupported(`needs failures in both ${recipe.failIn} and ${actor}`);
   recipe.failIn = actor;
@@ -99,7 +98,8 @@ class Unsupported extends Error {}
 /** Scenario options merged; the same option set twice to different values cannot be built. */
 function setOption<K extends keyof ScenarioOptions>(recipe: Recipe, key: K, value: ScenarioOptions[K]): void {
   const old = recipe.options[key];
-  if (old !== undefined && JSON.stringify(old) !== JSON.stringify(value)) throw new Unsupported(`needs ${key} both ${JSON.stringify(old)} and ${JSON.stringify(value)}`);
+  if (old !== undefined && JSON.stringify(old) !== JSON.stringify(value))
+    throw new Unsupported(`needs ${key} both ${JSON.stringify(old)} and ${JSON.stringify(value)}`);
   recipe.options[key] = value;
 }
 
@@ -121,7 +121,8 @@ function commitFiles(files: Record<string, string | null>, message: string) {
   };
 }
 
-const stderrSays = (pattern: RegExp) => Object.assign((run: StepRun) => expect(run.stderr, "the sentence on stderr").toMatch(pattern), { readsOutcome: true });
+const stderrSays = (pattern: RegExp) =>
+  Object.assign((run: StepRun) => expect(run.stderr, "the sentence on stderr").toMatch(pattern), { readsOutcome: true });
 const runnerError = (kind: string, message: RegExp) =>
   Object.assign(
     (run: StepRun) => {
@@ -135,7 +136,16 @@ const runnerError = (kind: string, message: RegExp) =>
 function recipeFor(p: ModelPath): Recipe {
   // The model knows from the path whether it is `runner recheck`'s.
   const recheck = p.contexts[p.contexts.length - 1]!.recheck === true;
-  const recipe: Recipe = { options: {}, prepare: [], before: [], agent: {}, agentRuns: "no", evidence: [], treeFolder: false, command: recheck ? ["recheck"] : ["step"] };
+  const recipe: Recipe = {
+    options: {},
+    prepare: [],
+    before: [],
+    agent: {},
+    agentRuns: "no",
+    evidence: [],
+    treeFolder: false,
+    command: recheck ? ["recheck"] : ["step"],
+  };
   const keys = new Set(p.edges.map((edge) => edge.key));
   const has = (key: string) => keys.has(key);
   const agent = (action: AgentAction) => {
@@ -151,7 +161,8 @@ function recipeFor(p: ModelPath): Recipe {
   // Reading the tree file fails only if the agent made it a folder; then every later read and write fails too.
   recipe.treeFolder = has("reloadTree:error") || has("recover:error") || has("persist:error");
   if (recipe.treeFolder) {
-    if (recipe.agentRuns === "no") throw new Unsupported("the tree file can only become a folder by the agent's hand, and no agent runs on this path");
+    if (recipe.agentRuns === "no")
+      throw new Unsupported("the tree file can only become a folder by the agent's hand, and no agent runs on this path");
     for (const state of ["reloadTree", "recover", "persist"]) {
       const taken = p.edges.find((edge) => edge.from === state);
       if (taken && taken.outcome !== "error") throw new Unsupported(`with the tree file a folder, ${state} cannot succeed (${describeEdge(taken)})`);
@@ -189,7 +200,10 @@ function recipeFor(p: ModelPath): Recipe {
       case "loadTree:always:preflightFailed":
         // The guard names a program that is nowhere: found before any agent runs.
         setOption(recipe, "guard", ["/nonexistent/guard-program"]);
-        evidence(edge.key, stderrSays(/^The guard's program "\/nonexistent\/guard-program" \(\[guard\] command\) does not exist; install it or fix \[guard\] command/));
+        evidence(
+          edge.key,
+          stderrSays(/^The guard's program "\/nonexistent\/guard-program" \(\[guard\] command\) does not exist; install it or fix \[guard\] command/),
+        );
         break;
       case "loadTree:always:treeMissing":
         // No tree and none in the branch's history (else the step repairs it from there): a run branch that starts anew without it.
@@ -290,7 +304,14 @@ function recipeFor(p: ModelPath): Recipe {
         agent({ write: { "src/a.txt": "a\n" }, status: "done", summary: "wrote a" });
         break;
       case "classify:always":
-        agent({ decompose: [{ id: "a2", order: 1 }, { id: "a1", order: 0 }], status: "decomposed", summary: "split a" });
+        agent({
+          decompose: [
+            { id: "a2", order: 1 },
+            { id: "a1", order: 0 },
+          ],
+          status: "decomposed",
+          summary: "split a",
+        });
         break;
       case "guard:always:guardStopped":
         setOption(recipe, "timeoutSeconds", 6);
@@ -367,7 +388,8 @@ function recipeFor(p: ModelPath): Recipe {
       const edge = EDGES.find((e) => e.key === key)!;
       return EDGES.filter((e) => e.from === edge.from && e.to === edge.to).length > 1;
     };
-    if (recipe.evidence.some((entry) => entry.readsOutcome && shared(entry.edge))) throw new Unsupported("a bug hides the evidence an earlier transition needs");
+    if (recipe.evidence.some((entry) => entry.readsOutcome && shared(entry.edge)))
+      throw new Unsupported("a bug hides the evidence an earlier transition needs");
     recipe.evidence = recipe.evidence.filter((entry) => !entry.readsOutcome);
   }
   // (a re-check runs the guard only: the script's guard action is all it reads)
@@ -432,7 +454,6 @@ if (process.env.MODEL_DEBUG) {
   console.log(reasons, `\n${SELECTED.map((q) => q.name).join("\n")}`);
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Running a path.
 
@@ -445,7 +466,11 @@ async function repoState(s: Scenario): Promise<{ head: string; status: string; i
   } catch (error) {
     // git itself cannot read the repository (a broken index): compare the index file's bytes instead.
     const index = readFileSync(path.join(s.dir, ".git", "index"));
-    return { head, status: `git status fails (${(error as Error).message.split("\n")[0]}); index ${createHash("sha256").update(index).digest("hex")}`, ignored: [] };
+    return {
+      head,
+      status: `git status fails (${(error as Error).message.split("\n")[0]}); index ${createHash("sha256").update(index).digest("hex")}`,
+      ignored: [],
+    };
   }
 }
 
@@ -493,7 +518,11 @@ async function runPath(p: ModelPath): Promise<void> {
   // The path the binary took is the model's.
   expect(json?.path, where).toEqual(p.states);
   const end = p.end;
-  const expectMeta = p.states.some((state) => ["selectLeaf", "repairTree", "resumeInterrupted"].includes(state)) && end !== "refused" && end !== "nothingToDo" && end !== "crashed";
+  const expectMeta =
+    p.states.some((state) => ["selectLeaf", "repairTree", "resumeInterrupted"].includes(state)) &&
+    end !== "refused" &&
+    end !== "nothingToDo" &&
+    end !== "crashed";
   expect(wroteMeta, `${where}\nmeta.json written`).toBe(expectMeta);
   if (run.meta) {
     expect(run.meta.path, `${where}\nmeta.json path`).toEqual(p.states);
@@ -517,7 +546,9 @@ async function runPath(p: ModelPath): Promise<void> {
   // 2 for a bug; a committed re-check whose guard did not pass is a failed check (1).
   const recheckFailed = recipe.command[0] === "recheck" && end === "committed" && run.meta?.guard_outcome !== "pass";
   expect(result.exitCode, where).toBe((end === "committed" && !recheckFailed) || end === "nothingToDo" ? 0 : end === "crashed" ? 2 : 1);
-  expect(json?.outcome, where).toBe({ committed: "committed", nothingToDo: "nothing-to-do", refused: "refused", failed: "failed", crashed: "crashed" }[end]);
+  expect(json?.outcome, where).toBe(
+    { committed: "committed", nothingToDo: "nothing-to-do", refused: "refused", failed: "failed", crashed: "crashed" }[end],
+  );
 
   // The repository ends as the seeds require.
   const committed = end === "committed" || p.edges.some((edge) => edge.key === "commit:done:hadRunnerError");
@@ -540,7 +571,10 @@ async function runPath(p: ModelPath): Promise<void> {
     if (end === "refused" || end === "nothingToDo") {
       // Not even the local logs: no iteration began. (A refusal in buildPrompt leaves its transitions
       // in events.jsonl: a finding, pinned by the test "FINDING: ..." below.)
-      expect(after.ignored.filter((line) => !line.endsWith(`/${RUN}/events.jsonl`)), `${where}\nno local logs`).toEqual(before.ignored);
+      expect(
+        after.ignored.filter((line) => !line.endsWith(`/${RUN}/events.jsonl`)),
+        `${where}\nno local logs`,
+      ).toEqual(before.ignored);
       expect(existsSync(path.join(s.dir, s.iterFile(iteration, ""))), `${where}\nno iteration folder`).toBe(false);
     }
     return;
@@ -601,15 +635,24 @@ function safeParse(text: string): unknown {
 describe("model-based tests, system layer: the built binary on model paths", () => {
   it("every transition has a system recipe or is listed as machine-layer only; selected paths cover every state and transition", () => {
     for (const key of Object.keys(MACHINE_LAYER_ONLY)) {
-      expect(CANDIDATES.some((p) => p.edges.some((edge) => edge.key === key)), `${key} is listed as machine-layer only but a scenario can take it`).toBe(false);
+      expect(
+        CANDIDATES.some((p) => p.edges.some((edge) => edge.key === key)),
+        `${key} is listed as machine-layer only but a scenario can take it`,
+      ).toBe(false);
     }
     const cover = coverage(SELECTED);
     const unsupported = ALL_PATHS.filter((p) => FINAL_STATES.includes(p.end)).length - CANDIDATES.length;
-    console.log(`${formatCoverage("system layer", cover, SELECTED.length)} — ${CANDIDATES.length} buildable simple paths to final states (${unsupported} need faults no scenario makes)`);
+    console.log(
+      `${formatCoverage("system layer", cover, SELECTED.length)} — ${CANDIDATES.length} buildable simple paths to final states (${unsupported} need faults no scenario makes)`,
+    );
     expect(cover.states.missing, "states no scenario reaches").toEqual([]);
     const missing = EDGES.filter((edge) => !SELECTED.some((p) => p.edges.includes(edge)) && !(edge.key in MACHINE_LAYER_ONLY)).map(describeEdge);
     expect(missing, "transitions no scenario takes (add a recipe, or list them in MACHINE_LAYER_ONLY and the docs)").toEqual([]);
-    for (const state of FINAL_STATES) expect(SELECTED.some((p) => p.end === state), `a scenario ends in ${state}`).toBe(true);
+    for (const state of FINAL_STATES)
+      expect(
+        SELECTED.some((p) => p.end === state),
+        `a scenario ends in ${state}`,
+      ).toBe(true);
   });
 
   it("a refusal in buildPrompt (invalid node policy) leaves no transitions in events.jsonl", async () => {

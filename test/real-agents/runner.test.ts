@@ -86,7 +86,10 @@ function threeLeafModel(): (conversation: string) => ModelTurn[] {
       scripts.set(
         key,
         nodeId === "root"
-          ? [{ kind: "shell", command: "node act.mjs decompose" }, { kind: "final", answer: { status: "decomposed", summary: "Split root into a, b, c" } }]
+          ? [
+              { kind: "shell", command: "node act.mjs decompose" },
+              { kind: "final", answer: { status: "decomposed", summary: "Split root into a, b, c" } },
+            ]
           : [
               { kind: "shell", command: `node act.mjs write ${nodeId} ${nodeId === "b" && attempts === 0 ? "bad" : "ok"}` },
               { kind: "shell", command: "just ci" },
@@ -111,7 +114,13 @@ async function agentRepo(
   agent: Agent,
   runId: string,
   mock: MockServerHandle,
-  options: { timeoutSeconds?: number; env?: Record<string, string>; tree?: ReturnType<typeof tree>; executor?: string[]; providerRetries?: number } = {},
+  options: {
+    timeoutSeconds?: number;
+    env?: Record<string, string>;
+    tree?: ReturnType<typeof tree>;
+    executor?: string[];
+    providerRetries?: number;
+  } = {},
 ): Promise<{ s: Scenario; checkLog: string }> {
   const home = tempDir(`runner-${agent}-home-`);
   mkdirSync(path.join(home, ".codex"));
@@ -126,16 +135,35 @@ async function agentRepo(
       : { CLAUDE_CONFIG_DIR: path.join(home, ".claude"), ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_API_KEY: "sk-ant-mock-claude-key-123" }),
     ...options.env,
   };
-  const s = await scenario({ runId, start: false, tree: options.tree ?? tree(node("root", { title: "Three files", goal: "src/a.txt, src/b.txt and src/c.txt say ok" })), env, files: { justfile: "ci:\n    node check.mjs\n", "check.mjs": CHECK, "act.mjs": ACT } });
-  for (const name of ["ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "OPENAI_API_KEY", "CODEX_API_KEY", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "IS_SANDBOX"]) delete s.env[name];
+  const s = await scenario({
+    runId,
+    start: false,
+    tree: options.tree ?? tree(node("root", { title: "Three files", goal: "src/a.txt, src/b.txt and src/c.txt say ok" })),
+    env,
+    files: { justfile: "ci:\n    node check.mjs\n", "check.mjs": CHECK, "act.mjs": ACT },
+  });
+  for (const name of [
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "OPENAI_API_KEY",
+    "CODEX_API_KEY",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+    "IS_SANDBOX",
+  ])
+    delete s.env[name];
   // The guard is the default, `just ci`; Codex reaches the mock through a custom provider, Claude
   // through ANTHROPIC_BASE_URL. Claude may also run the project's act.mjs (the user's own rule).
   const executor =
     options.executor ??
     (agent === "codex"
-      ? ['kind = "codex"', `config_overrides = ${toml(codexMockProviderArgs(mock.url, { requestMaxRetries: options.providerRetries, streamMaxRetries: options.providerRetries }).filter((arg) => arg !== "-c"))}`]
+      ? [
+          'kind = "codex"',
+          `config_overrides = ${toml(codexMockProviderArgs(mock.url, { requestMaxRetries: options.providerRetries, streamMaxRetries: options.providerRetries }).filter((arg) => arg !== "-c"))}`,
+        ]
       : ['kind = "claude"', `allowed_tools = ${toml(["Bash(node act.mjs:*)"])}`]);
-  writeFiles(s.dir, { [CONFIG_FILE]: ["[executor]", ...executor, "", "[limits]", `iteration_timeout_seconds = ${options.timeoutSeconds ?? 120}`, ""].join("\n") });
+  writeFiles(s.dir, {
+    [CONFIG_FILE]: ["[executor]", ...executor, "", "[limits]", `iteration_timeout_seconds = ${options.timeoutSeconds ?? 120}`, ""].join("\n"),
+  });
   await s.git(["commit", "-q", "-am", `use ${agent}`]);
   const start = await s.runner(["start", "--run-id", runId]);
   expect(start.stderr).toBe("");
@@ -152,7 +180,10 @@ interface CheckRun {
 
 function checkRuns(checkLog: string): CheckRun[] {
   if (!existsSync(checkLog)) return [];
-  return readFileSync(checkLog, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as CheckRun);
+  return readFileSync(checkLog, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as CheckRun);
 }
 
 /** Processes (other than zombies) that run with this repository's agent environment. */
@@ -191,13 +222,24 @@ for (const agent of ["codex", "claude"] as const) {
       ]);
       const root = s.readTree().root;
       expect(root.passes).toBe(true);
-      expect(root.children.map((child) => [child.id, child.passes, child.attempts])).toEqual([["a", true, 0], ["b", true, 1], ["c", true, 0]]);
+      expect(root.children.map((child) => [child.id, child.passes, child.attempts])).toEqual([
+        ["a", true, 0],
+        ["b", true, 1],
+        ["c", true, 0],
+      ]);
       expect(await s.git(["status", "--porcelain"])).toBe("");
 
       // `just ci` ran inside the agent's session (the runner's `just` first on its PATH), then as the guard.
       const runs = checkRuns(checkLog);
       expect(runs.map((r) => `${r.iteration} ${r.who} ${r.ok ? "pass" : "fail"}`)).toEqual([
-        "2 agent pass", "2 guard pass", "3 agent fail", "3 guard fail", "4 agent pass", "4 guard pass", "5 agent pass", "5 guard pass",
+        "2 agent pass",
+        "2 guard pass",
+        "3 agent fail",
+        "3 guard fail",
+        "4 agent pass",
+        "4 guard pass",
+        "5 agent pass",
+        "5 guard pass",
       ]);
       for (const r of runs) expect(r.justDir).toBe(JUST_BIN);
 
@@ -225,10 +267,18 @@ for (const agent of ["codex", "claude"] as const) {
       const mock = await mockFor(agent, [{ kind: "error", status: 401 }]);
       // Claude Code retries a 401 up to 10 times over minutes by default, Codex reconnects 5 times
       // (6.5 s; binaries.test.ts shows both): one retry, and none, are enough here.
-      const { s } = await agentRepo(agent, `${agent}-401`, mock, agent === "claude" ? { env: { CLAUDE_CODE_MAX_RETRIES: "1" } } : { providerRetries: 0 });
+      const { s } = await agentRepo(
+        agent,
+        `${agent}-401`,
+        mock,
+        agent === "claude" ? { env: { CLAUDE_CODE_MAX_RETRIES: "1" } } : { providerRetries: 0 },
+      );
       const step = await s.step();
       expect(step.exitCode).toBe(1);
-      const own = agent === "codex" ? "codex failed (exit code 1): unexpected status 401 Unauthorized: Incorrect API key provided" : "claude failed (exit code 1): Invalid API key · Fix external API key (API status 401)";
+      const own =
+        agent === "codex"
+          ? "codex failed (exit code 1): unexpected status 401 Unauthorized: Incorrect API key provided"
+          : "claude failed (exit code 1): Invalid API key · Fix external API key (API status 401)";
       expect(step.stderr).toContain(`Iteration 1 ended in a runner error: ${own}`);
       expect(step.stderr).not.toMatch(/output file|not valid JSON/);
       const meta = s.meta(1);
@@ -244,7 +294,9 @@ for (const agent of ["codex", "claude"] as const) {
       const { s } = await agentRepo(agent, `${agent}-hang`, mock, { timeoutSeconds: 5 });
       const step = await s.step();
       expect(step.exitCode).toBe(1);
-      expect(step.stderr).toContain("Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of 5 s and was killed");
+      expect(step.stderr).toContain(
+        "Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of 5 s and was killed",
+      );
       expect(mock.requests.some((request) => request.path === (agent === "codex" ? "/v1/responses" : "/v1/messages"))).toBe(true);
       expect(s.meta(1).executor).toMatchObject({ timed_out: true });
       expect(processesOf(realpathSync(s.dir))).toEqual([]);
@@ -254,7 +306,19 @@ for (const agent of ["codex", "claude"] as const) {
       const resetsAt = Math.floor(Date.now() / 1000) + 600;
       const turn: ModelTurn =
         agent === "codex"
-          ? { kind: "error", status: 429, body: { error: { type: "usage_limit_reached", message: "The usage limit has been reached", plan_type: "plus", resets_at: resetsAt, resets_in_seconds: 600 } } }
+          ? {
+              kind: "error",
+              status: 429,
+              body: {
+                error: {
+                  type: "usage_limit_reached",
+                  message: "The usage limit has been reached",
+                  plan_type: "plus",
+                  resets_at: resetsAt,
+                  resets_in_seconds: 600,
+                },
+              },
+            }
           : { kind: "error", status: 429, headers: { "retry-after": "1" } };
       const mock = await mockFor(agent, [turn]);
       const { s } = await agentRepo(agent, `${agent}-limit`, mock, { env: agent === "claude" ? { CLAUDE_CODE_MAX_RETRIES: "0" } : {} });
@@ -279,7 +343,19 @@ for (const agent of ["codex", "claude"] as const) {
       const resetsAt = (Math.ceil(Date.now() / 60_000) + 1) * 60 + 50;
       const limited: ModelTurn =
         agent === "codex"
-          ? { kind: "error", status: 429, body: { error: { type: "usage_limit_reached", message: "The usage limit has been reached", plan_type: "plus", resets_at: resetsAt, resets_in_seconds: resetsAt - Math.floor(Date.now() / 1000) } } }
+          ? {
+              kind: "error",
+              status: 429,
+              body: {
+                error: {
+                  type: "usage_limit_reached",
+                  message: "The usage limit has been reached",
+                  plan_type: "plus",
+                  resets_at: resetsAt,
+                  resets_in_seconds: resetsAt - Math.floor(Date.now() / 1000),
+                },
+              },
+            }
           : { kind: "error", status: 429, headers: { "retry-after": "1" } };
       // The limit is served once, to the first session's first request; the next session is served the work.
       const mock = await mockFor(agent, [
@@ -313,7 +389,11 @@ for (const agent of ["codex", "claude"] as const) {
 
 describe("runner with the real claude: its own limits", () => {
   it("max_turns reached: the runner error is Claude's own error_max_turns message", async () => {
-    const mock = await mockFor("claude", [{ kind: "shell", command: "just ci" }, { kind: "shell", command: "just ci" }, { kind: "final", answer: { status: "done", summary: "never" } }]);
+    const mock = await mockFor("claude", [
+      { kind: "shell", command: "just ci" },
+      { kind: "shell", command: "just ci" },
+      { kind: "final", answer: { status: "done", summary: "never" } },
+    ]);
     const { s } = await agentRepo("claude", "claude-turns", mock, { executor: ['kind = "claude"', "max_turns = 1"] });
     const step = await s.step();
     expect(step.exitCode).toBe(1);
@@ -327,14 +407,21 @@ describe("the pinned CLIs' --help lists every flag the adapters pass", () => {
   async function helpText(agent: Agent, args: string[]): Promise<string> {
     const home = tempDir("runner-cli-home-");
     mkdirSync(path.join(home, ".codex"));
-    const help = await execa(agents[agent], args, { reject: false, timeout: 30_000, env: { ...process.env, HOME: home, CODEX_HOME: path.join(home, ".codex"), NO_COLOR: "1" }, stdin: "ignore" });
+    const help = await execa(agents[agent], args, {
+      reject: false,
+      timeout: 30_000,
+      env: { ...process.env, HOME: home, CODEX_HOME: path.join(home, ".codex"), NO_COLOR: "1" },
+      stdin: "ignore",
+    });
     return `${String(help.stdout)}\n${String(help.stderr)}`;
   }
   const listed = (text: string, flag: string) => new RegExp(`(^|[\\s,])${flag.replace(/-/g, "\\-")}([\\s,=<]|$)`, "m").test(text);
 
   it("codex exec --help", async () => {
     const text = await helpText("codex", ["exec", "--help"]);
-    const flags = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/adapters/executors/codex.ts"), "utf8"), "codex").filter((flag) => flag !== "-");
+    const flags = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/adapters/executors/codex.ts"), "utf8"), "codex").filter(
+      (flag) => flag !== "-",
+    );
     expect(flags.filter((flag) => !listed(text, flag))).toEqual([]);
     expect(text).toMatch(/read-only.*workspace-write.*danger-full-access/s);
   });
@@ -347,4 +434,3 @@ describe("the pinned CLIs' --help lists every flag the adapters pass", () => {
     for (const mode of ["acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"]) expect(text).toContain(mode);
   });
 });
-

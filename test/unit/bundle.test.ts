@@ -10,9 +10,16 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../helpers/sandbox.js";
 
-const bundleFiles = [path.join(PROJECT_ROOT, "dist", "runner.mjs"), ...readdirSync(path.join(PROJECT_ROOT, "dist", "chunks")).map((name) => path.join(PROJECT_ROOT, "dist", "chunks", name))];
+const bundleFiles = [
+  path.join(PROJECT_ROOT, "dist", "runner.mjs"),
+  ...readdirSync(path.join(PROJECT_ROOT, "dist", "chunks")).map((name) => path.join(PROJECT_ROOT, "dist", "chunks", name)),
+];
 const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string>; files: string[] };
-const packageOf = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+const packageOf = (specifier: string) =>
+  specifier
+    .split("/")
+    .slice(0, specifier.startsWith("@") ? 2 : 1)
+    .join("/");
 const isBuiltin = (specifier: string) => specifier.startsWith("node:") || builtinModules.includes(specifier);
 
 describe("dist/runner.mjs and its chunks", () => {
@@ -41,9 +48,14 @@ describe("what ships", () => {
     const packed = spawnSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: PROJECT_ROOT, encoding: "utf8" });
     expect(packed.status, packed.stderr).toBe(0);
     const files = (JSON.parse(packed.stdout) as { files: { path: string }[] }[])[0]!.files.map((file) => file.path);
-    expect(files).toEqual(expect.arrayContaining(["bin/runner.js", "dist/runner.mjs", "dist/demo-agent.mjs", "schemas/task_tree/v1.schema.json", "package.json"]));
+    expect(files).toEqual(
+      expect.arrayContaining(["bin/runner.js", "dist/runner.mjs", "dist/demo-agent.mjs", "schemas/task_tree/v1.schema.json", "package.json"]),
+    );
     expect(files.some((file) => file.startsWith("dist/chunks/"))).toBe(true);
-    expect(files.filter((file) => /(^|\/)(test|bench)\/|\.test\.|\.map$|tsbuildinfo/.test(file)), "nothing but what runs").toEqual([]);
+    expect(
+      files.filter((file) => /(^|\/)(test|bench)\/|\.test\.|\.map$|tsbuildinfo/.test(file)),
+      "nothing but what runs",
+    ).toEqual([]);
   });
 });
 
@@ -61,6 +73,8 @@ describe("bin/runner.js", () => {
     const result = spawnSync(process.execPath, [path.join(dir, "bin", "runner.js"), "status"], { encoding: "utf8" });
     expect(result.status).toBe(1);
     expect(result.stdout).toBe("");
-    expect(result.stderr.trim().split("\n")).toEqual([`runner is not built (${path.join(dir, "dist", "runner.mjs")} is missing): run \`npm run build\` (or \`npm ci\`) in ${dir}.`]);
+    expect(result.stderr.trim().split("\n")).toEqual([
+      `runner is not built (${path.join(dir, "dist", "runner.mjs")} is missing): run \`npm run build\` (or \`npm ci\`) in ${dir}.`,
+    ]);
   });
 });

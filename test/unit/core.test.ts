@@ -108,7 +108,7 @@ describe("CONTRACT §3 canonical serialization", () => {
     expect(treeFingerprint(JSON.parse(second) as TaskTree)).toBe(treeFingerprint(JSON.parse(first) as TaskTree));
   });
 
-  it("children sort by (order ASC, id ASC) with order ties broken by UTF-16 code units, not locale (\"B\" < \"a\", \"Z\" < \"_\")", () => {
+  it('children sort by (order ASC, id ASC) with order ties broken by UTF-16 code units, not locale ("B" < "a", "Z" < "_")', () => {
     const ids = ["a_", "aZ", "B", "a", "A", "a-", "a.", "a0", "10", "9"];
     const t = tree(node("root", { children: [...ids.map((id) => node(id, { order: 5 })), node("z", { order: -1 }), node("Y", { order: 6 })] }));
     const written = JSON.parse(serializeTree(t)) as TaskTree;
@@ -201,7 +201,9 @@ describe("seed 001 §4.2 deterministic selection", () => {
   });
 
   it("a stuck leaf (attempts = max_attempts) is still selected, marked stuck", () => {
-    const selection = selectLeftmostOpenLeaf(tree(node("root", { children: [node("a", { attempts: 3, max_attempts: 3 }), node("b", { order: 1 })] })));
+    const selection = selectLeftmostOpenLeaf(
+      tree(node("root", { children: [node("a", { attempts: 3, max_attempts: 3 }), node("b", { order: 1 })] })),
+    );
     expect(selection).toMatchObject({ kind: "leaf", leaf: { id: "a" }, stuck: true });
   });
 
@@ -210,7 +212,9 @@ describe("seed 001 §4.2 deterministic selection", () => {
   });
 
   it("a root that is open although every leaf passes (passes not derived) is an error, not a silent pick", () => {
-    expect(() => selectLeftmostOpenLeaf(tree(node("root", { children: [node("a", { passes: true })] })))).toThrow(/passes disagrees with its children/);
+    expect(() => selectLeftmostOpenLeaf(tree(node("root", { children: [node("a", { passes: true })] })))).toThrow(
+      /passes disagrees with its children/,
+    );
   });
 });
 
@@ -242,10 +246,7 @@ describe("tree invariants: every problem with its JSON path", () => {
       root: {
         ...node("root"),
         extra: true,
-        children: [
-          { ...node("a"), order: "1" },
-          node("b", { order: 1, children: [node("a"), node("c", { attempts: 4, max_attempts: 3 })] }),
-        ],
+        children: [{ ...node("a"), order: "1" }, node("b", { order: 1, children: [node("a"), node("c", { attempts: 4, max_attempts: 3 })] })],
       },
     };
     const { tree: accepted, problems } = checkTreeShape(data);
@@ -255,7 +256,10 @@ describe("tree invariants: every problem with its JSON path", () => {
       expect.arrayContaining([
         { path: "$.root.extra", message: 'unexpected key "extra"; remove it (extra keys are not allowed)' },
         { path: "$.root.children[0].order", message: 'must be an integer, not the string "1"' },
-        { path: "$.root.children[1].children[0].id", message: expect.stringMatching(/^duplicate id "a" \(also used at \$\.root\.children\[0\]\.id\)/) },
+        {
+          path: "$.root.children[1].children[0].id",
+          message: expect.stringMatching(/^duplicate id "a" \(also used at \$\.root\.children\[0\]\.id\)/),
+        },
         { path: "$.root.children[1].children[1].attempts", message: "attempts 4 is more than max_attempts 3" },
       ]),
     );
@@ -285,7 +289,12 @@ describe("tree invariants: every problem with its JSON path", () => {
     expect(checkTreeShape(chain(MAX_TREE_DEPTH)).problems).toEqual([]);
     const { tree: accepted, problems } = checkTreeShape(chain(MAX_TREE_DEPTH + 1));
     expect(accepted).toBeUndefined();
-    expect(problems).toEqual([{ path: `$.root${".children[0]".repeat(MAX_TREE_DEPTH)}`, message: `the tree is nested deeper than ${MAX_TREE_DEPTH} levels; flatten the plan` }]);
+    expect(problems).toEqual([
+      {
+        path: `$.root${".children[0]".repeat(MAX_TREE_DEPTH)}`,
+        message: `the tree is nested deeper than ${MAX_TREE_DEPTH} levels; flatten the plan`,
+      },
+    ]);
   });
 
   it("a 100,000-level tree is refused without a stack overflow", () => {
@@ -377,7 +386,9 @@ describe("seed 001 §4.4 passed-node immutability (RFC 8785 comparison)", () => 
 
 describe("CONTRACT §5 configuration: schema messages with the key path, defaults", () => {
   it("unknown keys and wrong types are errors reported with their key path", () => {
-    const result = parseConfig('[executor]\nkind = "command"\ncommand = ["bash", "agent.sh"]\nbogus = 1\n\n[limits]\nmax_iterations = "5"\n\n[extra]\n');
+    const result = parseConfig(
+      '[executor]\nkind = "command"\ncommand = ["bash", "agent.sh"]\nbogus = 1\n\n[limits]\nmax_iterations = "5"\n\n[extra]\n',
+    );
     expect(result).toEqual({
       ok: false,
       problems: expect.arrayContaining([
@@ -392,8 +403,16 @@ describe("CONTRACT §5 configuration: schema messages with the key path, default
   it.each([
     { config: { executor: { kind: "gpt" } }, path: "$.executor.kind", message: 'must be one of "command", "codex", "claude", "demo", not "gpt"' },
     { config: { limits: { output_cap_bytes: 10 } }, path: "$.limits.output_cap_bytes", message: "must be at least 1024, not 10" },
-    { config: { limits: { iteration_timeout_seconds: 1.5 } }, path: "$.limits.iteration_timeout_seconds", message: "must be an integer, not the number 1.5" },
-    { config: { executor: { kind: "codex", config_overrides: ["novalue"] } }, path: "$.executor.config_overrides[0]", message: '"novalue" must look like "key=value"' },
+    {
+      config: { limits: { iteration_timeout_seconds: 1.5 } },
+      path: "$.limits.iteration_timeout_seconds",
+      message: "must be an integer, not the number 1.5",
+    },
+    {
+      config: { executor: { kind: "codex", config_overrides: ["novalue"] } },
+      path: "$.executor.config_overrides[0]",
+      message: '"novalue" must look like "key=value"',
+    },
     { config: { executor: { kind: "command", command: [] } }, path: "$.executor.command", message: "must have at least 1 item(s)" },
     { config: { executor: { kind: "command", command: [""] } }, path: "$.executor.command[0]", message: "must not be empty" },
     { config: { guard: { command: "just ci" } }, path: "$.guard.command", message: 'must be an array, not the string "just ci"' },
@@ -416,7 +435,12 @@ describe("CONTRACT §5 configuration: schema messages with the key path, default
       ok: true,
       config: {
         executor: { kind: "codex" },
-        guard: { command: ["just", "ci"], protectedPaths: [...ALWAYS_PROTECTED, "justfile", "Justfile", "JUSTFILE", ".justfile"], setup: undefined, isolation: "in-place" },
+        guard: {
+          command: ["just", "ci"],
+          protectedPaths: [...ALWAYS_PROTECTED, "justfile", "Justfile", "JUSTFILE", ".justfile"],
+          setup: undefined,
+          isolation: "in-place",
+        },
         limits: DEFAULT_LIMITS,
         hooks: { onIteration: undefined, onRunEnd: undefined, onStuck: undefined, timeoutSeconds: 30, bell: false },
       },
@@ -439,7 +463,9 @@ describe("CONTRACT §5 configuration: schema messages with the key path, default
   });
 
   it("given limits and guard are used; an empty protected_paths still protects the config", () => {
-    const result = parseConfig('[executor]\nkind = "command"\ncommand = ["bash", "agent.sh"]\n[guard]\ncommand = ["npm", "test"]\nprotected_paths = []\n[limits]\niteration_timeout_seconds = 60\nmax_iterations = 7\noutput_cap_bytes = 2048\n');
+    const result = parseConfig(
+      '[executor]\nkind = "command"\ncommand = ["bash", "agent.sh"]\n[guard]\ncommand = ["npm", "test"]\nprotected_paths = []\n[limits]\niteration_timeout_seconds = 60\nmax_iterations = 7\noutput_cap_bytes = 2048\n',
+    );
     expect(result).toMatchObject({
       ok: true,
       config: {
@@ -500,7 +526,10 @@ describe("agent output and node policy schemas", () => {
 
   it("policy: allowed_write_paths is required and holds strings", () => {
     expect(validatePolicySchema({})).toEqual({ ok: false, problems: [{ path: "$", message: 'missing key "allowed_write_paths"' }] });
-    expect(validatePolicySchema({ allowed_write_paths: [1] })).toEqual({ ok: false, problems: [{ path: "$.allowed_write_paths[0]", message: "must be a string, not number 1" }] });
+    expect(validatePolicySchema({ allowed_write_paths: [1] })).toEqual({
+      ok: false,
+      problems: [{ path: "$.allowed_write_paths[0]", message: "must be a string, not number 1" }],
+    });
   });
 });
 
@@ -596,7 +625,9 @@ describe("CONTRACT §9 path rules for allowed_write_paths and protected_paths", 
 
 describe("CONTRACT §4/§7 run ids and loop commit subjects", () => {
   it("formats the commit subjects exactly", () => {
-    expect(formatCommitSubject({ kind: "execute", runId: "r1", iteration: 1, nodeId: "a", guard: "pass" })).toBe("chore(loop): run r1 iter 1 node a execute guard=pass");
+    expect(formatCommitSubject({ kind: "execute", runId: "r1", iteration: 1, nodeId: "a", guard: "pass" })).toBe(
+      "chore(loop): run r1 iter 1 node a execute guard=pass",
+    );
     expect(formatCommitSubject({ kind: "decompose", runId: "20260101-120000", iteration: 12, nodeId: "root", guard: "skipped" })).toBe(
       "chore(loop): run 20260101-120000 iter 12 node root decompose guard=skipped",
     );
@@ -702,4 +733,3 @@ describe("generated schema code", () => {
     }
   });
 });
-

@@ -61,9 +61,15 @@ describe("clipToWidth", () => {
   });
 
   it("every clip fits, whatever the text", () => {
-    const samples = ["▶ run r1 · iteration 3 · agent · 1.2s · 日本語のタイトル 🚀🚀🚀 with a long tail", "👩‍💻".repeat(40), "e\u0301".repeat(90), "한".repeat(70)];
+    const samples = [
+      "▶ run r1 · iteration 3 · agent · 1.2s · 日本語のタイトル 🚀🚀🚀 with a long tail",
+      "👩‍💻".repeat(40),
+      "e\u0301".repeat(90),
+      "한".repeat(70),
+    ];
     for (const text of samples) {
-      for (let columns = 1; columns < 120; columns++) expect(displayWidth(clipToWidth(text, columns)), `${text} at ${columns}`).toBeLessThanOrEqual(columns);
+      for (let columns = 1; columns < 120; columns++)
+        expect(displayWidth(clipToWidth(text, columns)), `${text} at ${columns}`).toBeLessThanOrEqual(columns);
     }
   });
 });

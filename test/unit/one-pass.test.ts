@@ -77,7 +77,11 @@ function refCheckTreeShape(data: unknown): { tree?: TaskTree; problems: Problem[
     if (typeof node.id !== "string") continue;
     const earlier = first.get(node.id);
     if (earlier === undefined) first.set(node.id, childPath(path, "id"));
-    else duplicates.push({ path: childPath(path, "id"), message: `duplicate id ${JSON.stringify(node.id)} (also used at ${earlier}); ids must be unique in the whole tree` });
+    else
+      duplicates.push({
+        path: childPath(path, "id"),
+        message: `duplicate id ${JSON.stringify(node.id)} (also used at ${earlier}); ids must be unique in the whole tree`,
+      });
   }
   const attempts: Problem[] = [];
   for (const { node, path } of nodes) {
@@ -106,7 +110,8 @@ function refCheckPassedImmutable(previous: TaskTree, next: TaskTree): Problem[] 
   const storedPaths = new Map<string, string>();
   for (const { node, jsonPath } of walkTree(next)) storedPaths.set(node.id, jsonPath);
   const nextIndex = new Map<string, { node: TaskNode; parentId: string | undefined; jsonPath: string }>();
-  for (const { node, parent } of walkTree(refSortedCopy(next))) nextIndex.set(node.id, { node, parentId: parent?.id, jsonPath: storedPaths.get(node.id)! });
+  for (const { node, parent } of walkTree(refSortedCopy(next)))
+    nextIndex.set(node.id, { node, parentId: parent?.id, jsonPath: storedPaths.get(node.id)! });
   const problems: Problem[] = [];
   const stack: { node: TaskNode; parentId: string | undefined }[] = [{ node: refSortedCopy(previous).root, parentId: undefined }];
   while (stack.length > 0) {
@@ -120,11 +125,17 @@ function refCheckPassedImmutable(previous: TaskTree, next: TaskTree): Problem[] 
     if (now === undefined) {
       problems.push({ path: "$", message: `passed node ${name} was removed; passed nodes are immutable, put it back as it was` });
     } else if (now.parentId !== parentId) {
-      problems.push({ path: now.jsonPath, message: `passed node ${name} was moved from parent ${JSON.stringify(parentId ?? null)} to ${JSON.stringify(now.parentId ?? null)}; passed nodes are immutable` });
+      problems.push({
+        path: now.jsonPath,
+        message: `passed node ${name} was moved from parent ${JSON.stringify(parentId ?? null)} to ${JSON.stringify(now.parentId ?? null)}; passed nodes are immutable`,
+      });
     } else if (canonicalNode(now.node) !== canonicalNode(node)) {
       const keys = ["id", "order", "title", "goal", "acceptance", "passes", "attempts", "max_attempts", "children"] as const;
       const fields = keys.filter((key) => JSON.stringify(node[key]) !== JSON.stringify(now.node[key]));
-      problems.push({ path: now.jsonPath, message: `passed node ${name} was changed (${fields.join(", ")}); passed nodes are immutable, add follow-up work as a new node` });
+      problems.push({
+        path: now.jsonPath,
+        message: `passed node ${name} was changed (${fields.join(", ")}); passed nodes are immutable, add follow-up work as a new node`,
+      });
     }
   }
   return problems;
@@ -147,7 +158,12 @@ function refCheckDerivedPasses(tree: TaskTree): Problem[] {
   return problems;
 }
 
-function refApplyStateUpdates(previous: TaskTree, next: TaskTree, selectedId: string | undefined, outcome: { status: AgentStatus; guard: GuardOutcome } | undefined) {
+function refApplyStateUpdates(
+  previous: TaskTree,
+  next: TaskTree,
+  selectedId: string | undefined,
+  outcome: { status: AgentStatus; guard: GuardOutcome } | undefined,
+) {
   const owned = new Map<string, { passes: boolean; attempts: number }>();
   for (const { node } of walkTree(previous)) owned.set(node.id, { passes: node.passes, attempts: node.attempts });
   const tree = refSortedCopy(next);
@@ -212,7 +228,17 @@ function treeArb(duplicates = false): fc.Arbitrary<TaskTree> {
     .map(([list, fields]) => {
       const nodes: TaskNode[] = list.map((id, i) => {
         const f = fields[i]!;
-        return { id, order: f.order, title: f.title, goal: f.goal, acceptance: f.acceptance, passes: f.passes, attempts: f.attemptsPick % (f.maxAttempts + 2), max_attempts: f.maxAttempts, children: [] };
+        return {
+          id,
+          order: f.order,
+          title: f.title,
+          goal: f.goal,
+          acceptance: f.acceptance,
+          passes: f.passes,
+          attempts: f.attemptsPick % (f.maxAttempts + 2),
+          max_attempts: f.maxAttempts,
+          children: [],
+        };
       });
       for (let i = 1; i < nodes.length; i++) nodes[fields[i]!.parentPick % i]!.children.push(nodes[i]!);
       return { version: 1 as const, root: nodes[0]! };
@@ -243,11 +269,18 @@ function scramble(t: TaskTree, seed: number): TaskTree {
   const keepKeys = random() < 0.5;
   const scrambleNode = (n: TaskNode): TaskNode => {
     const entries = Object.entries(n).map(([key, value]): [string, unknown] =>
-      key === "children" ? [key, shuffle((value as TaskNode[]).map(scrambleNode))] : key === "acceptance" ? [key, [...(value as string[])]] : [key, value],
+      key === "children"
+        ? [key, shuffle((value as TaskNode[]).map(scrambleNode))]
+        : key === "acceptance"
+          ? [key, [...(value as string[])]]
+          : [key, value],
     );
     return Object.fromEntries(keepKeys ? entries : shuffle(entries)) as unknown as TaskNode;
   };
-  const top: [string, unknown][] = [["version", t.version], ["root", scrambleNode(t.root)]];
+  const top: [string, unknown][] = [
+    ["version", t.version],
+    ["root", scrambleNode(t.root)],
+  ];
   return Object.fromEntries(keepKeys ? top : shuffle(top)) as unknown as TaskTree;
 }
 
@@ -295,7 +328,17 @@ function edited(prev: TaskTree, edits: { kind: string; pick: number; other: numb
         break;
       }
       case "add":
-        other.children.push({ id: `added-${i}`, order: 0, title: "t", goal: "", acceptance: [], passes: edit.pick % 2 === 0, attempts: 0, max_attempts: 2, children: [] });
+        other.children.push({
+          id: `added-${i}`,
+          order: 0,
+          title: "t",
+          goal: "",
+          acceptance: [],
+          passes: edit.pick % 2 === 0,
+          attempts: 0,
+          max_attempts: 2,
+          children: [],
+        });
         break;
     }
   });
@@ -331,27 +374,44 @@ describe("the single-pass core gives what the implementations it replaced gave",
 
   it("checkTreeShape: the same problems, in the same order, as the old several passes", () => {
     fc.assert(
-      fc.property(treeArb(true), fc.nat(), fc.constantFrom("none", "extra-key", "bad-id", "no-title", "string-child", "array-child", "bad-version"), (t, seed, damage) => {
-        const data = scramble(t, seed) as unknown as Loose;
-        const nodes = nodesOf(data as unknown as TaskTree) as unknown as Loose[];
-        const target = nodes[seed % nodes.length]!;
-        if (damage === "extra-key") target.extra = 1;
-        if (damage === "bad-id") target.id = "bad id!";
-        if (damage === "no-title") delete target.title;
-        if (damage === "string-child") (target.children as unknown[]).push("x");
-        if (damage === "array-child") (target.children as unknown[]).push([[1]]);
-        if (damage === "bad-version") data.version = 2;
-        const json = JSON.parse(JSON.stringify(data)) as unknown;
-        expect(checkTreeShape(json)).toEqual(refCheckTreeShape(json));
-      }),
+      fc.property(
+        treeArb(true),
+        fc.nat(),
+        fc.constantFrom("none", "extra-key", "bad-id", "no-title", "string-child", "array-child", "bad-version"),
+        (t, seed, damage) => {
+          const data = scramble(t, seed) as unknown as Loose;
+          const nodes = nodesOf(data as unknown as TaskTree) as unknown as Loose[];
+          const target = nodes[seed % nodes.length]!;
+          if (damage === "extra-key") target.extra = 1;
+          if (damage === "bad-id") target.id = "bad id!";
+          if (damage === "no-title") delete target.title;
+          if (damage === "string-child") (target.children as unknown[]).push("x");
+          if (damage === "array-child") (target.children as unknown[]).push([[1]]);
+          if (damage === "bad-version") data.version = 2;
+          const json = JSON.parse(JSON.stringify(data)) as unknown;
+          expect(checkTreeShape(json)).toEqual(refCheckTreeShape(json));
+        },
+      ),
       RUNS,
     );
   });
 
   it("checkTreeShape: depth and nesting limits as before, deep node chains and deep values alike", () => {
     const chain = (levels: number, leaf: Loose = {}) => {
-      let node: Loose = { id: `n${levels - 1}`, order: 0, title: "t", goal: "", acceptance: [], passes: false, attempts: 0, max_attempts: 1, children: [], ...leaf };
-      for (let i = levels - 2; i >= 0; i--) node = { id: `n${i}`, order: 0, title: "t", goal: "", acceptance: [], passes: false, attempts: 0, max_attempts: 1, children: [node] };
+      let node: Loose = {
+        id: `n${levels - 1}`,
+        order: 0,
+        title: "t",
+        goal: "",
+        acceptance: [],
+        passes: false,
+        attempts: 0,
+        max_attempts: 1,
+        children: [],
+        ...leaf,
+      };
+      for (let i = levels - 2; i >= 0; i--)
+        node = { id: `n${i}`, order: 0, title: "t", goal: "", acceptance: [], passes: false, attempts: 0, max_attempts: 1, children: [node] };
       return { version: 1, root: node };
     };
     const nested = (depth: number) => {
@@ -407,7 +467,13 @@ describe("the single-pass core gives what the implementations it replaced gave",
     fc.assert(
       fc.property(treeArb(), editsArb, fc.nat(), outcomeArb, fc.boolean(), (prev, edits, seed, outcome, unchanged) => {
         if (seed % 2 === 0) deriveInternalPasses(prev);
-        const next = unchanged ? prev : edited(prev, edits.filter((edit) => edit.kind !== "remove" || edit.pick % 3 !== 0), seed);
+        const next = unchanged
+          ? prev
+          : edited(
+              prev,
+              edits.filter((edit) => edit.kind !== "remove" || edit.pick % 3 !== 0),
+              seed,
+            );
         const ids = nodesOf(next).map((n) => n.id);
         const selectedId = seed % 7 === 0 ? undefined : ids[seed % ids.length];
         const prevText = JSON.stringify(prev);

@@ -4,7 +4,8 @@ import { cgroup2Dir, environHasToken, parseProcStat, withToken } from "../../src
 
 describe("parseProcStat", () => {
   it("reads state, parent, group, session and start time, whatever the command name holds", () => {
-    const line = "4242 (my ) (odd) name) S 1 4242 4240 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 12345 67 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
+    const line =
+      "4242 (my ) (odd) name) S 1 4242 4240 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 12345 67 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
     expect(parseProcStat(line)).toEqual({ state: "S", ppid: 1, pgrp: 4242, session: 4240, startTime: "987654" });
   });
 

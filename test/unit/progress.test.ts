@@ -17,8 +17,17 @@ function fakeTerminal(): { stream: NodeJS.WriteStream; screen: () => string } {
 }
 
 const SUMMARY: RunSummary = {
-  exitCode: 0, reason: "Done: the root passes (run r1).", runId: "r1", iterations: 2, passes: 1, failures: 0,
-  agentMs: 1200, guardMs: 300, runnerMs: 100, totalMs: 1600, waitMs: 0,
+  exitCode: 0,
+  reason: "Done: the root passes (run r1).",
+  runId: "r1",
+  iterations: 2,
+  passes: 1,
+  failures: 0,
+  agentMs: 1200,
+  guardMs: 300,
+  runnerMs: 100,
+  totalMs: 1600,
+  waitMs: 0,
   usage: { input_tokens: 3600, cached_input_tokens: 900, output_tokens: 240, reasoning_tokens: null, cost_usd: 0.0105 },
 };
 
@@ -26,15 +35,35 @@ describe("runner run views", () => {
   it("the live block shows what the agent does and its turns and tokens, never its JSON events", () => {
     const { stream, screen } = fakeTerminal();
     const view = terminalView(stream, () => NOW, "r1");
-    const reader = new AgentEventReader("claude", localClock(() => NOW));
+    const reader = new AgentEventReader(
+      "claude",
+      localClock(() => NOW),
+    );
     view.progress({ type: "phase", phase: "agent", iteration: 3, nodeId: "b", title: "Leaf b" });
     const events = [
       { type: "system", subtype: "init", session_id: "s", model: "claude-opus-5-5", permissionMode: "acceptEdits" },
-      { type: "assistant", message: { id: "m1", model: "claude-opus-5-5", content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "just ci" } }], usage: { input_tokens: 900, cache_read_input_tokens: 300, output_tokens: 80 } } },
-      { type: "assistant", message: { id: "m2", model: "claude-opus-5-5", content: [{ type: "tool_use", id: "t2", name: "Edit", input: { file_path: "/r/src/b.ts" } }], usage: { input_tokens: 900, cache_read_input_tokens: 300, output_tokens: 80 } } },
+      {
+        type: "assistant",
+        message: {
+          id: "m1",
+          model: "claude-opus-5-5",
+          content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "just ci" } }],
+          usage: { input_tokens: 900, cache_read_input_tokens: 300, output_tokens: 80 },
+        },
+      },
+      {
+        type: "assistant",
+        message: {
+          id: "m2",
+          model: "claude-opus-5-5",
+          content: [{ type: "tool_use", id: "t2", name: "Edit", input: { file_path: "/r/src/b.ts" } }],
+          usage: { input_tokens: 900, cache_read_input_tokens: 300, output_tokens: 80 },
+        },
+      },
     ];
     for (const event of events) {
-      for (const line of reader.push(`${JSON.stringify(event)}\n`)) view.progress({ type: "output", phase: "agent", iteration: 3, text: `${line}\n` });
+      for (const line of reader.push(`${JSON.stringify(event)}\n`))
+        view.progress({ type: "output", phase: "agent", iteration: 3, text: `${line}\n` });
     }
     const block = screen();
     view.close();
@@ -56,7 +85,13 @@ describe("runner run views", () => {
     plainView((line) => (plain += line)).summary(SUMMARY);
     expect(plain).toContain("usage: tokens 3,600 in");
     let json = "";
-    jsonView((line) => (json += line), () => NOW).summary(SUMMARY);
-    expect(JSON.parse(json)).toMatchObject({ type: "summary", usage: { input_tokens: 3600, cached_input_tokens: 900, output_tokens: 240, reasoning_tokens: null, cost_usd: 0.0105 } });
+    jsonView(
+      (line) => (json += line),
+      () => NOW,
+    ).summary(SUMMARY);
+    expect(JSON.parse(json)).toMatchObject({
+      type: "summary",
+      usage: { input_tokens: 3600, cached_input_tokens: 900, output_tokens: 240, reasoning_tokens: null, cost_usd: 0.0105 },
+    });
   });
 });

@@ -94,7 +94,15 @@ function scramble(t: TaskTree, seed: number): TaskTree {
     });
     return Object.fromEntries(shuffle(entries, random)) as unknown as TaskNode;
   };
-  return Object.fromEntries(shuffle([["version", t.version], ["root", scrambleNode(t.root)]], random)) as unknown as TaskTree;
+  return Object.fromEntries(
+    shuffle(
+      [
+        ["version", t.version],
+        ["root", scrambleNode(t.root)],
+      ],
+      random,
+    ),
+  ) as unknown as TaskTree;
 }
 
 /** Sibling order written independently of src/core/tree.ts: (order ASC, id ASC by UTF-16 code units). */
@@ -158,12 +166,56 @@ describe("CONTRACT §3 canonical serialization (properties)", () => {
       RUNS,
     );
     // Large trees come in pieces of bounded size.
-    const wide = { version: 1, root: { id: "root", order: 0, title: "r", goal: "", acceptance: [], passes: false, attempts: 0, max_attempts: 1, children: Array.from({ length: 5000 }, (_, i) => ({ id: `n${String(i).padStart(5, "0")}`, order: i, title: "x".repeat(100), goal: "", acceptance: ["a", "b"], passes: false, attempts: 0, max_attempts: 1, children: [] })) } } as TaskTree;
+    const wide = {
+      version: 1,
+      root: {
+        id: "root",
+        order: 0,
+        title: "r",
+        goal: "",
+        acceptance: [],
+        passes: false,
+        attempts: 0,
+        max_attempts: 1,
+        children: Array.from({ length: 5000 }, (_, i) => ({
+          id: `n${String(i).padStart(5, "0")}`,
+          order: i,
+          title: "x".repeat(100),
+          goal: "",
+          acceptance: ["a", "b"],
+          passes: false,
+          attempts: 0,
+          max_attempts: 1,
+          children: [],
+        })),
+      },
+    } as TaskTree;
     const pieces = [...serializeTreePieces(wide)];
     expect(pieces.length).toBeGreaterThan(3);
     // Large nodes on several levels (each written field by field), with text that needs escaping.
-    const leaf = (id: string) => ({ id, order: 0, title: `t "${id}"\n`, goal: "ü\u2028", acceptance: [], passes: false, attempts: 0, max_attempts: 1, children: [] });
-    const deep = { version: 1, root: { ...leaf("root"), acceptance: ["x"], children: [0, 1, 2].map((b) => ({ ...leaf(`b${b}`), order: b, children: Array.from({ length: 600 }, (_, i) => ({ ...leaf(`b${b}l${String(i).padStart(3, "0")}`), order: i })) })) } } as TaskTree;
+    const leaf = (id: string) => ({
+      id,
+      order: 0,
+      title: `t "${id}"\n`,
+      goal: "ü\u2028",
+      acceptance: [],
+      passes: false,
+      attempts: 0,
+      max_attempts: 1,
+      children: [],
+    });
+    const deep = {
+      version: 1,
+      root: {
+        ...leaf("root"),
+        acceptance: ["x"],
+        children: [0, 1, 2].map((b) => ({
+          ...leaf(`b${b}`),
+          order: b,
+          children: Array.from({ length: 600 }, (_, i) => ({ ...leaf(`b${b}l${String(i).padStart(3, "0")}`), order: i })),
+        })),
+      },
+    } as TaskTree;
     expect([...serializeTreePieces(deep)].join("")).toBe(serializeTree(deep));
     expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThan(300 * 1024);
     expect(pieces.join("")).toBe(serializeTree(wide));

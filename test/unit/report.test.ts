@@ -120,7 +120,9 @@ describe("local logs, read defensively", () => {
 
   it("a log of another commit, one without a commit whose subject differs, and one that is not JSON are not used", () => {
     expect(localLogFrom({ meta: meta({}), events: [] }, SHA2, SUBJECT)).toBeUndefined();
-    expect(localLogFrom({ meta: JSON.stringify({ subject: "chore(loop): run r iter 1 node b execute guard=pass" }), events: [] }, SHA1, SUBJECT)).toBeUndefined();
+    expect(
+      localLogFrom({ meta: JSON.stringify({ subject: "chore(loop): run r iter 1 node b execute guard=pass" }), events: [] }, SHA1, SUBJECT),
+    ).toBeUndefined();
     expect(localLogFrom({ meta: JSON.stringify({ subject: SUBJECT }), events: [] }, SHA1, SUBJECT)).toEqual({});
     expect(localLogFrom({ meta: "{ torn", events: [] }, SHA1, SUBJECT)).toBeUndefined();
     expect(localLogFrom({ meta: "[1, 2]", events: [] }, SHA1, SUBJECT)).toBeUndefined();
@@ -135,14 +137,21 @@ describe("local logs, read defensively", () => {
 describe("summaries", () => {
   it("usage is summed over the iterations that recorded it, field by field", () => {
     expect(sumUsage([undefined, undefined])).toBeUndefined();
-    expect(sumUsage([{ input_tokens: 10, cost_usd: 0.5 }, undefined, { input_tokens: 5, output_tokens: 2 }])).toEqual({ recorded: 2, input_tokens: 15, output_tokens: 2, cost_usd: 0.5 });
+    expect(sumUsage([{ input_tokens: 10, cost_usd: 0.5 }, undefined, { input_tokens: 5, output_tokens: 2 }])).toEqual({
+      recorded: 2,
+      input_tokens: 15,
+      output_tokens: 2,
+      cost_usd: 0.5,
+    });
     const totals = totalsOf([iteration(1, { local: { usage: { output_tokens: 3 }, totalMs: 10, agentMs: 4, guardMs: 5 } }), iteration(2)], undefined);
     expect(totals.usage).toEqual({ recorded: 1, output_tokens: 3 });
     expect(totals.time).toEqual({ agentMs: 4, guardMs: 5, runnerMs: 1, totalMs: 10, timed: 1 });
   });
 
   it("a runner error or a tree left invalid outranks what the agent and the guard said", () => {
-    expect(iterationOutcome({ kind: "execute", guard: "skipped", agentStatus: "retry", runnerError: "executor_timeout: x", treeLeftInvalid: false })).toBe("error");
+    expect(
+      iterationOutcome({ kind: "execute", guard: "skipped", agentStatus: "retry", runnerError: "executor_timeout: x", treeLeftInvalid: false }),
+    ).toBe("error");
     expect(iterationOutcome({ kind: "decompose", guard: "skipped", agentStatus: "retry", treeLeftInvalid: true })).toBe("invalid-tree");
     expect(iterationOutcome({ kind: "execute", guard: "skipped", agentStatus: "retry", treeLeftInvalid: false })).toBe("retry");
     expect(iterationOutcome({ kind: "decompose", guard: "skipped", agentStatus: "done", failure: "contract", treeLeftInvalid: false })).toBe("fail");
@@ -157,12 +166,25 @@ describe("summaries", () => {
   });
 
   it("an open run says what is next: stuck on a leaf, a tree to repair, or simply not finished", () => {
-    const leaf = (id: string, fields: Partial<ReportNode> = {}): ReportNode => ({ id, title: id, state: "open", attempts: 0, maxAttempts: 3, next: false, iterations: [], children: [], ...fields });
+    const leaf = (id: string, fields: Partial<ReportNode> = {}): ReportNode => ({
+      id,
+      title: id,
+      state: "open",
+      attempts: 0,
+      maxAttempts: 3,
+      next: false,
+      iterations: [],
+      children: [],
+      ...fields,
+    });
     const stuck = leaf("root", { children: [leaf("a", { state: "passed" }), leaf("b", { state: "stuck", attempts: 3, next: true })] });
     expect(runOutcome([iteration(1)], stuck, undefined)).toMatchObject({ kind: "stuck", headline: "Stuck on b", mergeable: false });
     expect(runOutcome([iteration(1)], stuck, undefined).detail).toContain("Leaf b used all its attempts (3/3)");
     const open = leaf("root", { children: [leaf("a", { next: true })] });
-    expect(runOutcome([iteration(1)], open, undefined)).toMatchObject({ kind: "in-progress", detail: "0 of 2 nodes passed after 1 iteration; next: a." });
+    expect(runOutcome([iteration(1)], open, undefined)).toMatchObject({
+      kind: "in-progress",
+      detail: "0 of 2 nodes passed after 1 iteration; next: a.",
+    });
     expect(runOutcome([iteration(1, { treeLeftInvalid: true, outcome: "invalid-tree" })], open, undefined).kind).toBe("tree-invalid");
   });
 });
@@ -204,7 +226,9 @@ describe("escaping and merge commands", () => {
 
 describe("the page", () => {
   it("shows recorded usage in the totals and on the iteration", () => {
-    const iterations = [iteration(1, { local: { totalMs: 10, usage: { input_tokens: 12_345, cached_input_tokens: 2_000, output_tokens: 678, cost_usd: 0.1234 } } })];
+    const iterations = [
+      iteration(1, { local: { totalMs: 10, usage: { input_tokens: 12_345, cached_input_tokens: 2_000, output_tokens: 678, cost_usd: 0.1234 } } }),
+    ];
     const report: Report = {
       runId: "r",
       tip: SHA1,

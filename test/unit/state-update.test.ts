@@ -36,21 +36,53 @@ describe("seed 002 state transitions: one row per line of the transition table",
     passes: boolean;
     attempts: number;
   }[] = [
-    { row: "Done / Pass: passes = true, attempts unchanged", status: "done", guard: "pass", transition: { passes: "set-true", attempts: "unchanged" }, passes: true, attempts: 1 },
-    { row: "Done / Fail: passes unchanged, attempts + 1 if < max", status: "done", guard: "fail", transition: { passes: "unchanged", attempts: "increment" }, passes: false, attempts: 2 },
-    { row: "Done / Skipped: passes unchanged, attempts unchanged", status: "done", guard: "skipped", transition: { passes: "unchanged", attempts: "unchanged" }, passes: false, attempts: 1 },
-    { row: "Retry / (skipped): passes unchanged, attempts + 1 if < max", status: "retry", guard: "skipped", transition: { passes: "unchanged", attempts: "increment" }, passes: false, attempts: 2 },
-    { row: "Decomposed / —: passes unchanged, attempts unchanged", status: "decomposed", guard: "skipped", transition: { passes: "unchanged", attempts: "unchanged" }, passes: false, attempts: 1 },
+    {
+      row: "Done / Pass: passes = true, attempts unchanged",
+      status: "done",
+      guard: "pass",
+      transition: { passes: "set-true", attempts: "unchanged" },
+      passes: true,
+      attempts: 1,
+    },
+    {
+      row: "Done / Fail: passes unchanged, attempts + 1 if < max",
+      status: "done",
+      guard: "fail",
+      transition: { passes: "unchanged", attempts: "increment" },
+      passes: false,
+      attempts: 2,
+    },
+    {
+      row: "Done / Skipped: passes unchanged, attempts unchanged",
+      status: "done",
+      guard: "skipped",
+      transition: { passes: "unchanged", attempts: "unchanged" },
+      passes: false,
+      attempts: 1,
+    },
+    {
+      row: "Retry / (skipped): passes unchanged, attempts + 1 if < max",
+      status: "retry",
+      guard: "skipped",
+      transition: { passes: "unchanged", attempts: "increment" },
+      passes: false,
+      attempts: 2,
+    },
+    {
+      row: "Decomposed / —: passes unchanged, attempts unchanged",
+      status: "decomposed",
+      guard: "skipped",
+      transition: { passes: "unchanged", attempts: "unchanged" },
+      passes: false,
+      attempts: 1,
+    },
   ];
 
   it.each(rows)("$row", ({ status, guard, transition, passes, attempts }) => {
     expect(transitionFor(status, guard)).toEqual(transition);
     const prev = smallTree();
     // A decomposing agent adds children under the selected leaf; the others leave the tree as it was.
-    const next =
-      status === "decomposed"
-        ? smallTree({ children: [node("a1", { order: 0 }), node("a2", { order: 1 })] })
-        : smallTree();
+    const next = status === "decomposed" ? smallTree({ children: [node("a1", { order: 0 }), node("a2", { order: 1 })] }) : smallTree();
     const result = applyStateUpdates(prev, next, "a", { status, guard });
     const a = find(result.tree, "a");
     expect(result.selected).toBe(a);
@@ -121,7 +153,13 @@ describe("seed 002 runner error recovery: retry, guard skipped, attempts unchang
 describe("seed 002 runner-owned field reset: agent edits to passes and attempts are ignored", () => {
   it("existing nodes take passes and attempts from prev, whatever the agent wrote", () => {
     const prev = tree(node("root", { children: [node("a", { attempts: 1 }), node("b", { order: 1, attempts: 2 })] }));
-    const next = tree(node("root", { passes: true, attempts: 3, children: [node("a", { passes: true, attempts: 0 }), node("b", { order: 1, attempts: 3, title: "edited by the agent" })] }));
+    const next = tree(
+      node("root", {
+        passes: true,
+        attempts: 3,
+        children: [node("a", { passes: true, attempts: 0 }), node("b", { order: 1, attempts: 3, title: "edited by the agent" })],
+      }),
+    );
     const reset = resetRunnerOwnedFields(prev, next);
     expect(find(reset, "root")).toMatchObject({ passes: false, attempts: 0 });
     expect(find(reset, "a")).toMatchObject({ passes: false, attempts: 1 });
@@ -217,7 +255,9 @@ describe("seed 002 flow: apply_state_updates over a fresh parse, sorting childre
   });
 
   it("a tree whose keys are out of order is returned with every node's keys in schema order", () => {
-    const scrambled = JSON.parse('{"root":{"children":[],"max_attempts":3,"attempts":0,"passes":false,"acceptance":[],"goal":"g","title":"t","order":0,"id":"root"},"version":1}') as TaskTree;
+    const scrambled = JSON.parse(
+      '{"root":{"children":[],"max_attempts":3,"attempts":0,"passes":false,"acceptance":[],"goal":"g","title":"t","order":0,"id":"root"},"version":1}',
+    ) as TaskTree;
     const result = applyStateUpdates(smallTree(), scrambled, undefined, undefined);
     expect(Object.keys(result.tree)).toEqual(["version", "root"]);
     expect(Object.keys(result.tree.root)).toEqual(["id", "order", "title", "goal", "acceptance", "passes", "attempts", "max_attempts", "children"]);
@@ -240,7 +280,13 @@ describe("CONTRACT §7 judging the agent's status", () => {
   const leafAfter = (childIds: string[]) => node("a", { children: childIds.map((id, i) => node(id, { order: i })) });
 
   it("decomposed without new children under the selected leaf is a violation that counts as retry (guard skipped)", () => {
-    const verdict = judgeAgentStatus({ selectedId: "a", selectedAfter: leafAfter([]), previousChildIds: new Set(), status: "decomposed", kind: "decompose" });
+    const verdict = judgeAgentStatus({
+      selectedId: "a",
+      selectedAfter: leafAfter([]),
+      previousChildIds: new Set(),
+      status: "decomposed",
+      kind: "decompose",
+    });
     expect(verdict.status).toBe("retry");
     expect(verdict.runGuard).toBe(false);
     expect(verdict.violation).toContain('"decomposed"');
@@ -249,13 +295,25 @@ describe("CONTRACT §7 judging the agent's status", () => {
   });
 
   it("decomposed that keeps only the children the node already had is a violation too", () => {
-    const verdict = judgeAgentStatus({ selectedId: "a", selectedAfter: leafAfter(["x"]), previousChildIds: new Set(["x"]), status: "decomposed", kind: "decompose" });
+    const verdict = judgeAgentStatus({
+      selectedId: "a",
+      selectedAfter: leafAfter(["x"]),
+      previousChildIds: new Set(["x"]),
+      status: "decomposed",
+      kind: "decompose",
+    });
     expect(verdict).toMatchObject({ status: "retry", runGuard: false });
     expect(verdict.violation).toMatch(/added no children/);
   });
 
   it.each(["done", "retry"] as const)("%s that added children to the selected leaf is a violation that counts as retry (guard skipped)", (status) => {
-    const verdict = judgeAgentStatus({ selectedId: "a", selectedAfter: leafAfter(["a1", "a2"]), previousChildIds: new Set(), status, kind: "execute" });
+    const verdict = judgeAgentStatus({
+      selectedId: "a",
+      selectedAfter: leafAfter(["a1", "a2"]),
+      previousChildIds: new Set(),
+      status,
+      kind: "execute",
+    });
     expect(verdict.status).toBe("retry");
     expect(verdict.runGuard).toBe(false);
     expect(verdict.violation).toContain(`"${status}"`);
@@ -263,7 +321,13 @@ describe("CONTRACT §7 judging the agent's status", () => {
   });
 
   it("done on a DECOMPOSE iteration: guard skipped, nothing changes, and the agent is told why (a note, not a violation)", () => {
-    const verdict = judgeAgentStatus({ selectedId: "a", selectedAfter: leafAfter([]), previousChildIds: new Set(), status: "done", kind: "decompose" });
+    const verdict = judgeAgentStatus({
+      selectedId: "a",
+      selectedAfter: leafAfter([]),
+      previousChildIds: new Set(),
+      status: "done",
+      kind: "decompose",
+    });
     expect(verdict.status).toBe("done");
     expect(verdict.runGuard).toBe(false);
     expect(verdict.violation).toBeUndefined();
@@ -275,17 +339,53 @@ describe("CONTRACT §7 judging the agent's status", () => {
   });
 
   it("a violation applied as retry costs one attempt", () => {
-    const verdict = judgeAgentStatus({ selectedId: "a", selectedAfter: leafAfter([]), previousChildIds: new Set(), status: "decomposed", kind: "decompose" });
+    const verdict = judgeAgentStatus({
+      selectedId: "a",
+      selectedAfter: leafAfter([]),
+      previousChildIds: new Set(),
+      status: "decomposed",
+      kind: "decompose",
+    });
     const result = applyStateUpdates(smallTree(), smallTree(), "a", { status: verdict.status, guard: "skipped" });
     expect(find(result.tree, "a").attempts).toBe(2);
   });
 
   it.each([
-    { case: "done on an EXECUTE iteration runs the guard", status: "done", kind: "execute", children: [], expected: { status: "done", runGuard: true } },
-    { case: "retry on an EXECUTE iteration skips the guard", status: "retry", kind: "execute", children: [], expected: { status: "retry", runGuard: false } },
-    { case: "retry on a DECOMPOSE iteration skips the guard", status: "retry", kind: "decompose", children: [], expected: { status: "retry", runGuard: false } },
-    { case: "decomposed with new children skips the guard", status: "decomposed", kind: "decompose", children: ["a1"], expected: { status: "decomposed", runGuard: false } },
-    { case: "decomposed with new children and project changes still skips the guard", status: "decomposed", kind: "execute", children: ["a1"], expected: { status: "decomposed", runGuard: false } },
+    {
+      case: "done on an EXECUTE iteration runs the guard",
+      status: "done",
+      kind: "execute",
+      children: [],
+      expected: { status: "done", runGuard: true },
+    },
+    {
+      case: "retry on an EXECUTE iteration skips the guard",
+      status: "retry",
+      kind: "execute",
+      children: [],
+      expected: { status: "retry", runGuard: false },
+    },
+    {
+      case: "retry on a DECOMPOSE iteration skips the guard",
+      status: "retry",
+      kind: "decompose",
+      children: [],
+      expected: { status: "retry", runGuard: false },
+    },
+    {
+      case: "decomposed with new children skips the guard",
+      status: "decomposed",
+      kind: "decompose",
+      children: ["a1"],
+      expected: { status: "decomposed", runGuard: false },
+    },
+    {
+      case: "decomposed with new children and project changes still skips the guard",
+      status: "decomposed",
+      kind: "execute",
+      children: ["a1"],
+      expected: { status: "decomposed", runGuard: false },
+    },
   ] as const)("ordinary: $case", ({ status, kind, children, expected }) => {
     const verdict = judgeAgentStatus({ selectedId: "a", selectedAfter: leafAfter([...children]), previousChildIds: new Set(), status, kind });
     expect(verdict).toEqual(expected);

@@ -13,21 +13,70 @@ import type { StepResult } from "../../src/step/run-step.js";
 
 const NOW = 1_790_000_000_000;
 const ESC = String.fromCharCode(27);
-const GUARD_OUTPUT = ["ok 1 - a", "ok 2 - b", "not ok 3 - c", "  expected ok", "  got bad", "FAIL: src/b.txt lacks ok", "1 of 3 tests failed", ""].join("\n");
+const GUARD_OUTPUT = [
+  "ok 1 - a",
+  "ok 2 - b",
+  "not ok 3 - c",
+  "  expected ok",
+  "  got bad",
+  "FAIL: src/b.txt lacks ok",
+  "1 of 3 tests failed",
+  "",
+].join("\n");
 
 function tree(passedLeaves: number, leaves: number): TaskTree {
-  const children = Array.from({ length: leaves }, (_, i) => ({ id: `l${i}`, order: i, title: `Leaf ${i}`, goal: "g", acceptance: [], passes: i < passedLeaves, attempts: 0, max_attempts: 3, children: [] }));
-  return { version: 1, root: { id: "root", order: 0, title: "Root", goal: "g", acceptance: [], passes: false, attempts: 0, max_attempts: 3, children } } as unknown as TaskTree;
+  const children = Array.from({ length: leaves }, (_, i) => ({
+    id: `l${i}`,
+    order: i,
+    title: `Leaf ${i}`,
+    goal: "g",
+    acceptance: [],
+    passes: i < passedLeaves,
+    attempts: 0,
+    max_attempts: 3,
+    children: [],
+  }));
+  return {
+    version: 1,
+    root: { id: "root", order: 0, title: "Root", goal: "g", acceptance: [], passes: false, attempts: 0, max_attempts: 3, children },
+  } as unknown as TaskTree;
 }
 
 function guardFailedStep(iteration = 2): StepResult {
   const failure = guardFailure({ outcome: "fail", command: ["just", "ci"], exitCode: 1, output: GUARD_OUTPUT });
   const record = {
-    runId: "r1", iteration, stepKind: "leaf", nodeId: "b", kind: "execute", status: "done", guard: "fail",
-    attemptsBefore: 0, attemptsAfter: 1, maxAttempts: 3, passesAfter: false, summary: "wrote b", failure,
-    runnerError: undefined, treeToWrite: tree(1, 3), treeProblems: [], changedPaths: ["src/b.txt"], derivedPasses: [], protectedChanged: [], agentGit: undefined, progressed: true,
+    runId: "r1",
+    iteration,
+    stepKind: "leaf",
+    nodeId: "b",
+    kind: "execute",
+    status: "done",
+    guard: "fail",
+    attemptsBefore: 0,
+    attemptsAfter: 1,
+    maxAttempts: 3,
+    passesAfter: false,
+    summary: "wrote b",
+    failure,
+    runnerError: undefined,
+    treeToWrite: tree(1, 3),
+    treeProblems: [],
+    changedPaths: ["src/b.txt"],
+    derivedPasses: [],
+    protectedChanged: [],
+    agentGit: undefined,
+    progressed: true,
   } as unknown as IterationRecord;
-  return { outcome: "committed", message: "", record, commit: "0123456789abcdef", runId: "r1", iteration, path: [], durations: { agentMs: 1, guardMs: 1, totalMs: 2 } };
+  return {
+    outcome: "committed",
+    message: "",
+    record,
+    commit: "0123456789abcdef",
+    runId: "r1",
+    iteration,
+    path: [],
+    durations: { agentMs: 1, guardMs: 1, totalMs: 2 },
+  };
 }
 
 /**
@@ -112,8 +161,28 @@ describe("the guard's own lines", () => {
     expect(guardTail(long, 2)).toEqual(["noise", "FAIL: the very end"]);
     expect(guardTail("The agent left the task tree invalid.", 5)).toEqual([]);
     // node --test ends with its counters: the failing test's own line comes first.
-    const tap = ["TAP version 13", "# Subtest: multiply", "not ok 2 - multiply", "  ---", "  error: 'Expected values to be strictly equal:\n\n9 !== 20\n'", "  ...", "1..3", "# tests 3", "# pass 2", "# fail 1", "error: Recipe `ci` failed on line 3 with exit code 1"].join("\n");
-    expect(guardTail(guardFailure({ outcome: "fail", command: ["just", "ci"], exitCode: 1, output: tap }), 5)).toEqual(["not ok 2 - multiply", "…", "1..3", "# tests 3", "# pass 2", "# fail 1", "error: Recipe `ci` failed on line 3 with exit code 1"]);
+    const tap = [
+      "TAP version 13",
+      "# Subtest: multiply",
+      "not ok 2 - multiply",
+      "  ---",
+      "  error: 'Expected values to be strictly equal:\n\n9 !== 20\n'",
+      "  ...",
+      "1..3",
+      "# tests 3",
+      "# pass 2",
+      "# fail 1",
+      "error: Recipe `ci` failed on line 3 with exit code 1",
+    ].join("\n");
+    expect(guardTail(guardFailure({ outcome: "fail", command: ["just", "ci"], exitCode: 1, output: tap }), 5)).toEqual([
+      "not ok 2 - multiply",
+      "…",
+      "1..3",
+      "# tests 3",
+      "# pass 2",
+      "# fail 1",
+      "error: Recipe `ci` failed on line 3 with exit code 1",
+    ]);
     expect(guardTail(undefined, 5)).toEqual([]);
   });
 
@@ -121,8 +190,16 @@ describe("the guard's own lines", () => {
     let out = "";
     plainView((line) => (out += line)).step(guardFailedStep());
     const lines = out.trimEnd().split("\n");
-    expect(lines[0]).toMatch(/^Iteration 2: node b execute, agent said done, guard=fail; b open, attempts 1\/3 \(commit 0123456\) — The guard `just ci` exited with code 1\.$/);
-    expect(lines.slice(1)).toEqual(["    not ok 3 - c", "      expected ok", "      got bad", "    FAIL: src/b.txt lacks ok", "    1 of 3 tests failed"]);
+    expect(lines[0]).toMatch(
+      /^Iteration 2: node b execute, agent said done, guard=fail; b open, attempts 1\/3 \(commit 0123456\) — The guard `just ci` exited with code 1\.$/,
+    );
+    expect(lines.slice(1)).toEqual([
+      "    not ok 3 - c",
+      "      expected ok",
+      "      got bad",
+      "    FAIL: src/b.txt lacks ok",
+      "    1 of 3 tests failed",
+    ]);
   });
 
   it("follow the iteration's line in the terminal view", () => {
@@ -133,7 +210,13 @@ describe("the guard's own lines", () => {
     view.close();
     const shown = screen().filter((line) => line !== "");
     expect(shown[0]).toMatch(/^Iteration 2: node b execute/);
-    expect(shown.slice(1)).toEqual(["    not ok 3 - c", "      expected ok", "      got bad", "    FAIL: src/b.txt lacks ok", "    1 of 3 tests failed"]);
+    expect(shown.slice(1)).toEqual([
+      "    not ok 3 - c",
+      "      expected ok",
+      "      got bad",
+      "    FAIL: src/b.txt lacks ok",
+      "    1 of 3 tests failed",
+    ]);
   });
 });
 
@@ -164,11 +247,17 @@ describe("the live block", () => {
         view.progress({ type: "output", phase: "agent", iteration: 1, text: `${title} line ${i}\n` });
       }
       const lines = screen().filter((line) => line !== "");
-      expect(lines.filter((line) => line.startsWith("▶ run r1")), title).toHaveLength(1);
+      expect(
+        lines.filter((line) => line.startsWith("▶ run r1")),
+        title,
+      ).toHaveLength(1);
       // The head, the progress line and three lines of output: nothing more.
       expect(lines, title).toHaveLength(5);
       view.close();
-      expect(screen().filter((line) => line !== ""), title).toEqual([]);
+      expect(
+        screen().filter((line) => line !== ""),
+        title,
+      ).toEqual([]);
     }
   });
 });

@@ -28,7 +28,7 @@ describe("writing the tree in pieces", () => {
   });
 
   it("writes a text longer than one piece, with characters outside the BMP across the cuts, byte for byte", async () => {
-    const unit = "{\"title\": \"été 😀 ok\"},\n";
+    const unit = '{"title": "été 😀 ok"},\n';
     const body = unit.repeat(Math.ceil((WRITE_CHUNK_CHARS * 2.5) / unit.length));
     const file = path.join(dir, "tree.json");
     await writeTreeBody(file, body);

@@ -17,7 +17,18 @@ import type { Executor, ExecutorRequest } from "./executor.js";
 export const CODEX_DEFAULT_SANDBOX = "workspace-write";
 
 export function codexArgv(config: ExecutorConfig, request: Pick<ExecutorRequest, "root" | "outputFile">): string[] {
-  const argv = ["codex", "exec", "--json", "--skip-git-repo-check", "-C", request.root, "--sandbox", config.sandbox ?? CODEX_DEFAULT_SANDBOX, "-c", "allow_login_shell=false"];
+  const argv = [
+    "codex",
+    "exec",
+    "--json",
+    "--skip-git-repo-check",
+    "-C",
+    request.root,
+    "--sandbox",
+    config.sandbox ?? CODEX_DEFAULT_SANDBOX,
+    "-c",
+    "allow_login_shell=false",
+  ];
   if ((config.isolation ?? "user") === "clean") argv.push("--ignore-user-config", "--ephemeral");
   argv.push("--output-schema", agentSchemaFile(), "--output-last-message", request.outputFile);
   if (config.model) argv.push("-m", config.model);

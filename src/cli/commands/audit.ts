@@ -22,8 +22,10 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; r
   const git = new GitRepo(root);
   const status = await git.status();
   const runId = argv.runId ?? runIdFromBranch(status.branch);
-  if (runId === undefined) throw new RefusalError(`Branch ${status.branch ?? "(detached)"} is not a runner/<run-id> branch; check out a run branch or pass --run-id.`);
-  const loop = status.head === undefined ? [] : (await git.loopCommits(loopSubjectPattern(runId))).filter((c) => parseCommitSubject(c.subject)?.runId === runId);
+  if (runId === undefined)
+    throw new RefusalError(`Branch ${status.branch ?? "(detached)"} is not a runner/<run-id> branch; check out a run branch or pass --run-id.`);
+  const loop =
+    status.head === undefined ? [] : (await git.loopCommits(loopSubjectPattern(runId))).filter((c) => parseCommitSubject(c.subject)?.runId === runId);
   if (loop.length === 0) {
     if (argv.json) printJson({ run_id: runId, clean: true, loop_commits: 0, other_commits: 0, violations: [] });
     else printLine(`audit: run ${runId} has no loop commits yet; nothing to check.`);
@@ -37,7 +39,11 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; r
     // Each commit that passed a leaf, its guard run again on exactly what was committed.
     const replays = await replayPasses(git, await git.commitsSince(base), runId, processEnv());
     for (const replay of replays.filter((r) => !r.passed)) {
-      report.violations.push({ sha: replay.sha, iteration: replay.iteration, message: `guard=pass, but replayed in a clean checkout ${replay.problem}` });
+      report.violations.push({
+        sha: replay.sha,
+        iteration: replay.iteration,
+        message: `guard=pass, but replayed in a clean checkout ${replay.problem}`,
+      });
     }
     report.replayed = replays.length;
   }
@@ -54,15 +60,22 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; r
     return clean ? 0 : 1;
   }
   if (clean) {
-    const replayed = report.replayed === undefined ? "" : `; the guard passed again on all ${report.replayed} passing commit${report.replayed === 1 ? "" : "s"} in a clean checkout`;
-    printLine(`audit: run ${runId} is clean: ${report.loopCommits} loop commit${report.loopCommits === 1 ? "" : "s"} and ${report.otherCommits} other commit${report.otherCommits === 1 ? "" : "s"} obey the rules${replayed}.`);
+    const replayed =
+      report.replayed === undefined
+        ? ""
+        : `; the guard passed again on all ${report.replayed} passing commit${report.replayed === 1 ? "" : "s"} in a clean checkout`;
+    printLine(
+      `audit: run ${runId} is clean: ${report.loopCommits} loop commit${report.loopCommits === 1 ? "" : "s"} and ${report.otherCommits} other commit${report.otherCommits === 1 ? "" : "s"} obey the rules${replayed}.`,
+    );
     return 0;
   }
   const firstViolation = report.violations[0]!;
   const where = `commit ${firstViolation.sha.slice(0, 7)}${firstViolation.iteration !== undefined ? ` (iteration ${firstViolation.iteration})` : " (not a loop commit)"}`;
   printError(`audit: run ${runId} breaks the rules first at ${where}: ${firstViolation.message}.`);
   for (const violation of report.violations.slice(1)) {
-    printError(`  also commit ${violation.sha.slice(0, 7)}${violation.iteration !== undefined ? ` (iteration ${violation.iteration})` : ""}: ${violation.message}`);
+    printError(
+      `  also commit ${violation.sha.slice(0, 7)}${violation.iteration !== undefined ? ` (iteration ${violation.iteration})` : ""}: ${violation.message}`,
+    );
   }
   return 1;
 }

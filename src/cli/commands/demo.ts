@@ -34,20 +34,24 @@ export async function run(argv: GlobalArgs & { dir?: string; json: boolean }): P
     if (!argv.json) printLine(line);
   };
   say(`runner demo: a throw-away repository in ${dir}`);
-  say("goal: a tiny calculator (add, multiply, evaluate \"2 + 3 * 4\"), guarded by `just ci` (node --test)");
+  say('goal: a tiny calculator (add, multiply, evaluate "2 + 3 * 4"), guarded by `just ci` (node --test)');
   say("");
 
   for (const [name, text] of Object.entries(PROJECT_FILES)) await writeFile(path.join(dir, name), text);
   await scaffoldRunnerDir(dir, { goal: GOAL.replace(/\n/g, " "), title: "A tiny calculator", maxAttempts: 3, executor: "demo" });
   // The demo's guard runs `just`: the one this runner was installed with (every step puts it first
   // on the PATH of the agent and the guard; here also for the lookup of the guard's program).
-  if (justBinDir() === undefined) throw new Error("cannot find the rust-just package (the demo's guard runs `just`); run `npm ci` in the runner's folder");
+  if (justBinDir() === undefined)
+    throw new Error("cannot find the rust-just package (the demo's guard runs `just`); run `npm ci` in the runner's folder");
   process.env.PATH = withRunnerJust({ PATH: process.env.PATH ?? "" }).PATH;
   const git = new GitRepo(dir);
   await git.raw(["init", "-q", "-b", "main"]);
   await git.addAll();
   const identity = await git.identity();
-  const fallback = identity.name === undefined || identity.email === undefined ? ["-c", `user.name=${FALLBACK_IDENTITY.name}`, "-c", `user.email=${FALLBACK_IDENTITY.email}`] : [];
+  const fallback =
+    identity.name === undefined || identity.email === undefined
+      ? ["-c", `user.name=${FALLBACK_IDENTITY.name}`, "-c", `user.email=${FALLBACK_IDENTITY.email}`]
+      : [];
   await git.raw([...fallback, "commit", "-q", "-m", "Calculator project with its runner goal"]);
   await git.createBranch("runner/demo");
   say("$ runner start --run-id demo   # branch runner/demo");

@@ -27,7 +27,11 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
   checks.push(...(await repositoryChecks(root, env)));
   const config = await loadConfig(root);
   if (!config.ok) {
-    checks.push({ name: "config", detail: ".runner/state/config.toml", problem: `.runner/state/config.toml is invalid: ${formatProblem(config.problems[0]!)}; fix it (\`runner validate\` lists every problem).` });
+    checks.push({
+      name: "config",
+      detail: ".runner/state/config.toml",
+      problem: `.runner/state/config.toml is invalid: ${formatProblem(config.problems[0]!)}; fix it (\`runner validate\` lists every problem).`,
+    });
   } else {
     checks.push({ name: "config", detail: ".runner/state/config.toml" });
   }
@@ -37,47 +41,85 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
 
   const problems = checks.filter((check) => check.problem !== undefined);
   if (argv.json) {
-    printJson({ ok: problems.length === 0, checks: checks.map((check) => ({ name: check.name, ok: check.problem === undefined, detail: check.detail, problem: check.problem ?? null })) });
+    printJson({
+      ok: problems.length === 0,
+      checks: checks.map((check) => ({ name: check.name, ok: check.problem === undefined, detail: check.detail, problem: check.problem ?? null })),
+    });
   } else {
-    for (const check of checks) printLine(`${check.problem ? "✗" : "✓"} ${check.name}: ${check.detail}${check.problem ? `\n    ${check.problem}` : ""}`);
+    for (const check of checks)
+      printLine(`${check.problem ? "✗" : "✓"} ${check.name}: ${check.detail}${check.problem ? `\n    ${check.problem}` : ""}`);
   }
   if (problems.length === 0) return EXIT.ok;
-  printError(problems.length === 1 ? `${problems[0]!.problem}` : `${problems.length} problems found (listed above); fix them and run \`runner doctor\` again.`);
+  printError(
+    problems.length === 1 ? `${problems[0]!.problem}` : `${problems.length} problems found (listed above); fix them and run \`runner doctor\` again.`,
+  );
   return EXIT.failed;
 }
 
 async function repositoryChecks(root: string, env: Record<string, string>): Promise<PreflightCheck[]> {
   if (!existsSync(path.join(root, ".git"))) {
-    return [{ name: "repository", detail: root, problem: `${root} is not the top folder of a git repository; run \`git init\` there and commit your project.` }];
+    return [
+      {
+        name: "repository",
+        detail: root,
+        problem: `${root} is not the top folder of a git repository; run \`git init\` there and commit your project.`,
+      },
+    ];
   }
   const git = new GitRepo(root);
   try {
     const [status, identity] = await Promise.all([git.status(), git.identity()]);
     const runId = runIdFromBranch(status.branch);
-    const where = status.head === undefined ? "no commits yet" : runId ? `on ${status.branch} (run ${runId})` : `on ${status.branch ?? "a detached HEAD"} (\`runner start\` makes a run branch)`;
+    const where =
+      status.head === undefined
+        ? "no commits yet"
+        : runId
+          ? `on ${status.branch} (run ${runId})`
+          : `on ${status.branch ?? "a detached HEAD"} (\`runner start\` makes a run branch)`;
     const name = identity.name ?? env.GIT_AUTHOR_NAME;
     const email = identity.email ?? env.GIT_AUTHOR_EMAIL;
-    const who = name !== undefined && email !== undefined ? `${name} <${email}>` : `none set; loop commits are made as ${FALLBACK_IDENTITY.name} <${FALLBACK_IDENTITY.email}>`;
+    const who =
+      name !== undefined && email !== undefined
+        ? `${name} <${email}>`
+        : `none set; loop commits are made as ${FALLBACK_IDENTITY.name} <${FALLBACK_IDENTITY.email}>`;
     return [
       status.head === undefined
-        ? { name: "repository", detail: `${root}, ${where}`, problem: "The repository has no commits yet; commit your project (with .runner/) first." }
+        ? {
+            name: "repository",
+            detail: `${root}, ${where}`,
+            problem: "The repository has no commits yet; commit your project (with .runner/) first.",
+          }
         : { name: "repository", detail: `${root}, ${where}` },
       { name: "git identity", detail: who },
     ];
   } catch (error) {
-    return [{ name: "repository", detail: root, problem: `git cannot read the repository (${error instanceof Error ? error.message : String(error)}); fix it with git first.` }];
+    return [
+      {
+        name: "repository",
+        detail: root,
+        problem: `git cannot read the repository (${error instanceof Error ? error.message : String(error)}); fix it with git first.`,
+      },
+    ];
   }
 }
 
 async function treeCheck(root: string): Promise<PreflightCheck> {
   const load = await loadTree(root);
   if (!load.ok) {
-    if (load.missing) return { name: "task tree", detail: "missing", problem: ".runner/state/tree.json does not exist; run `runner init` (or restore it from the branch's history) and commit it." };
+    if (load.missing)
+      return {
+        name: "task tree",
+        detail: "missing",
+        problem: ".runner/state/tree.json does not exist; run `runner init` (or restore it from the branch's history) and commit it.",
+      };
     // An invalid tree is not a setup problem: the next step repairs it (REPAIR TREE).
     return { name: "task tree", detail: `invalid (${formatProblem(load.problems[0]!)}); the next \`runner step\` repairs it` };
   }
   const derived = checkDerivedPasses(load.tree);
   if (derived.length > 0) return { name: "task tree", detail: `invalid (${formatProblem(derived[0]!)}); the next \`runner step\` repairs it` };
   const selection = selectLeftmostOpenLeaf(load.tree);
-  return { name: "task tree", detail: `${countNodes(load.tree)} nodes; ${selection.kind === "complete" ? "the root passes" : `next leaf ${selection.leaf.id}`}` };
+  return {
+    name: "task tree",
+    detail: `${countNodes(load.tree)} nodes; ${selection.kind === "complete" ? "the root passes" : `next leaf ${selection.leaf.id}`}`,
+  };
 }

@@ -29,7 +29,10 @@ export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: numbe
 async function requireRepositoryTop(folder: string): Promise<void> {
   if (!existsSync(folder)) throw new UsageError(`The folder ${folder} does not exist; create it or pass an existing one with -C.`);
   const top = (await new GitRepo(folder).raw(["rev-parse", "--show-toplevel"]).catch(() => "")).trim();
-  if (top === "") throw new RefusalError(`${folder} is not in a git repository; run \`git init\` there first (the runner commits every iteration), then \`runner init\`.`);
+  if (top === "")
+    throw new RefusalError(
+      `${folder} is not in a git repository; run \`git init\` there first (the runner commits every iteration), then \`runner init\`.`,
+    );
   if (realpathSync(top) !== realpathSync(folder)) {
     throw new RefusalError(`${folder} is inside the git repository whose top folder is ${top}; run \`runner init\` there (or pass -C ${top}).`);
   }
@@ -42,7 +45,9 @@ export async function scaffoldRunnerDir(
 ): Promise<string[]> {
   if (!existsSync(root)) throw new UsageError(`The folder ${root} does not exist; create it or pass an existing one with -C.`);
   if (existsSync(path.join(root, RUNNER_DIR))) {
-    throw new RefusalError(`${path.join(root, RUNNER_DIR)} already exists; runner init never overwrites it (edit its files, or remove the folder to start over).`);
+    throw new RefusalError(
+      `${path.join(root, RUNNER_DIR)} already exists; runner init never overwrites it (edit its files, or remove the folder to start over).`,
+    );
   }
   const maxAttempts = options.maxAttempts;
   if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {
@@ -60,7 +65,10 @@ export async function scaffoldRunnerDir(
     await writeFile(file, text, { flag: "wx" });
   };
   await write(LAYOUT.gitignore, RUNNER_GITIGNORE);
-  await write(LAYOUT.goal, goal ? `# Goal\n\n${goal}\n` : "# Goal\n\nDescribe what the project must achieve. Every iteration's agent reads this file.\n");
+  await write(
+    LAYOUT.goal,
+    goal ? `# Goal\n\n${goal}\n` : "# Goal\n\nDescribe what the project must achieve. Every iteration's agent reads this file.\n",
+  );
   await write(LAYOUT.tree, serializeTree(tree));
   await write(LAYOUT.config, configTemplate(options.executor, options.guardCommand ?? ["just", "ci"]));
   await write(LAYOUT.assumptions, "# Assumptions\n\nAgents append the assumptions they make here.\n");

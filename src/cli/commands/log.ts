@@ -71,7 +71,12 @@ export async function readRunLog(root: string, runIdOption: string | undefined):
 }
 
 /** The last lines of the local guard.log of an iteration, when the local log is this commit's (a run id used twice has another's). */
-async function guardLogTail(root: string, runId: string, record: LoopRecord, meta: Record<string, unknown> | undefined): Promise<LogEntry["guard_log"]> {
+async function guardLogTail(
+  root: string,
+  runId: string,
+  record: LoopRecord,
+  meta: Record<string, unknown> | undefined,
+): Promise<LogEntry["guard_log"]> {
   if (!meta || (typeof meta.commit === "string" && meta.commit !== record.sha)) return null;
   const file = `${iterationDir(runId, record.subject.iteration)}/guard.log`;
   const text = await readOptional(path.join(root, ...file.split("/"))).catch(() => undefined);
@@ -219,12 +224,16 @@ export async function run(
 async function iterationPath(root: string, runId: string, iteration: number): Promise<Highlight> {
   const meta = await readIterationMeta(root, runId, iteration);
   if (meta === undefined) {
-    throw new RefusalError(`No local log for iteration ${iteration} of run ${runId} (.runner/iterations/ is local to the machine that ran it, and its meta.json must be readable); the path cannot be shown here.`);
+    throw new RefusalError(
+      `No local log for iteration ${iteration} of run ${runId} (.runner/iterations/ is local to the machine that ran it, and its meta.json must be readable); the path cannot be shown here.`,
+    );
   }
   const eventsText = (await readOptional(path.join(root, ...eventsFile(runId).split("/")))) ?? "";
   // (a torn last line, left by a runner killed while appending, is skipped)
   const transitions = parseEvents(eventsText).flatMap((event) =>
-    event.iteration === iteration && event.from !== undefined && event.event !== undefined ? [{ from: event.from, event: event.event, to: event.to }] : [],
+    event.iteration === iteration && event.from !== undefined && event.event !== undefined
+      ? [{ from: event.from, event: event.event, to: event.to }]
+      : [],
   );
   const states = Array.isArray(meta.path) ? meta.path.filter((state): state is string => typeof state === "string") : [];
   return { states, transitions };

@@ -17,7 +17,14 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
   if (argv.json) {
     printJson({
       complete: false,
-      node: { id: leaf.id, title: leaf.title, goal: leaf.goal, acceptance: leaf.acceptance, attempts: leaf.attempts, max_attempts: leaf.max_attempts },
+      node: {
+        id: leaf.id,
+        title: leaf.title,
+        goal: leaf.goal,
+        acceptance: leaf.acceptance,
+        attempts: leaf.attempts,
+        max_attempts: leaf.max_attempts,
+      },
       path: path.map((node) => node.id),
       stuck,
     });

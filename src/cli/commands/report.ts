@@ -29,7 +29,8 @@ export async function run(argv: GlobalArgs & { runId?: string; output?: string; 
   printLine(file);
   if (argv.open) {
     const opener = findOpener();
-    if (opener === undefined) printLine(`No ${process.platform === "darwin" ? "open" : "xdg-open"} command here to open it; open the file in a browser.`);
+    if (opener === undefined)
+      printLine(`No ${process.platform === "darwin" ? "open" : "xdg-open"} command here to open it; open the file in a browser.`);
     else if (!(await openWith(opener, file))) printLine(`${opener} could not be started; open the file in a browser.`);
   }
   return 0;

@@ -49,7 +49,11 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
       ? terminalView(process.stdout, Date.now, label ?? knownRunId ?? "(no run branch)", {
           style,
           runId: knownRunId,
-          facts: { startedAt, maxIterations: argv.maxIterations ?? (config.ok ? config.config.limits.maxIterations : undefined), leaves: await currentLeaves(root) },
+          facts: {
+            startedAt,
+            maxIterations: argv.maxIterations ?? (config.ok ? config.config.limits.maxIterations : undefined),
+            leaves: await currentLeaves(root),
+          },
         })
       : plainView(write, { style, runId: knownRunId });
   const controller = new AbortController();

@@ -74,7 +74,14 @@ export async function run(argv: GlobalArgs & { nodeId?: string; json?: boolean; 
       state: stateOf(node),
       next: isNext,
       path: ids,
-      children: children.map((child) => ({ id: child.id, title: child.title, passes: child.passes, attempts: child.attempts, max_attempts: child.max_attempts, state: stateOf(child) })),
+      children: children.map((child) => ({
+        id: child.id,
+        title: child.title,
+        passes: child.passes,
+        attempts: child.attempts,
+        max_attempts: child.max_attempts,
+        state: stateOf(child),
+      })),
       run_id: runId,
       history: entries,
     });

@@ -30,10 +30,13 @@ export async function run(argv: GlobalArgs & { runId?: string; from?: string }):
   }
   const git = new GitRepo(root);
   const status = await git.status();
-  if (status.head === undefined) throw new RefusalError("The repository has no commits yet; commit your project (with .runner/) first, then `runner start`.");
+  if (status.head === undefined)
+    throw new RefusalError("The repository has no commits yet; commit your project (with .runner/) first, then `runner start`.");
   const dirty = changedPathList(status.changes);
   if (dirty.length > 0) {
-    throw new RefusalError(`The working tree is not clean (${dirty.slice(0, 3).join(", ")}${dirty.length > 3 ? ` and ${dirty.length - 3} more` : ""}); commit or stash your changes before \`runner start\`.`);
+    throw new RefusalError(
+      `The working tree is not clean (${dirty.slice(0, 3).join(", ")}${dirty.length > 3 ? ` and ${dirty.length - 3} more` : ""}); commit or stash your changes before \`runner start\`.`,
+    );
   }
   // A new run from another run's branch would carry that run's work and tree: only on purpose.
   const currentRun = runIdFromBranch(status.branch);
@@ -52,7 +55,10 @@ export async function run(argv: GlobalArgs & { runId?: string; from?: string }):
     return 0;
   }
   const from = (await git.raw(["rev-parse", "--verify", "-q", "--end-of-options", `${argv.from}^{commit}`]).catch(() => "")).trim();
-  if (from === "") throw new RefusalError(`--from ${argv.from} names no commit of this repository; give a branch, tag or commit (\`git branch -a\` lists the branches).`);
+  if (from === "")
+    throw new RefusalError(
+      `--from ${argv.from} names no commit of this repository; give a branch, tag or commit (\`git branch -a\` lists the branches).`,
+    );
   const back = status.branch ?? status.head;
   await git.raw(["checkout", "-q", "-b", branch, from]);
   try {
@@ -72,7 +78,9 @@ async function checkProject(root: string): Promise<void> {
   await loadValidTree(root);
   const config = await loadConfig(root);
   if (!config.ok) {
-    throw new RefusalError(`.runner/state/config.toml is invalid: ${formatProblem(config.problems[0]!)}; fix it (\`runner validate\` lists every problem) before \`runner start\`.`);
+    throw new RefusalError(
+      `.runner/state/config.toml is invalid: ${formatProblem(config.problems[0]!)}; fix it (\`runner validate\` lists every problem) before \`runner start\`.`,
+    );
   }
   const problem = preflight(root, config.config, processEnv()).find((check) => check.problem !== undefined)?.problem;
   if (problem) throw new RefusalError(`${problem.replace(/\.$/, "")} (\`runner doctor\` checks the whole setup).`);

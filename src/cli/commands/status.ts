@@ -106,7 +106,12 @@ export function renderTree(root: TaskNode, nextId: string | undefined, style: St
   while (stack.length > 0) {
     const { node, prefix, branch } = stack.pop()!;
     const state = nodeState(node);
-    rows.push({ label: `${prefix}${branch}${MARKS[state]} ${node.id}  ${node.title}`, attempts: `${node.attempts}/${node.max_attempts}`, state, next: node.id === nextId });
+    rows.push({
+      label: `${prefix}${branch}${MARKS[state]} ${node.id}  ${node.title}`,
+      attempts: `${node.attempts}/${node.max_attempts}`,
+      state,
+      next: node.id === nextId,
+    });
     const children = orderedChildren(node);
     const childPrefix = prefix + (branch === "" ? "" : branch === "└── " ? "    " : "│   ");
     for (let i = children.length - 1; i >= 0; i--) {
@@ -133,8 +138,12 @@ async function readRunInfo(root: string, runIdOption: string | undefined): Promi
   const git = new GitRepo(root);
   const status = await git.status();
   const runId = runIdOption ?? runIdFromBranch(status.branch);
-  if (runId === undefined || status.head === undefined) return { branch: status.branch ?? null, runId: runId ?? null, iterations: 0, usage: undefined };
+  if (runId === undefined || status.head === undefined)
+    return { branch: status.branch ?? null, runId: runId ?? null, iterations: 0, usage: undefined };
   const commits = await git.loopCommits(loopSubjectPattern(runId));
-  const numbers = commits.map((commit) => parseCommitSubject(commit.subject)).filter((subject) => subject?.runId === runId).map((subject) => subject!.iteration);
+  const numbers = commits
+    .map((commit) => parseCommitSubject(commit.subject))
+    .filter((subject) => subject?.runId === runId)
+    .map((subject) => subject!.iteration);
   return { branch: status.branch ?? null, runId, iterations: numbers.length, usage: await sumIterationUsage(root, runId, numbers) };
 }

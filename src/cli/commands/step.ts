@@ -31,7 +31,14 @@ export async function run(argv: GlobalArgs & { runId?: string; json?: boolean })
       // git reads the work tree while the step's code loads.
       const early = await startEarlyStatus(root, env);
       const { runStep } = await import("../../step/run-step.js");
-      return runStep({ root, env, now: Date.now, runIdOption: argv.runId, earlyStatus: early?.status, onProgress: view ? (event) => view.progress(event) : undefined });
+      return runStep({
+        root,
+        env,
+        now: Date.now,
+        runIdOption: argv.runId,
+        earlyStatus: early?.status,
+        onProgress: view ? (event) => view.progress(event) : undefined,
+      });
     });
   } finally {
     view?.close();
@@ -94,9 +101,7 @@ export function describeIteration(result: StepResult): string | undefined {
   }
   const head = `Iteration ${record.iteration}: node ${record.nodeId} ${record.kind}, agent said ${record.status ?? "?"}, guard=${record.guard}`;
   if (!record.treeToWrite) return `${head}; the agent left the task tree invalid${commit}, so the next step repairs it.`;
-  const result2 = record.passesAfter
-    ? `${record.nodeId} passed`
-    : `${record.nodeId} open, attempts ${record.attemptsAfter}/${record.maxAttempts}`;
+  const result2 = record.passesAfter ? `${record.nodeId} passed` : `${record.nodeId} open, attempts ${record.attemptsAfter}/${record.maxAttempts}`;
   const failure = record.runnerError ? ` — runner error: ${record.runnerError.message}` : record.failure ? ` — ${record.failure.split("\n")[0]}` : "";
   return `${head}; ${result2}${commit}${failure}`;
 }

@@ -41,7 +41,12 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
     if (template === undefined) continue;
     const unknown = unknownPlaceholders(template, kind);
     if (unknown.length > 0) {
-      add(file, [{ path: "$", message: `uses unknown placeholder${unknown.length === 1 ? "" : "s"} ${unknown.map((name) => `{{${name}}}`).join(", ")}; a ${kind} template knows ${(kind === "leaf" ? LEAF_PLACEHOLDERS : REPAIR_PLACEHOLDERS).map((name) => `{{${name}}}`).join(", ")}` }]);
+      add(file, [
+        {
+          path: "$",
+          message: `uses unknown placeholder${unknown.length === 1 ? "" : "s"} ${unknown.map((name) => `{{${name}}}`).join(", ")}; a ${kind} template knows ${(kind === "leaf" ? LEAF_PLACEHOLDERS : REPAIR_PLACEHOLDERS).map((name) => `{{${name}}}`).join(", ")}`,
+        },
+      ]);
     }
   }
 
@@ -50,11 +55,15 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
     return problems.length === 0 ? 0 : 1;
   }
   if (problems.length === 0) {
-    printLine(`valid: ${LAYOUT.tree} (${summary}), ${LAYOUT.config}${policies.length ? `, ${policies.length} node polic${policies.length === 1 ? "y" : "ies"}` : ""}`);
+    printLine(
+      `valid: ${LAYOUT.tree} (${summary}), ${LAYOUT.config}${policies.length ? `, ${policies.length} node polic${policies.length === 1 ? "y" : "ies"}` : ""}`,
+    );
     return 0;
   }
   const files = [...new Set(problems.map((p) => p.file))];
-  printError(`${problems.length} problem${problems.length === 1 ? "" : "s"} in ${files.join(", ")}; fix ${problems.length === 1 ? "it" : "them"} and run \`runner validate\` again:`);
+  printError(
+    `${problems.length} problem${problems.length === 1 ? "" : "s"} in ${files.join(", ")}; fix ${problems.length === 1 ? "it" : "them"} and run \`runner validate\` again:`,
+  );
   for (const problem of problems) printError(`  ${problem.file} ${formatProblem(problem)}`);
   return 1;
 }
@@ -70,5 +79,8 @@ async function immutabilityAgainstBase(root: string, tree: Parameters<typeof che
   if (!base) return [];
   const problems = checkPassedImmutable(base.tree, tree);
   if (base.from === "HEAD") return problems;
-  return problems.map((problem) => ({ ...problem, message: `${problem.message} (compared with the tree the runner last accepted: the newest iteration left the tree invalid)` }));
+  return problems.map((problem) => ({
+    ...problem,
+    message: `${problem.message} (compared with the tree the runner last accepted: the newest iteration left the tree invalid)`,
+  }));
 }

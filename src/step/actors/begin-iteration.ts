@@ -12,7 +12,12 @@ interface Beginning extends IterationRef {
   control: ControlSnapshot;
 }
 
-export async function beginIteration({ root, state, secrets, now }: ActorDeps, input: Beginning, stepKind: StepKind, nodeId: string | null): Promise<IterationLog> {
+export async function beginIteration(
+  { root, state, secrets, now }: ActorDeps,
+  input: Beginning,
+  stepKind: StepKind,
+  nodeId: string | null,
+): Promise<IterationLog> {
   const log = new IterationLog(root, input.runId, input.iteration, secrets);
   // A folder of this iteration's number can only be left over or planted (an earlier agent knows
   // the next number): the iteration starts with an empty one, so nothing in it is not its own.

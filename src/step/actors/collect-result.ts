@@ -56,7 +56,8 @@ export function collectResultActor({ root, git, gitDir, secrets }: ActorDeps) {
 async function readTreeData(treeFile: string): Promise<CollectedFacts["treeData"]> {
   const info = await stat(treeFile).catch(() => undefined);
   if (!info) return { ok: false, problems: [{ path: "$", message: "the file was deleted" }] };
-  if (info.size > MAX_TREE_BYTES) return { ok: false, problems: [{ path: "$", message: `the file is over the ${MAX_TREE_BYTES / 1024 / 1024} MiB limit` }] };
+  if (info.size > MAX_TREE_BYTES)
+    return { ok: false, problems: [{ path: "$", message: `the file is over the ${MAX_TREE_BYTES / 1024 / 1024} MiB limit` }] };
   const text = await readFile(treeFile, "utf8");
   try {
     return { ok: true, data: JSON.parse(text) };

@@ -28,7 +28,10 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
       formatCommitMessage(commitSubjectOf(record), {
         summary: record.summary,
         status: record.stepKind === "repair" ? undefined : record.status,
-        attempts: record.attemptsAfter !== undefined && record.maxAttempts !== undefined ? { after: record.attemptsAfter, max: record.maxAttempts } : undefined,
+        attempts:
+          record.attemptsAfter !== undefined && record.maxAttempts !== undefined
+            ? { after: record.attemptsAfter, max: record.maxAttempts }
+            : undefined,
         runnerError: record.runnerError ? `${record.runnerError.kind}: ${record.runnerError.message}` : undefined,
         failure: record.failure,
         gitNote: describeAgentGit(record.agentGit),
@@ -40,7 +43,12 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
       // Files the agent created show in the patch once git knows of them (intent to add).
       const present = record.protectedChanged.filter((relative) => existsSync(projectPath(root, relative)));
       if (present.length > 0) await git.raw(["add", "--intent-to-add", "--", ...present]).catch(() => "");
-      log.write("protected.patch", await git.raw(["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", start.head, "--", ...record.protectedChanged]).catch(() => ""));
+      log.write(
+        "protected.patch",
+        await git
+          .raw(["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", start.head, "--", ...record.protectedChanged])
+          .catch(() => ""),
+      );
       await git.restorePaths(record.protectedChanged, start.head);
     }
     await git.addAll();
@@ -63,7 +71,21 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
     await patched;
     // The run's history as the next step will read it: this commit on top of the one it kept.
     const newline = message.indexOf("\n");
-    await addToHistory(state, record.runId, start.head, { sha, subject: message.slice(0, newline), body: message.slice(newline + 1).replace(/^\n/, "").trimEnd(), author: `${identity.name} <${identity.email}>` }, record.treeToWrite !== undefined);
+    await addToHistory(
+      state,
+      record.runId,
+      start.head,
+      {
+        sha,
+        subject: message.slice(0, newline),
+        body: message
+          .slice(newline + 1)
+          .replace(/^\n/, "")
+          .trimEnd(),
+        author: `${identity.name} <${identity.email}>`,
+      },
+      record.treeToWrite !== undefined,
+    );
     await removeJournal(state.journal);
     return { sha };
   });

@@ -46,7 +46,9 @@ export function inspectRepositoryActor({ root, gitDir, git, state, earlyStatus }
       branch: status.branch,
       head: status.head,
       dirtyPaths: changedPathList(status.changes),
-      logsIgnored: ignoredByGit ? ignoredByGit.length === LOCAL_FOLDERS.length : !changedPathList(status.changes).some((file) => LOCAL_FOLDERS.some((folder) => file.startsWith(`${folder}/`))),
+      logsIgnored: ignoredByGit
+        ? ignoredByGit.length === LOCAL_FOLDERS.length
+        : !changedPathList(status.changes).some((file) => LOCAL_FOLDERS.some((folder) => file.startsWith(`${folder}/`))),
       operationInProgress: operation?.[1],
       control: snapshotControlFiles(gitDir),
       controlRestored,
@@ -67,6 +69,13 @@ const LOCAL_FOLDERS = [LAYOUT.iterations, LAYOUT.context];
 
 /** Whether both local-only folders exist with something in them. */
 async function localFoldersPresent(root: string): Promise<boolean> {
-  const present = await Promise.all(LOCAL_FOLDERS.map((folder) => readdir(projectPath(root, folder)).then((names) => names.length > 0, () => false)));
+  const present = await Promise.all(
+    LOCAL_FOLDERS.map((folder) =>
+      readdir(projectPath(root, folder)).then(
+        (names) => names.length > 0,
+        () => false,
+      ),
+    ),
+  );
   return present.every(Boolean);
 }

@@ -17,7 +17,11 @@ import type { ActorDeps } from "../deps.js";
 
 export function loadInterruptedActor({ root, env, git, state }: ActorDeps) {
   return fromPromise<InterruptedState, { runId: string; head: string | undefined }>(async ({ input }) => {
-    const [config, commits, headText] = await Promise.all([loadConfig(root), runHistory(git, state, input.runId, input.head).then((history) => history.commits), git.showFile("HEAD", LAYOUT.tree)]);
+    const [config, commits, headText] = await Promise.all([
+      loadConfig(root),
+      runHistory(git, state, input.runId, input.head).then((history) => history.commits),
+      git.showFile("HEAD", LAYOUT.tree),
+    ]);
     if (!config.ok) throw new IterationError(`${LAYOUT.config} is invalid: ${formatProblem(config.problems[0]!)}`);
     const records = loopRecords(commits, input.runId);
     const head = headText === undefined ? undefined : checkTreeText(headText);
@@ -26,7 +30,14 @@ export function loadInterruptedActor({ root, env, git, state }: ActorDeps) {
     if (!previousTree) throw new IterationError("no valid task tree exists in this branch's history");
     // A temp file of an atomic write the kill cut short must not be committed.
     await removeStaleTempFiles(path.dirname(projectPath(root, LAYOUT.tree)));
-    return { config: config.config, records, previousTree, treeFromStart: accepted !== undefined, guardProgram: identifyProgram(config.config.guard.command[0]!, env, root), identity: await runIdentity(git, commits, env) };
+    return {
+      config: config.config,
+      records,
+      previousTree,
+      treeFromStart: accepted !== undefined,
+      guardProgram: identifyProgram(config.config.guard.command[0]!, env, root),
+      identity: await runIdentity(git, commits, env),
+    };
   });
 }
 

@@ -20,17 +20,25 @@ export function loadStateActor({ root, env, git, state }: ActorDeps) {
     // The tree file of the runner's own last commit (and the work tree is clean: the safety check
     // passed) is one it wrote from a valid tree: parsed, not checked again.
     const kept = await keptHistory(state, input.runId, input.head);
-    const [config, tree, history] = await Promise.all([loadConfig(root), kept?.treeWritten ? loadWrittenTree(root) : loadTree(root), runHistory(git, state, input.runId, input.head, kept)]);
+    const [config, tree, history] = await Promise.all([
+      loadConfig(root),
+      kept?.treeWritten ? loadWrittenTree(root) : loadTree(root),
+      runHistory(git, state, input.runId, input.head, kept),
+    ]);
     const commits = history.commits;
     const records = loopRecords(commits, input.runId);
     const loaded: LoadedState = {
       config,
       // (the text only of a tree small enough to keep: it is copied to tree.before.json as it is)
-      tree: tree.ok ? { ok: true, tree: tree.tree, ...(tree.text.length <= KEPT_TREE_TEXT ? { text: tree.text } : {}) } : { ok: false, problems: tree.problems, missing: tree.missing },
+      tree: tree.ok
+        ? { ok: true, tree: tree.tree, ...(tree.text.length <= KEPT_TREE_TEXT ? { text: tree.text } : {}) }
+        : { ok: false, problems: tree.problems, missing: tree.missing },
       records,
       // Found now, before the agent can change what PATH leads to.
       guardProgram: config.ok ? identifyProgram(config.config.guard.command[0]!, env, root) : { file: undefined, signature: undefined },
-      preflight: config.ok ? preflight(root, config.config, env).flatMap((check) => (check.problem ? [{ problem: check.problem, agent: check.agent === true }] : [])) : [],
+      preflight: config.ok
+        ? preflight(root, config.config, env).flatMap((check) => (check.problem ? [{ problem: check.problem, agent: check.agent === true }] : []))
+        : [],
       identity: await runIdentity(git, commits, env),
     };
     // After an iteration that left the tree invalid (committed as the agent wrote it), the tree must

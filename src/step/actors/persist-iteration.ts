@@ -29,7 +29,10 @@ export function persistIterationActor({ root, secrets }: ActorDeps) {
 }
 
 /** Pieces passed through, watched for a secret value (also one that spans two pieces). */
-function secretWatch(log: IterationLog, secrets: readonly string[]): { pieces: (source: Iterable<string>) => Generator<string>; found: () => boolean } {
+function secretWatch(
+  log: IterationLog,
+  secrets: readonly string[],
+): { pieces: (source: Iterable<string>) => Generator<string>; found: () => boolean } {
   const longest = secrets.reduce((max, secret) => Math.max(max, secret.length), 0);
   let found = secrets.some((secret) => secret.endsWith("\n")); // (one might reach into the last newline)
   return {

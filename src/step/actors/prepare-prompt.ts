@@ -17,7 +17,12 @@ import type { PromptRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 import { beginIteration } from "./begin-iteration.js";
 
-const NOTES = [["Assumptions", LAYOUT.assumptions], ["Open questions", LAYOUT.questions], ["Feedback", LAYOUT.feedback], ["Improvements", LAYOUT.improvements]] as const;
+const NOTES = [
+  ["Assumptions", LAYOUT.assumptions],
+  ["Open questions", LAYOUT.questions],
+  ["Feedback", LAYOUT.feedback],
+  ["Improvements", LAYOUT.improvements],
+] as const;
 
 export function preparePromptActor(deps: ActorDeps) {
   const { root, secrets, onProgress } = deps;
@@ -28,13 +33,21 @@ export function preparePromptActor(deps: ActorDeps) {
     if (input.stepKind === "leaf" && !leaf) throw new Error("buildPrompt without an open leaf");
     const policy = leaf ? await loadPolicy(root, leaf.leaf.id) : undefined;
     if (policy && policy.problems.length > 0) {
-      return { prompt: "", allowedWritePaths: undefined, policyProblem: `${policy.file} is invalid: ${formatProblem(policy.problems[0]!)}; fix it (\`runner validate\` lists every problem) and run \`runner step\` again.` };
+      return {
+        prompt: "",
+        allowedWritePaths: undefined,
+        policyProblem: `${policy.file} is invalid: ${formatProblem(policy.problems[0]!)}; fix it (\`runner validate\` lists every problem) and run \`runner step\` again.`,
+      };
     }
     // From here on the iteration changes things: journal it.
     const log = await beginIteration(deps, input, input.stepKind, leaf ? leaf.leaf.id : null);
     onProgress?.({ type: "phase", phase: "prompt", iteration: input.iteration, nodeId: leaf?.leaf.id, title: leaf?.leaf.title });
 
-    const [goalText, templateText] = await Promise.all([readOptional(file(LAYOUT.goal)), readOptional(file(`${LAYOUT.prompts}/${input.stepKind}.md`)), clearContext(root)]);
+    const [goalText, templateText] = await Promise.all([
+      readOptional(file(LAYOUT.goal)),
+      readOptional(file(`${LAYOUT.prompts}/${input.stepKind}.md`)),
+      clearContext(root),
+    ]);
     const goal = goalText ?? "";
     const template = templateText ?? BUILTIN_TEMPLATES[input.stepKind];
     const outputFile = log.file("output.json");
@@ -44,7 +57,11 @@ export function preparePromptActor(deps: ActorDeps) {
       await writeContext(root, repairContextFiles(goal, input.treeProblems), secrets);
     } else {
       const [failure, nodeContext, notes] = await Promise.all([
-        lastFailure(input.records, leaf.leaf.id, leaf.path.slice(0, -1).map((node) => node.id)),
+        lastFailure(
+          input.records,
+          leaf.leaf.id,
+          leaf.path.slice(0, -1).map((node) => node.id),
+        ),
         readOptional(file(`${LAYOUT.nodes}/${leaf.leaf.id}/context.md`)),
         Promise.all(NOTES.map(async ([name, relative]) => ({ name: `${name} (${relative})`, text: await readOptional(file(relative)) }))),
       ]);
@@ -68,7 +85,12 @@ export function preparePromptActor(deps: ActorDeps) {
       );
       await writeContext(
         root,
-        { "goal.md": goal, "node.md": renderNodeContext(leaf.leaf, leaf.path, leaf.stuck), "history.md": history, "failure.md": failure ?? "No failure recorded for this node.\n" },
+        {
+          "goal.md": goal,
+          "node.md": renderNodeContext(leaf.leaf, leaf.path, leaf.stuck),
+          "history.md": history,
+          "failure.md": failure ?? "No failure recorded for this node.\n",
+        },
         secrets,
       );
     }
@@ -78,7 +100,8 @@ export function preparePromptActor(deps: ActorDeps) {
     // A leaf step starts from the tree file as loaded (the working tree was clean): tree.before.json
     // is that file as it is. A repair starts from the tree it repairs against, in canonical form.
     if (!leaf) log.write("tree.before.json", serializeTree(input.previousTree));
-    else if (secrets.length === 0 || (input.previousTreeText !== undefined && !log.redacts(input.previousTreeText))) log.copyFile("tree.before.json", file(LAYOUT.tree));
+    else if (secrets.length === 0 || (input.previousTreeText !== undefined && !log.redacts(input.previousTreeText)))
+      log.copyFile("tree.before.json", file(LAYOUT.tree));
     else log.write("tree.before.json", input.previousTreeText ?? (await readFile(file(LAYOUT.tree), "utf8")));
     return { prompt: redacted, allowedWritePaths: policy?.allowedWritePaths };
   });

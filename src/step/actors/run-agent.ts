@@ -24,7 +24,9 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
     // What is left of the run's cost budget is Claude's own cap for the session (--max-budget-usd).
     const configured = input.config.executor;
     const executor =
-      configured.kind === "claude" && costLeftUsd !== undefined ? { ...configured, max_budget_usd: Math.min(configured.max_budget_usd ?? Infinity, roundCents(costLeftUsd)) } : configured;
+      configured.kind === "claude" && costLeftUsd !== undefined
+        ? { ...configured, max_budget_usd: Math.min(configured.max_budget_usd ?? Infinity, roundCents(costLeftUsd)) }
+        : configured;
     const result = await executorFor(executor.kind).run({
       root,
       config: executor,
@@ -56,7 +58,13 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
     // Whether the agent answered decides whether a non-zero exit or its own error is a failure.
     const answered = ended && parseAgentOutput(await readOptional(log.file("output.json"))).ok;
     const failure = ended
-      ? agentFailure({ agent: executor.kind === "command" ? (executor.command?.[0] ?? "the agent") : executor.kind, exitCode: result.exitCode, ownError: session?.error, answered, stderrTail: result.stderrTail })
+      ? agentFailure({
+          agent: executor.kind === "command" ? (executor.command?.[0] ?? "the agent") : executor.kind,
+          exitCode: result.exitCode,
+          ownError: session?.error,
+          answered,
+          stderrTail: result.stderrTail,
+        })
       : undefined;
     return {
       exitCode: result.exitCode,

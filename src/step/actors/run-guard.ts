@@ -35,7 +35,14 @@ export function runGuardActor({ root, env, git, state, secrets, abortSignal, onP
       });
       const result = cleanRunResult(run);
       const output = run.guard ? result.excerpt : `The guard's setup \`${guard.setup!.join(" ")}\` failed in the clean checkout:\n${result.excerpt}`;
-      return { exitCode: result.exitCode, timedOut: result.timedOut, aborted: result.aborted, spawnError: result.spawnError, durationMs: result.durationMs, output };
+      return {
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        aborted: result.aborted,
+        spawnError: result.spawnError,
+        durationMs: result.durationMs,
+        output,
+      };
     }
     // The program found before the agent ran (its identity was checked since): not a new PATH lookup.
     const [program, ...args] = guard.command;
@@ -52,6 +59,13 @@ export function runGuardActor({ root, env, git, state, secrets, abortSignal, onP
       onOutput,
       onSpawn: (record) => recordContainment(state.journal, record),
     });
-    return { exitCode: result.exitCode, timedOut: result.timedOut, aborted: result.aborted, spawnError: result.spawnError, durationMs: result.durationMs, output: result.excerpt };
+    return {
+      exitCode: result.exitCode,
+      timedOut: result.timedOut,
+      aborted: result.aborted,
+      spawnError: result.spawnError,
+      durationMs: result.durationMs,
+      output: result.excerpt,
+    };
   });
 }
