@@ -120,7 +120,7 @@ export const iterationMachine = setup({
     outcome: context.ending ?? "failed",
     message: context.message ?? "",
     // An iteration that was (or may have been) written has a record; a refusal, nothing to do or a bug has none.
-    record: (context.ending === "committed" || context.ending === "failed") && context.start !== undefined ? iterationRecord(context) : undefined,
+    record: context.ending === "committed" || context.ending === "failed" ? recordOf(context) : undefined,
     commit: context.commit,
     error: context.bug,
   }),
@@ -447,7 +447,7 @@ export const iterationMachine = setup({
       invoke: {
         id: "persistIteration",
         src: "persistIteration",
-        input: ({ context }) => ({ record: iterationRecord(context) }),
+        input: ({ context }) => ({ record: recorded(context) }),
         onDone: { target: "commit" },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
@@ -468,7 +468,7 @@ export const iterationMachine = setup({
       invoke: {
         id: "commitIteration",
         src: "commitIteration",
-        input: ({ context }) => ({ record: iterationRecord(context), start: started(context) }),
+        input: ({ context }) => ({ record: recorded(context), start: started(context) }),
         onDone: [
           {
             guard: "hadRunnerError",
@@ -543,6 +543,26 @@ export function iterationNamed(context: IterationContext): IterationRef | undefi
   if (context.start) return { runId: context.start.runId, iteration: context.start.iteration };
   if (context.safety?.kind === "interrupted") return { runId: context.safety.interrupted.runId, iteration: context.safety.interrupted.iteration };
   return undefined;
+}
+
+/**
+ * The iteration's record, once it is numbered: from the hand-off records; for an interrupted
+ * iteration, with the node its journal names (also when its state could not be loaded).
+ */
+function recordOf(context: IterationContext) {
+  const named = iterationNamed(context);
+  if (!named) return undefined;
+  if (context.safety?.kind !== "interrupted") return iterationRecord(context);
+  const { interrupted } = context.safety;
+  return iterationRecord({
+    ...context,
+    start: context.start ?? { ...named, stepKind: interrupted.stepKind },
+    journalNodeId: interrupted.nodeId ?? undefined,
+  });
+}
+
+function recorded(context: IterationContext) {
+  return present(recordOf(context), "the iteration's number");
 }
 
 /** The run the step works on, as the safety check found it. */

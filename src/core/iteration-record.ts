@@ -46,10 +46,13 @@ export interface RecordSource {
     runId: string;
     iteration: number;
     stepKind: StepKind;
-    config: ResolvedConfig;
+    /** Absent only for an interrupted iteration whose state could not be loaded (recorded from its journal alone). */
+    config?: ResolvedConfig;
     repair?: { treeProblems: Problem[] };
   };
   leaf?: LeafSelection;
+  /** The node as the journal names it, when no leaf of the tree is at hand (an interrupted iteration). */
+  journalNodeId?: string;
   answer?: { collected: CollectedFacts; verdict: ResultVerdict };
   judgement?: Judgement;
   update?: {
@@ -74,7 +77,7 @@ export function iterationRecord(source: RecordSource): IterationRecord {
     runId: start.runId,
     iteration: start.iteration,
     stepKind: start.stepKind,
-    nodeId: leaf?.id,
+    nodeId: leaf?.id ?? (isRepair ? undefined : source.journalNodeId),
     kind: recordKind(source, changedPaths),
     // A re-check has no agent, so no status.
     status: start.stepKind === "recheck" ? undefined : runnerError ? "retry" : (update?.outcome.status ?? output?.status),
@@ -91,7 +94,7 @@ export function iterationRecord(source: RecordSource): IterationRecord {
     treeProblems: verdict?.kind === "agentTreeInvalid" || verdict?.kind === "recovered" ? verdict.treeProblems : (start.repair?.treeProblems ?? []),
     changedPaths,
     derivedPasses: update?.updated?.derivedPasses ?? [],
-    protectedChanged: pathsInside(changedPaths, start.config.guard.protectedPaths),
+    protectedChanged: start.config ? pathsInside(changedPaths, start.config.guard.protectedPaths) : [],
     agentGit: source.answer?.collected.git,
     // (a tree left invalid is no progress; a repair is progress only if the tree differs from the last valid one)
     progressed: update?.progressed ?? false,
