@@ -11,7 +11,7 @@ import type { RunNotice, RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";
 import type { ProgressEvent } from "../step/deps.js";
 import { EXIT } from "../exit-codes.js";
-import { iterationLines } from "./commands/step.js";
+import { iterationLines } from "./step-report.js";
 import { clipToWidth, printable, rowsOf } from "./display-width.js";
 import { leafCount, type LeafCount } from "./progress-facts.js";
 import { clockText } from "./run-in-progress.js";
