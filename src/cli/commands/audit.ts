@@ -6,17 +6,13 @@ import { GitRepo } from "../../adapters/git.js";
 import { replayPasses } from "../../adapters/replay.js";
 import { auditHistory, runBase } from "../../adapters/run-audit.js";
 import { processEnv } from "../environment.js";
-import { loopSubjectPattern, parseCommitSubject, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
-import { RefusalError, UsageError } from "../../errors.js";
+import { loopSubjectPattern, parseCommitSubject, runIdFromBranch } from "../../core/run-id.js";
+import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 
 export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; replay?: boolean }): Promise<number> {
-  if (argv.runId !== undefined) {
-    const problem = runIdProblem(argv.runId);
-    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
-  }
   const root = findProjectRoot(argv.C);
   if (!existsSync(path.join(root, ".git"))) throw new RefusalError(`${root} is not the top folder of a git repository; there is no run to audit.`);
   const git = new GitRepo(root);

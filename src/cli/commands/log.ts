@@ -15,7 +15,7 @@ import { eventsFile, iterationDir } from "../../core/layout.js";
 import { oneLine } from "../../core/text-limits.js";
 import type { Highlight } from "../../diagram/render.js";
 import { loopRecords, type LoopRecord } from "../../core/loop-history.js";
-import { loopSubjectPattern, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
+import { loopSubjectPattern, runIdFromBranch } from "../../core/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { guardOutputOf, lastLines } from "../guard-tail.js";
@@ -160,10 +160,6 @@ function fieldText(key: string, value: LogEntry[keyof LogEntry]): string {
 export async function run(
   argv: GlobalArgs & { json?: boolean; runId?: string; iteration?: number; diagram?: boolean; format?: "dot" | "svg"; output?: string },
 ): Promise<number> {
-  if (argv.runId !== undefined) {
-    const problem = runIdProblem(argv.runId);
-    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
-  }
   const root = findProjectRoot(argv.C);
   const [{ runId, entries }, working] = await Promise.all([readRunLog(root, argv.runId), runInProgress(root)]);
   const style = styleFor(process.stdout);

@@ -6,8 +6,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { findNode, orderedChildren, parentIds, type TaskNode, type TaskTree } from "../../core/tree.js";
-import { runIdFromBranch, runIdProblem } from "../../core/run-id.js";
-import { RefusalError, UsageError } from "../../errors.js";
+import { runIdFromBranch } from "../../core/run-id.js";
+import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { firstLines } from "../guard-tail.js";
 import { printJson, printLine } from "../output.js";
@@ -48,10 +48,6 @@ async function nodeHistory(root: string, nodeId: string, runIdOption: string | u
 export async function run(argv: GlobalArgs & { nodeId?: string; json?: boolean; runId?: string }): Promise<number> {
   // (the parser refuses a missing <node-id>: the command table declares it required)
   const nodeId = argv.nodeId ?? "";
-  if (argv.runId !== undefined) {
-    const problem = runIdProblem(argv.runId);
-    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
-  }
   const root = findProjectRoot(argv.C);
   const tree = await loadValidTree(root);
   const node = findNode(tree, nodeId);

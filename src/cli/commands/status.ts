@@ -5,10 +5,9 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { sumIterationUsage } from "../../adapters/iteration-usage.js";
 import { describeUsage, type UsageTotals } from "../../core/agent-usage.js";
-import { loopSubjectPattern, parseCommitSubject, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
+import { loopSubjectPattern, parseCommitSubject, runIdFromBranch } from "../../core/run-id.js";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { orderedChildren, walkTree, type TaskNode } from "../../core/tree.js";
-import { UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { displayWidth } from "../display-width.js";
 import { printJson, printLine } from "../output.js";
@@ -26,10 +25,6 @@ interface RunInfo {
 
 export async function run(argv: GlobalArgs & { json?: boolean; runId?: string }): Promise<number> {
   const root = findProjectRoot(argv.C);
-  if (argv.runId !== undefined) {
-    const problem = runIdProblem(argv.runId);
-    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
-  }
   const [tree, runInfo, working] = await Promise.all([loadValidTree(root), readRunInfo(root, argv.runId), runInProgress(root)]);
   const selection = selectLeftmostOpenLeaf(tree);
   const nextId = selection.kind === "leaf" ? selection.leaf.id : undefined;
