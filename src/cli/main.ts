@@ -24,4 +24,3 @@ export async function main(argv: string[]): Promise<number> {
     return exitCodeOfError(error);
   }
 }
-

@@ -4,6 +4,7 @@
 // run's usage summed at the end; a runner at work in the repository named first. One iteration
 // (--iteration N) adds, for a red guard, the last lines of the guard's output: from the commit's
 // failure section (so on a fresh clone too) and, where the local log has it, from guard.log.
+import { formatDuration } from "../../core/durations.js";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { GitRepo } from "../../adapters/git.js";
@@ -201,7 +202,7 @@ export async function run(
     e.runner_error ? "error" : (e.agent_status ?? "-"),
     e.guard_outcome,
     e.attempts ?? "-",
-    e.duration_ms === null ? "-" : `${(e.duration_ms / 1000).toFixed(1)}s`,
+    e.duration_ms === null ? "-" : formatDuration(e.duration_ms, "clock"),
     e.usage ? `${shortCount(e.usage.input_tokens)}/${shortCount(e.usage.output_tokens)}` : "-",
     e.usage?.cost_usd != null ? formatCost(e.usage.cost_usd) : "-",
     oneLine(e.runner_error ?? e.summary, 80),

@@ -47,4 +47,3 @@ async function liveBlock(root: string, runIdOption: string | undefined, style: S
   const [runId, leaves] = await Promise.all([runIdOption ?? branchRunId(root), currentLeaves(root)]);
   return terminalView(process.stdout, Date.now, runId ?? "(no run branch)", { style, facts: { startedAt, maxIterations: 1, leaves } });
 }
-
