@@ -5,7 +5,7 @@
 export function formatDuration(ms: number, form: "clock" | "words" = "words"): string {
   const clock = form === "clock";
   if (!Number.isFinite(ms) || ms < 0) ms = 0;
-  if (!clock && ms < 1000) return `${Math.round(ms)} ms`;
+  if (!clock && ms < 1000) return ms === 0 ? "0 s" : `${Math.round(ms)} ms`;
   if (ms < (clock ? 59_950 : 10_000)) return clock ? `${(ms / 1000).toFixed(1)}s` : `${(ms / 1000).toFixed(1)} s`;
   const seconds = Math.round(ms / 1000);
   if (seconds < 60) return `${seconds} s`;
