@@ -89,7 +89,7 @@ async function guardLogTail(
 
 async function toEntry(root: string, runId: string, record: LoopRecord): Promise<LogEntry> {
   const subject = record.subject;
-  const meta = await readIterationMeta(root, runId, subject.iteration);
+  const meta = await readIterationMeta(root, runId, subject.iteration, record.sha);
   const guardOutput = guardOutputOf(record.failure);
   const guardFailed = guardOutput !== undefined || (subject.kind !== "repair" && subject.guard === "fail");
   const durations = object(meta?.durations);

@@ -136,9 +136,9 @@ async function readRunInfo(root: string, runIdOption: string | undefined): Promi
   if (runId === undefined || status.head === undefined)
     return { branch: status.branch ?? null, runId: runId ?? null, iterations: 0, usage: undefined };
   const commits = await git.loopCommits(loopSubjectPattern(runId));
-  const numbers = commits
-    .map((commit) => parseCommitSubject(commit.subject))
-    .filter((subject) => subject?.runId === runId)
-    .map((subject) => subject!.iteration);
-  return { branch: status.branch ?? null, runId, iterations: numbers.length, usage: await sumIterationUsage(root, runId, numbers) };
+  const iterations = commits.flatMap((commit) => {
+    const subject = parseCommitSubject(commit.subject);
+    return subject?.runId === runId ? [{ iteration: subject.iteration, commit: commit.sha }] : [];
+  });
+  return { branch: status.branch ?? null, runId, iterations: iterations.length, usage: await sumIterationUsage(root, runId, iterations) };
 }
