@@ -7,8 +7,8 @@
 import { formatDuration } from "../../core/durations.js";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { GitRepo } from "../../adapters/git.js";
 import { readIterationMeta } from "../../adapters/iteration-usage.js";
+import { resolveRun, type ResolvedRun } from "../../adapters/resolve-run.js";
 import { parseEvents } from "../../report/local-log.js";
 import { readOptional } from "../../adapters/project-files.js";
 import { addUsage, describeUsage, formatCost, shortCount, usageFromMeta, type UsageTotals } from "../../core/agent-usage.js";
@@ -16,7 +16,6 @@ import { eventsFile, iterationDir } from "../../core/layout.js";
 import { oneLine } from "../../core/text-limits.js";
 import type { Highlight } from "../../diagram/render.js";
 import { loopRecords, type LoopRecord } from "../../core/loop-history.js";
-import { loopSubjectPattern, runIdFromBranch } from "../../core/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { guardOutputOf, lastLines } from "../guard-tail.js";
@@ -58,17 +57,14 @@ const GUARD_LINES = 10;
 
 export async function readRunLog(root: string, runIdOption: string | undefined): Promise<{ runId: string; entries: LogEntry[] }> {
   if (!existsSync(path.join(root, ".git"))) throw new RefusalError(`${root} is not the top folder of a git repository; there is no run to show.`);
-  const git = new GitRepo(root);
-  const status = await git.status();
-  const runId = runIdOption ?? runIdFromBranch(status.branch);
-  if (runId === undefined) {
-    throw new RefusalError(`Branch ${status.branch ?? "(detached)"} is not a runner/<run-id> branch; check out a run branch or pass --run-id.`);
-  }
-  if (status.head === undefined) return { runId, entries: [] };
-  const commits = await git.loopCommits(loopSubjectPattern(runId));
-  const records = loopRecords(commits, runId).reverse();
-  const entries = await Promise.all(records.map((record) => toEntry(root, runId, record)));
-  return { runId, entries };
+  return runLog(root, await resolveRun(root, runIdOption));
+}
+
+/** The run's iterations, oldest first, each with what its local log adds. */
+export async function runLog(root: string, run: ResolvedRun): Promise<{ runId: string; entries: LogEntry[] }> {
+  const records = loopRecords(run.loopCommits, run.runId).reverse();
+  const entries = await Promise.all(records.map((record) => toEntry(root, run.runId, record)));
+  return { runId: run.runId, entries };
 }
 
 /** The last lines of the local guard.log of an iteration, when the local log is this commit's (a run id used twice has another's). */

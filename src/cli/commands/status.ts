@@ -5,7 +5,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { sumIterationUsage } from "../../adapters/iteration-usage.js";
 import { describeUsage, type UsageTotals } from "../../core/agent-usage.js";
-import { loopSubjectPattern, parseCommitSubject, runIdFromBranch } from "../../core/run-id.js";
+import { parseCommitSubject } from "../../core/run-id.js";
+import { checkedOutBranch } from "../../adapters/run-trees.js";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { orderedChildren, walkTree, type TaskNode } from "../../core/tree.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -129,16 +130,10 @@ export function renderTree(root: TaskNode, nextId: string | undefined, style: St
 
 async function readRunInfo(root: string, runIdOption: string | undefined): Promise<RunInfo> {
   if (!existsSync(path.join(root, ".git"))) return { branch: null, runId: runIdOption ?? null, iterations: 0, usage: undefined };
-  const { GitRepo } = await import("../../adapters/git.js");
-  const git = new GitRepo(root);
-  const status = await git.status();
-  const runId = runIdOption ?? runIdFromBranch(status.branch);
-  if (runId === undefined || status.head === undefined)
-    return { branch: status.branch ?? null, runId: runId ?? null, iterations: 0, usage: undefined };
-  const commits = await git.loopCommits(loopSubjectPattern(runId));
-  const iterations = commits.flatMap((commit) => {
-    const subject = parseCommitSubject(commit.subject);
-    return subject?.runId === runId ? [{ iteration: subject.iteration, commit: commit.sha }] : [];
-  });
-  return { branch: status.branch ?? null, runId, iterations: iterations.length, usage: await sumIterationUsage(root, runId, iterations) };
+  const { findRun } = await import("../../adapters/resolve-run.js");
+  const run = await findRun(root, runIdOption);
+  if (run === undefined)
+    return { branch: (await checkedOutBranch(root).catch(() => undefined)) ?? null, runId: null, iterations: 0, usage: undefined };
+  const iterations = run.loopCommits.map((commit) => ({ iteration: parseCommitSubject(commit.subject)!.iteration, commit: commit.sha }));
+  return { branch: run.branch ?? null, runId: run.runId, iterations: iterations.length, usage: await sumIterationUsage(root, run.runId, iterations) };
 }
