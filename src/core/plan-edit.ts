@@ -333,3 +333,56 @@ export function extendTree(before: TaskTree, spec: NewNode, defaultMax: number, 
   if (old.order !== 0) throw new PlanEditError(`The root's order is ${old.order}, not 0; the passed root must keep its fields, so edit nothing and report this.`);
   return finish("extend", id, before, draft, [`new root ${quote(id)} over the passed ${quote(before.root.id)}`, `added ${quote(work.id)} under ${quote(id)}`]);
 }
+
+const NEW_NODE_KEYS = new Set(["id", "order", "title", "goal", "acceptance", "max_attempts", "children"]);
+const OWNED_KEYS = new Set(["passes", "attempts"]);
+
+/**
+ * The nodes of an `--from-file` document: one node or an array of them, each with a title and
+ * optionally id, order, goal, acceptance, max_attempts and children. `passes` and `attempts` are the
+ * runner's and refused; so is any other key.
+ */
+export function newNodesFromJson(data: unknown, where = "$"): NewNode[] {
+  const items = Array.isArray(data) ? data : [data];
+  return items.map((item, i) => newNodeFromJson(item, Array.isArray(data) ? `${where}[${i}]` : where));
+}
+
+function newNodeFromJson(item: unknown, where: string): NewNode {
+  if (item === null || typeof item !== "object" || Array.isArray(item)) throw new PlanEditError(`${where} must be a node object with at least a "title".`);
+  const value = item as Record<string, unknown>;
+  for (const key of Object.keys(value)) {
+    if (OWNED_KEYS.has(key))
+      throw new PlanEditError(`${where}.${key} is the runner's own field (a new node starts open with no attempt); remove it from the file.`);
+    if (!NEW_NODE_KEYS.has(key))
+      throw new PlanEditError(`${where}.${key} is not a node field; use id, order, title, goal, acceptance, max_attempts and children.`);
+  }
+  const text = (key: string): string | undefined => {
+    if (value[key] === undefined) return undefined;
+    if (typeof value[key] !== "string") throw new PlanEditError(`${where}.${key} must be a string.`);
+    return value[key];
+  };
+  const integer = (key: string): number | undefined => {
+    if (value[key] === undefined) return undefined;
+    if (!Number.isSafeInteger(value[key])) throw new PlanEditError(`${where}.${key} must be a whole number.`);
+    return value[key] as number;
+  };
+  const title = text("title");
+  if (title === undefined) throw new PlanEditError(`${where} has no "title"; every node needs one.`);
+  const acceptance = value.acceptance;
+  if (acceptance !== undefined && (!Array.isArray(acceptance) || acceptance.some((line) => typeof line !== "string")))
+    throw new PlanEditError(`${where}.acceptance must be an array of strings.`);
+  const children = value.children;
+  if (children !== undefined && !Array.isArray(children)) throw new PlanEditError(`${where}.children must be an array of nodes.`);
+  const spec: NewNode = { title };
+  const id = text("id");
+  if (id !== undefined) spec.id = id;
+  const goal = text("goal");
+  if (goal !== undefined) spec.goal = goal;
+  if (acceptance !== undefined) spec.acceptance = acceptance as string[];
+  const order = integer("order");
+  if (order !== undefined) spec.order = order;
+  const max = integer("max_attempts");
+  if (max !== undefined) spec.maxAttempts = max;
+  if (children !== undefined) spec.children = children.map((child, i) => newNodeFromJson(child, `${where}.children[${i}]`));
+  return spec;
+}
