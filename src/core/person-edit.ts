@@ -152,3 +152,46 @@ function subjectMismatch(subject: PersonEditSubject, input: PersonEditInput, tre
         : `${says}, but the new root does not hold the old one`;
   }
 }
+
+/** A person's edit as `runner log` and `runner show` list it (not judged: `runner audit` does that). */
+export interface PersonEditEntry {
+  commit: string;
+  subject: string;
+  made: "runner" | "hand";
+  verb: PersonEditVerb | null;
+  target: string | null;
+  author: string | null;
+  /** The iteration it came after (0: before the first). */
+  after_iteration: number;
+}
+
+/**
+ * The person's edits among a run's commits after its base (oldest first): commits that are not loop
+ * commits and carry a person-edit subject or change only the runner's files.
+ */
+export function personEditsAmong(
+  commits: readonly { sha: string; subject: string; author?: string; changedPaths: readonly string[] }[],
+  isLoopCommit: (subject: string) => number | undefined,
+): PersonEditEntry[] {
+  const edits: PersonEditEntry[] = [];
+  let iteration = 0;
+  for (const commit of commits) {
+    const loop = isLoopCommit(commit.subject);
+    if (loop !== undefined) {
+      iteration = loop;
+      continue;
+    }
+    const subject = parsePersonEditSubject(commit.subject);
+    if (!subject && !onlyRunnerFiles(commit.changedPaths)) continue;
+    edits.push({
+      commit: commit.sha,
+      subject: commit.subject,
+      made: subject ? "runner" : "hand",
+      verb: subject?.verb ?? null,
+      target: subject?.target ?? null,
+      author: commit.author ?? null,
+      after_iteration: iteration,
+    });
+  }
+  return edits;
+}

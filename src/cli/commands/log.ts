@@ -15,7 +15,9 @@ import { eventsFile, iterationDir } from "../../core/layout.js";
 import { oneLine } from "../../core/text-limits.js";
 import type { Highlight } from "../../diagram/render.js";
 import { loopRecords, type LoopRecord } from "../../core/loop-history.js";
-import { loopSubjectPattern, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
+import { loopSubjectPattern, parseCommitSubject, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
+import { personEditsAmong, type PersonEditEntry } from "../../core/person-edit.js";
+import { runBase } from "../../adapters/run-audit.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { guardOutputOf, lastLines } from "../guard-tail.js";
@@ -55,7 +57,10 @@ export interface LogEntry {
 /** How many of the guard's last lines one iteration shows. */
 const GUARD_LINES = 10;
 
-export async function readRunLog(root: string, runIdOption: string | undefined): Promise<{ runId: string; entries: LogEntry[] }> {
+export async function readRunLog(
+  root: string,
+  runIdOption: string | undefined,
+): Promise<{ runId: string; entries: LogEntry[]; personEdits: PersonEditEntry[] }> {
   if (!existsSync(path.join(root, ".git"))) throw new RefusalError(`${root} is not the top folder of a git repository; there is no run to show.`);
   const git = new GitRepo(root);
   const status = await git.status();
@@ -63,11 +68,24 @@ export async function readRunLog(root: string, runIdOption: string | undefined):
   if (runId === undefined) {
     throw new RefusalError(`Branch ${status.branch ?? "(detached)"} is not a runner/<run-id> branch; check out a run branch or pass --run-id.`);
   }
-  if (status.head === undefined) return { runId, entries: [] };
+  if (status.head === undefined) return { runId, entries: [], personEdits: [] };
   const commits = await git.loopCommits(loopSubjectPattern(runId));
   const records = loopRecords(commits, runId).reverse();
-  const entries = await Promise.all(records.map((record) => toEntry(root, runId, record)));
-  return { runId, entries };
+  const [entries, personEdits] = await Promise.all([Promise.all(records.map((record) => toEntry(root, runId, record))), runPersonEdits(git, runId, records)]);
+  return { runId, entries, personEdits };
+}
+
+/** A person's edits between the run's first loop commit's parent and HEAD, in history order. */
+async function runPersonEdits(git: GitRepo, runId: string, records: readonly LoopRecord[]): Promise<PersonEditEntry[]> {
+  const first = records[0];
+  if (!first) return [];
+  const base = await runBase(git, first.sha);
+  if (base === undefined) return [];
+  const iterationOf = (subject: string) => {
+    const parsed = parseCommitSubject(subject);
+    return parsed?.runId === runId ? parsed.iteration : undefined;
+  };
+  return personEditsAmong(await git.commitsSince(base), iterationOf);
 }
 
 /** The last lines of the local guard.log of an iteration, when the local log is this commit's (a run id used twice has another's). */
@@ -165,7 +183,7 @@ export async function run(
     if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
   }
   const root = findProjectRoot(argv.C);
-  const [{ runId, entries }, working] = await Promise.all([readRunLog(root, argv.runId), runInProgress(root)]);
+  const [{ runId, entries, personEdits }, working] = await Promise.all([readRunLog(root, argv.runId), runInProgress(root)]);
   const style = styleFor(process.stdout);
   if (argv.diagram) {
     if (argv.iteration === undefined) throw new UsageError("--diagram needs --iteration N: the iteration whose path to highlight.");
@@ -189,7 +207,7 @@ export async function run(
   }
   const usage = runUsage(entries);
   if (argv.json) {
-    printJson({ run_id: runId, iterations: entries, usage: usage ?? null, in_progress: working ?? null });
+    printJson({ run_id: runId, iterations: entries, person_edits: personEdits, usage: usage ?? null, in_progress: working ?? null });
     return 0;
   }
   if (working) printLine(style.warning(describeRunInProgress(working, Date.now())));
@@ -217,6 +235,13 @@ export async function run(
   printLine(style.dim(format(header)));
   for (const [i, row] of rows.entries()) printLine(style.tone(rowTone(entries[i]!), format(row)));
   if (usage) printLine(`usage: ${describeUsage(usage)}`);
+  if (personEdits.length > 0) {
+    printLine(`a person's edits (${personEdits.length}), not iterations:`);
+    for (const edit of personEdits)
+      printLine(
+        `  after iteration ${edit.after_iteration}: ${edit.commit.slice(0, 7)} ${edit.subject} (${edit.made === "hand" ? "by hand, " : ""}by ${edit.author ?? "?"})`,
+      );
+  }
   return 0;
 }
 
