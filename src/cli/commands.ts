@@ -28,6 +28,11 @@ export const COMMANDS = [
       goal: { type: "string", describe: "The project goal (written to .runner/GOAL.md and the root node)", value: "text" },
       "max-attempts": { type: "integer", default: 3, min: 1, describe: "max_attempts of the root node", value: "n" },
       executor: { type: "string", choices: ["codex", "claude", "command", "demo"], default: "codex", describe: "The agent the config starts with" },
+      plan: {
+        type: "string",
+        describe: "Build the tree from a plan: a Markdown checklist or headings, ralph's prd.json, task-master's tasks.json",
+        value: "file",
+      },
     },
     load: () => import("./commands/init.js"),
   }),
