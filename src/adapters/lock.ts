@@ -59,7 +59,13 @@ export class RepositoryLock {
    * over between two iterations. Gives up after `timeoutMs` with the holder named.
    */
   async acquireWaiting(now: () => number, timeoutMs: number, pollMs = 200): Promise<void> {
-    const record: LockRecord = { pid: process.pid, start: processStart(process.pid), host: hostname(), command: this.command, since: new Date(now()).toISOString() };
+    const record: LockRecord = {
+      pid: process.pid,
+      start: processStart(process.pid),
+      host: hostname(),
+      command: this.command,
+      since: new Date(now()).toISOString(),
+    };
     writeFileSync(this.waitingFile, `${JSON.stringify(record)}\n`);
     const deadline = now() + timeoutMs;
     try {

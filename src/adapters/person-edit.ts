@@ -26,7 +26,7 @@ export async function personIdentity(git: GitRepo, env: Readonly<Record<string, 
   const configured = await git.identity();
   if (configured.name && configured.email) return { name: configured.name, email: configured.email };
   throw new RefusalError(
-    "A person's edit is committed in your name, and git knows none; set it (`git config user.name \"…\"` and `git config user.email …`), then edit again.",
+    'A person\'s edit is committed in your name, and git knows none; set it (`git config user.name "…"` and `git config user.email …`), then edit again.',
   );
 }
 
@@ -34,7 +34,8 @@ export async function personIdentity(git: GitRepo, env: Readonly<Record<string, 
 export async function editTarget(root: string): Promise<{ branch: string; head: string; runId: string | undefined }> {
   const { branch, sha } = await new GitRepo(root).head();
   if (sha === undefined) throw new RefusalError("The repository has no commits yet; commit your project (with .runner/) first, then edit the plan.");
-  if (branch === undefined) throw new RefusalError("HEAD is detached; check out the branch the edit belongs on (the run's runner/<id>, or main), then edit again.");
+  if (branch === undefined)
+    throw new RefusalError("HEAD is detached; check out the branch the edit belongs on (the run's runner/<id>, or main), then edit again.");
   return { branch, head: sha, runId: runIdFromBranch(branch) };
 }
 

@@ -24,7 +24,13 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
   };
   // config.toml at each commit that changed it (a person's fix of the guard is judged valid or not).
   const configChanges = commits.filter((commit) => commit.changedPaths.includes(LAYOUT.config));
-  const configTexts = configChanges.length === 0 ? [] : await git.fileAtRevisions(configChanges.map((c) => c.sha), LAYOUT.config);
+  const configTexts =
+    configChanges.length === 0
+      ? []
+      : await git.fileAtRevisions(
+          configChanges.map((c) => c.sha),
+          LAYOUT.config,
+        );
   const configValid = new Map(configChanges.map((commit, i) => [commit.sha, configTexts[i] !== undefined && parseConfig(configTexts[i]!).ok]));
   return auditRun(
     runId,

@@ -119,7 +119,10 @@ export const COMMANDS = [
     name: "config",
     describe: "A person's edit of .runner/state/config.toml: set one key (e.g. guard.command), checked, committed and audited",
     positional: { name: "key", describe: "section.key, e.g. guard.command or limits.max_iterations", required: true },
-    options: { set: { type: "string", describe: 'The new value: a TOML value, or plain text (an argv key splits it: "npm test")', value: "value" }, wait },
+    options: {
+      set: { type: "string", describe: 'The new value: a TOML value, or plain text (an argv key splits it: "npm test")', value: "value" },
+      wait,
+    },
     load: async () => ({ run: (await steer()).config }),
   }),
   command({

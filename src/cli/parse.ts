@@ -122,7 +122,11 @@ function checkValue(name: string, option: OptionSpec, value: string, command: st
 
 const flag = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
 const valueName = (option: OptionSpec) =>
-  option.type === "boolean" ? "" : option.type === "string" && !option.multiple && option.choices ? option.choices.join("|") : (option.value ?? option.type);
+  option.type === "boolean"
+    ? ""
+    : option.type === "string" && !option.multiple && option.choices
+      ? option.choices.join("|")
+      : (option.value ?? option.type);
 
 /** ` (did you mean X?)` for the closest name within two edits, else nothing. */
 function suggestion(given: string, names: readonly string[], show: (name: string) => string = (name) => name): string {

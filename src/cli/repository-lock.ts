@@ -26,7 +26,9 @@ export async function withEditLock<T>(root: string, command: string, wait: boole
     else lock.acquire(Date.now);
   } catch (error) {
     if (error instanceof RefusalError && !wait)
-      throw new RefusalError(`${error.message.replace(/; wait for it.*$/, "")}; pass --wait to make the edit between two of its iterations, or try again when it has stopped.`);
+      throw new RefusalError(
+        `${error.message.replace(/; wait for it.*$/, "")}; pass --wait to make the edit between two of its iterations, or try again when it has stopped.`,
+      );
     throw error;
   }
   try {

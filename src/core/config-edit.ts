@@ -47,7 +47,9 @@ export function setConfigValue(text: string, key: string, value: unknown): strin
   const result = next.join("\n");
   const parsed = parseConfig(result);
   if (!parsed.ok)
-    throw new PlanEditError(`With ${key} = ${stringifyToml({ v: value }).trim().slice(4)} the config is invalid (${formatProblem(parsed.problems[0]!)}); nothing was written.`);
+    throw new PlanEditError(
+      `With ${key} = ${stringifyToml({ v: value }).trim().slice(4)} the config is invalid (${formatProblem(parsed.problems[0]!)}); nothing was written.`,
+    );
   const raw = parseToml(result) as Record<string, Record<string, unknown>>;
   if (JSON.stringify(raw[section]?.[name]) !== JSON.stringify(value))
     throw new PlanEditError(`${key} spans several lines in config.toml; edit it there by hand (then commit), or put it on one line first.`);

@@ -98,7 +98,9 @@ export function judgePersonEdit(input: PersonEditInput): PersonEditFinding {
   const problems: string[] = [];
   const outside = input.changedPaths.filter((file) => !file.startsWith(`${RUNNER_DIR}/`));
   if (outside.length > 0)
-    problems.push(`a person's edit changed files outside ${RUNNER_DIR}/ (${outside.slice(0, 3).join(", ")}); project work is the agent's, in iterations`);
+    problems.push(
+      `a person's edit changed files outside ${RUNNER_DIR}/ (${outside.slice(0, 3).join(", ")}); project work is the agent's, in iterations`,
+    );
   if (input.configValid === false) problems.push(`${LAYOUT.config} is invalid after the edit`);
   const treeChanged = input.changedPaths.includes(LAYOUT.tree);
   if (treeChanged) {

@@ -122,7 +122,8 @@ export function ownedFieldProblems(before: TaskTree, after: TaskTree): string[] 
       return;
     }
     if (node.attempts !== was.attempts) problems.push(`attempts of ${quote(node.id)} moved from ${was.attempts} to ${node.attempts}`);
-    if (node.passes !== was.passes && !derived) problems.push(`passes of ${quote(node.id)} changed from ${was.passes} to ${node.passes} without a green guard`);
+    if (node.passes !== was.passes && !derived)
+      problems.push(`passes of ${quote(node.id)} changed from ${was.passes} to ${node.passes} without a green guard`);
   });
   return problems;
 }
@@ -165,10 +166,12 @@ function buildNode(spec: NewNode, taken: Set<string>, order: number, defaultMax:
     throw new PlanEditError(
       `${where} id ${quote(id)} is not a valid node id; use 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit.`,
     );
-  if (taken.has(id)) throw new PlanEditError(`${where} id ${quote(id)} is already used in the tree; ids are unique, pick another (or leave it out to derive one).`);
+  if (taken.has(id))
+    throw new PlanEditError(`${where} id ${quote(id)} is already used in the tree; ids are unique, pick another (or leave it out to derive one).`);
   taken.add(id);
   const max = spec.maxAttempts ?? defaultMax;
-  if (!Number.isSafeInteger(max) || max < 1) throw new PlanEditError(`${where} max_attempts must be a whole number of at least 1, not ${String(max)}.`);
+  if (!Number.isSafeInteger(max) || max < 1)
+    throw new PlanEditError(`${where} max_attempts must be a whole number of at least 1, not ${String(max)}.`);
   const node: TaskNode = {
     id,
     order: spec.order ?? order,
@@ -273,7 +276,8 @@ export function moveNode(before: TaskTree, nodeId: string, parentId: string, ord
 export function removeNode(before: TaskTree, nodeId: string): PlanEdit {
   const draft = sortedCopy(before);
   const { node, parent } = locate(draft, nodeId);
-  if (!parent) throw new PlanEditError(`${quote(nodeId)} is the root and cannot be removed; remove its children, or start a new plan with \`runner init\`.`);
+  if (!parent)
+    throw new PlanEditError(`${quote(nodeId)} is the root and cannot be removed; remove its children, or start a new plan with \`runner init\`.`);
   requireOpen(node, "removed");
   if (hasPassedNode(node))
     throw new PlanEditError(`${quote(nodeId)} holds a passed node, and passed nodes are immutable; remove its open children one by one instead.`);
@@ -296,7 +300,9 @@ export function unstickLeaf(before: TaskTree, nodeId: string, more: number | und
   if (!Number.isSafeInteger(extra) || extra < 1) throw new PlanEditError(`--attempts must be a whole number of at least 1, not ${String(extra)}.`);
   const from = node.max_attempts;
   node.max_attempts = from + extra;
-  return finish("unstick", nodeId, before, draft, [`max_attempts of ${quote(nodeId)} from ${from} to ${node.max_attempts} (attempts spent: ${node.attempts})`]);
+  return finish("unstick", nodeId, before, draft, [
+    `max_attempts of ${quote(nodeId)} from ${from} to ${node.max_attempts} (attempts spent: ${node.attempts})`,
+  ]);
 }
 
 /**
@@ -330,8 +336,12 @@ export function extendTree(before: TaskTree, spec: NewNode, defaultMax: number, 
       children: [{ ...old, order: 0 }, work],
     },
   };
-  if (old.order !== 0) throw new PlanEditError(`The root's order is ${old.order}, not 0; the passed root must keep its fields, so edit nothing and report this.`);
-  return finish("extend", id, before, draft, [`new root ${quote(id)} over the passed ${quote(before.root.id)}`, `added ${quote(work.id)} under ${quote(id)}`]);
+  if (old.order !== 0)
+    throw new PlanEditError(`The root's order is ${old.order}, not 0; the passed root must keep its fields, so edit nothing and report this.`);
+  return finish("extend", id, before, draft, [
+    `new root ${quote(id)} over the passed ${quote(before.root.id)}`,
+    `added ${quote(work.id)} under ${quote(id)}`,
+  ]);
 }
 
 const NEW_NODE_KEYS = new Set(["id", "order", "title", "goal", "acceptance", "max_attempts", "children"]);
@@ -348,7 +358,8 @@ export function newNodesFromJson(data: unknown, where = "$"): NewNode[] {
 }
 
 function newNodeFromJson(item: unknown, where: string): NewNode {
-  if (item === null || typeof item !== "object" || Array.isArray(item)) throw new PlanEditError(`${where} must be a node object with at least a "title".`);
+  if (item === null || typeof item !== "object" || Array.isArray(item))
+    throw new PlanEditError(`${where} must be a node object with at least a "title".`);
   const value = item as Record<string, unknown>;
   for (const key of Object.keys(value)) {
     if (OWNED_KEYS.has(key))

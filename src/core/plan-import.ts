@@ -25,7 +25,9 @@ export function planFormat(name: string, text: string): PlanFormat {
   try {
     data = JSON.parse(text);
   } catch {
-    throw new PlanEditError(`${name} is neither Markdown (.md) nor valid JSON; give a Markdown checklist, ralph's prd.json or task-master's tasks.json.`);
+    throw new PlanEditError(
+      `${name} is neither Markdown (.md) nor valid JSON; give a Markdown checklist, ralph's prd.json or task-master's tasks.json.`,
+    );
   }
   if (isObject(data) && Array.isArray(data.userStories)) return "ralph";
   if (isObject(data) && (Array.isArray(data.tasks) || Object.values(data).some((value) => isObject(value) && Array.isArray(value.tasks))))
@@ -38,13 +40,19 @@ export function planFormat(name: string, text: string): PlanFormat {
 /** The tree of a plan file; `goal` (from --goal) overrides the root's goal where given. */
 export function importPlan(name: string, text: string, options: { maxAttempts: number; goal?: string }): TaskTree {
   const format = planFormat(name, text);
-  const root = format === "markdown" ? fromMarkdown(name, text) : format === "ralph" ? fromRalph(name, JSON.parse(text)) : fromTaskMaster(name, JSON.parse(text));
+  const root =
+    format === "markdown"
+      ? fromMarkdown(name, text)
+      : format === "ralph"
+        ? fromRalph(name, JSON.parse(text))
+        : fromTaskMaster(name, JSON.parse(text));
   if (options.goal?.trim()) root.goal = [options.goal.trim()];
   const taken = new Set<string>(["root"]);
   const build = (draft: Draft, order: number): TaskNode => {
     let id = draft.id;
     if (id !== undefined) {
-      if (!ID_PATTERN.test(id)) throw new PlanEditError(`${name}: ${JSON.stringify(id)} cannot be a node id; ids use letters, digits, '.', '_' and '-'.`);
+      if (!ID_PATTERN.test(id))
+        throw new PlanEditError(`${name}: ${JSON.stringify(id)} cannot be a node id; ids use letters, digits, '.', '_' and '-'.`);
       if (taken.has(id)) throw new PlanEditError(`${name}: the id ${JSON.stringify(id)} is used twice; ids must be unique.`);
     } else id = idFromTitle(draft.title, taken);
     taken.add(id);
@@ -115,7 +123,9 @@ function fromMarkdown(name: string, text: string): Draft {
     const item = fenced ? null : /^(\s*)[-*+]\s+\[([ xX])\]\s+(.*)$/.exec(line);
     if (item) {
       if (item[2] !== " ")
-        throw new PlanEditError(`${where}: "${line.trim()}" is checked, but only a green guard passes a node; uncheck it or leave it out of the plan.`);
+        throw new PlanEditError(
+          `${where}: "${line.trim()}" is checked, but only a green guard passes a node; uncheck it or leave it out of the plan.`,
+        );
       const indent = item[1]!.replace(/\t/g, "    ").length;
       const title = item[3]!.trim();
       if (title === "") throw new PlanEditError(`${where}: a checklist item without text; give it a title or remove it.`);
@@ -140,7 +150,9 @@ function fromMarkdown(name: string, text: string): Draft {
     current.goal.push(line.trim());
   });
   if (root.children.length === 0)
-    throw new PlanEditError(`${name} has no headings or checklist items (\`- [ ] …\`) to make nodes of; write the plan as a checklist, or use \`runner init --goal\`.`);
+    throw new PlanEditError(
+      `${name} has no headings or checklist items (\`- [ ] …\`) to make nodes of; write the plan as a checklist, or use \`runner init --goal\`.`,
+    );
   return root;
 }
 
@@ -194,7 +206,9 @@ function fromTaskMaster(name: string, data: Record<string, unknown>): Draft {
   if (!Array.isArray(tasks)) {
     const tags = Object.entries(data).filter(([, value]) => isObject(value) && Array.isArray(value.tasks));
     if (tags.length !== 1)
-      throw new PlanEditError(`${name} has ${tags.length} tags with tasks (${tags.map(([tag]) => tag).join(", ")}); export one tag's tasks to import.`);
+      throw new PlanEditError(
+        `${name} has ${tags.length} tags with tasks (${tags.map(([tag]) => tag).join(", ")}); export one tag's tasks to import.`,
+      );
     tasks = (tags[0]![1] as Record<string, unknown>).tasks;
   }
   const root = draft(`Tasks from ${name.split("/").pop()}`);
@@ -212,7 +226,9 @@ function ordered(items: unknown[], name: string, path: string, idOf: (id: string
     const key = String(item.id);
     if (nodes.has(key)) throw new PlanEditError(`${where}: id ${key} is used twice; task ids must be unique.`);
     if (item.status === "done" || item.status === "completed")
-      throw new PlanEditError(`${where} (${key}) has status ${String(item.status)}, but only a green guard passes a node; import the open tasks only.`);
+      throw new PlanEditError(
+        `${where} (${key}) has status ${String(item.status)}, but only a green guard passes a node; import the open tasks only.`,
+      );
     const node = draft(requiredText(item.title, `${where}.title`));
     node.id = idOf(key);
     if (typeof item.description === "string" && item.description.trim()) node.goal.push(item.description.trim());
@@ -229,7 +245,10 @@ function ordered(items: unknown[], name: string, path: string, idOf: (id: string
   for (const entry of nodes.values()) entry.deps = entry.deps.map((dep) => (nodes.has(dep) ? dep : (dep.split(".").pop() ?? dep)));
   for (const [key, entry] of nodes)
     for (const dep of entry.deps)
-      if (!nodes.has(dep)) throw new PlanEditError(`${name} ${path}: task ${key} depends on ${dep}, which is not among its sibling tasks; fix or remove the dependency.`);
+      if (!nodes.has(dep))
+        throw new PlanEditError(
+          `${name} ${path}: task ${key} depends on ${dep}, which is not among its sibling tasks; fix or remove the dependency.`,
+        );
   // Topological order, ties by id (numbers numerically): each node's order is its place.
   const compare = (a: string, b: string) => {
     const [x, y] = [Number(a), Number(b)];

@@ -119,7 +119,7 @@ function renderMerge(report: Report): string {
   const note =
     edits.length === 0
       ? ""
-      : `<p class="note">This run includes ${plural(edits.length, "person's edit")} of the plan or config (see Person edits); the merge carries them with the iterations.</p>`;
+      : `<p class="note">This run includes ${esc(plural(edits.length, "person's edit"))} of the plan or config (see Person edits); the merge carries them with the iterations.</p>`;
   return `<section id="merge"><h2>Review and merge</h2>${note}<ol class="commands">${items}</ol></section>`;
 }
 

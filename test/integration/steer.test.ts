@@ -71,7 +71,7 @@ describe("a person steers a stuck run to the end", () => {
     expect(s.node("b").goal).toBe("New goal");
     expect(s.read(CONFIG_FILE)).toContain('command = [ "node", "guard.mjs", "fixed" ]');
     const message = await s.message();
-    expect(message).toContain("Runner-Edit: edit\nRunner-Node: b\nRunner-Person: Test Author <author@example.com>\nRunner-Change: goal of \"b\"");
+    expect(message).toContain('Runner-Edit: edit\nRunner-Node: b\nRunner-Person: Test Author <author@example.com>\nRunner-Change: goal of "b"');
 
     const finished = await s.runner(["run"]);
     expect(finished.exitCode, finished.stdout + finished.stderr).toBe(0);
@@ -133,11 +133,19 @@ describe.concurrent("a person's edit that breaks a rule is refused in one senten
 
   it("a passed node: edit, move, remove, unstick, add under it", async () => {
     const s = await steerable();
-    await expectRefused(s, ["edit", "a", "--title", "Renamed"], /^Node "a" has passed, and passed nodes are immutable, so it cannot be edited; add follow-up work/);
+    await expectRefused(
+      s,
+      ["edit", "a", "--title", "Renamed"],
+      /^Node "a" has passed, and passed nodes are immutable, so it cannot be edited; add follow-up work/,
+    );
     await expectRefused(s, ["remove", "a"], /^Node "a" has passed, and passed nodes are immutable/);
     await expectRefused(s, ["move", "a", "--parent", "c"], /^Node "a" has passed/);
     await expectRefused(s, ["unstick", "a"], /^Node "a" has passed/);
-    await expectRefused(s, ["add", "a", "--title", "More"], /^Node "a" has passed, and passed nodes are immutable, so it cannot be given new children/);
+    await expectRefused(
+      s,
+      ["add", "a", "--title", "More"],
+      /^Node "a" has passed, and passed nodes are immutable, so it cannot be given new children/,
+    );
   });
 
   it("runner-owned fields: no option sets them, and a --from-file node carrying them is refused", async () => {
@@ -162,7 +170,11 @@ describe.concurrent("a person's edit that breaks a rule is refused in one senten
 
   it("a cycle through move", async () => {
     const s = await steerable();
-    await expectRefused(s, ["move", "b", "--parent", "b1"], /^Cannot move "b" under "b1", which is inside "b"'s own subtree \(a cycle\); pick a --parent outside it\.$/);
+    await expectRefused(
+      s,
+      ["move", "b", "--parent", "b1"],
+      /^Cannot move "b" under "b1", which is inside "b"'s own subtree \(a cycle\); pick a --parent outside it\.$/,
+    );
     await expectRefused(s, ["move", "b", "--parent", "b"], /^Cannot move "b" under "b", which is the node itself/);
   });
 
@@ -172,10 +184,11 @@ describe.concurrent("a person's edit that breaks a rule is refused in one senten
   });
 
   it("an edit while `runner run` works: refused without --wait; with --wait made between two iterations and picked up by the run", async () => {
-    const s = await scenario({ runId: "busy", tree: tree(node("root", { children: [node("a", { order: 0 })] })) });
+    const s = await scenario({ runId: "busy", tree: tree(node("root", { children: [node("a", { order: 0 }), node("b", { order: 1 })] })) });
     s.script({
       1: { write: { "src/a.txt": "a\n" }, status: "done", sleep: 4 },
-      2: { write: { "src/late.txt": "late\n" }, status: "done" },
+      2: { write: { "src/b.txt": "b\n" }, status: "done" },
+      3: { write: { "src/late.txt": "late\n" }, status: "done" },
     });
     const run = runRaw(s.dir, ["run"], s.env);
     await waitFor(() => s.agentRan(1), "the run's first agent");
@@ -183,7 +196,9 @@ describe.concurrent("a person's edit that breaks a rule is refused in one senten
     const refused = await s.runner(["add", "root", "--title", "Late work"]);
     expect(refused.exitCode).toBe(1);
     expect(stderrLines(refused.stderr)).toEqual([
-      expect.stringMatching(/^Another runner \(runner run, pid \d+, since .*\) is working in this repository; pass --wait to make the edit between two of its iterations/),
+      expect.stringMatching(
+        /^Another runner \(runner run, pid \d+, since .*\) is working in this repository; pass --wait to make the edit between two of its iterations/,
+      ),
     ]);
     expect(await s.head()).toBe(head);
     const queued = await s.runner(["add", "root", "--title", "Late work", "--wait"]);
@@ -193,7 +208,8 @@ describe.concurrent("a person's edit that breaks a rule is refused in one senten
     expect(await s.subjects()).toEqual([
       subject("busy", 1, "a", "execute", "pass"),
       "chore(runner): run busy edit add node late-work",
-      subject("busy", 2, "late-work", "execute", "pass"),
+      subject("busy", 2, "b", "execute", "pass"),
+      subject("busy", 3, "late-work", "execute", "pass"),
     ]);
     expect(existsSync(path.join(s.dir, ".git", "runner.lock.waiting"))).toBe(false);
   }, 90_000);
@@ -286,7 +302,7 @@ describe.concurrent("runner init --plan", () => {
     await execa("git", ["init", "-q", dir], { env: testEnv(), extendEnv: false });
     const result = await runRaw(dir, ["init", "--plan", file, "--executor", "demo"]);
     const treeFile = path.join(dir, TREE_FILE);
-    return { tree: existsSync(treeFile) ? readFileSync(treeFile, "utf8") : "", exitCode: result.exitCode, stderr: result.stderr };
+    return { tree: existsSync(treeFile) ? readFileSync(treeFile, "utf8") : "", exitCode: result.exitCode ?? -1, stderr: result.stderr };
   }
 
   it.each([
@@ -303,7 +319,9 @@ describe.concurrent("runner init --plan", () => {
   });
 
   it("maps the Markdown text under an item to its goal and plain bullets to acceptance; task-master dependencies to order", async () => {
-    const md = JSON.parse((await init(fixture("plan.md"))).tree) as { root: { title: string; goal: string; children: { id: string; children: Record<string, unknown>[] }[] } };
+    const md = JSON.parse((await init(fixture("plan.md"))).tree) as {
+      root: { title: string; goal: string; children: { id: string; children: Record<string, unknown>[] }[] };
+    };
     expect(md.root.title).toBe("Todo CLI");
     expect(md.root.children[0]!.children[0]).toMatchObject({
       id: "read-and-write-the-file",
@@ -311,6 +329,7 @@ describe.concurrent("runner init --plan", () => {
       acceptance: ["the file is created when missing", "a broken file is reported, not overwritten"],
     });
     const tasks = JSON.parse((await init(fixture("tasks.json"))).tree) as { root: { children: { id: string; order: number; goal: string }[] } };
+    expect(tasks.root.children).toHaveLength(3);
     expect(tasks.root.children.map((child) => [child.id, child.order])).toEqual([
       ["task-1", 0],
       ["task-2", 1],
@@ -324,7 +343,15 @@ describe.concurrent("runner init --plan", () => {
     const checked = path.join(dir, "checked.md");
     writeFileSync(checked, "# Plan\n\n- [x] Already done\n");
     const cycle = path.join(dir, "tasks.json");
-    writeFileSync(cycle, JSON.stringify({ tasks: [{ id: 1, title: "A", dependencies: [2] }, { id: 2, title: "B", dependencies: [1] }] }));
+    writeFileSync(
+      cycle,
+      JSON.stringify({
+        tasks: [
+          { id: 1, title: "A", dependencies: [2] },
+          { id: 2, title: "B", dependencies: [1] },
+        ],
+      }),
+    );
     for (const [file, pattern] of [
       [checked, /^checked\.md line 3: "- \[x\] Already done" is checked, but only a green guard passes a node/],
       [cycle, /^tasks\.json tasks: the dependencies of tasks 1, 2 form a cycle/],

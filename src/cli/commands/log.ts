@@ -71,7 +71,10 @@ export async function readRunLog(
   if (status.head === undefined) return { runId, entries: [], personEdits: [] };
   const commits = await git.loopCommits(loopSubjectPattern(runId));
   const records = loopRecords(commits, runId).reverse();
-  const [entries, personEdits] = await Promise.all([Promise.all(records.map((record) => toEntry(root, runId, record))), runPersonEdits(git, runId, records)]);
+  const [entries, personEdits] = await Promise.all([
+    Promise.all(records.map((record) => toEntry(root, runId, record))),
+    runPersonEdits(git, runId, records),
+  ]);
   return { runId, entries, personEdits };
 }
 

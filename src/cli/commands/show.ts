@@ -97,7 +97,9 @@ export async function run(argv: GlobalArgs & { nodeId?: string; json?: boolean; 
   const style = styleFor(process.stdout);
   for (const line of renderNode(node, { ids, children, isNext, runId, entries }, style)) printLine(line);
   for (const edit of personEdits)
-    printLine(`  a person's edit after iteration ${edit.after_iteration}: ${edit.subject} by ${edit.author ?? "?"} (commit ${edit.commit.slice(0, 7)})`);
+    printLine(
+      `  a person's edit after iteration ${edit.after_iteration}: ${edit.subject} by ${edit.author ?? "?"} (commit ${edit.commit.slice(0, 7)})`,
+    );
   if (stuck(node)) {
     printLine(style.warning(`${node.id} is stuck (attempts ${node.attempts}/${node.max_attempts}); what a person can do next:`));
     for (const command of stuckCommandList(node.id)) printLine(`  ${command}`);

@@ -145,7 +145,8 @@ export async function unstick(argv: Common & { nodeId?: string; attempts?: numbe
 export async function extend(
   argv: Common & { title?: string; goal?: string; acceptance?: string[]; maxAttempts?: number; id?: string; rootId?: string },
 ): Promise<number> {
-  if (argv.title === undefined) throw new UsageError("`runner extend` needs --title (and usually --goal): the follow-up work. See `runner extend --help`.");
+  if (argv.title === undefined)
+    throw new UsageError("`runner extend` needs --title (and usually --goal): the follow-up work. See `runner extend --help`.");
   return planEdit(argv, "extend", (tree) =>
     extendTree(
       tree,
@@ -163,7 +164,7 @@ export async function extend(
 
 export async function config(argv: Common & { key?: string; set?: string }): Promise<number> {
   const key = argv.key ?? "";
-  if (argv.set === undefined) throw new UsageError("`runner config` needs --set <value>, e.g. `runner config guard.command --set \"npm test\"`.");
+  if (argv.set === undefined) throw new UsageError('`runner config` needs --set <value>, e.g. `runner config guard.command --set "npm test"`.');
   const root = findProjectRoot(argv.C);
   return withEditLock(root, "runner config", argv.wait, async () => {
     const file = projectPath(root, LAYOUT.config);
@@ -177,7 +178,13 @@ export async function config(argv: Common & { key?: string; set?: string }): Pro
       return 0;
     }
     const change = `${key} = ${JSON.stringify(value)}`;
-    const commit = await commitPersonEdit({ root, env: processEnv(), subject: { verb: "config", target: key }, changes: [change], files: { [LAYOUT.config]: text } });
+    const commit = await commitPersonEdit({
+      root,
+      env: processEnv(),
+      subject: { verb: "config", target: key },
+      changes: [change],
+      files: { [LAYOUT.config]: text },
+    });
     printLine(`${change}.`);
     printLine(`committed ${commit.sha.slice(0, 7)} "${commit.subject}" as a person's edit by ${commit.person}.`);
     return 0;
