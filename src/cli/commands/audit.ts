@@ -28,7 +28,7 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; r
   const loop =
     status.head === undefined ? [] : (await git.loopCommits(loopSubjectPattern(runId))).filter((c) => parseCommitSubject(c.subject)?.runId === runId);
   if (loop.length === 0) {
-    if (argv.json) printJson({ run_id: runId, clean: true, loop_commits: 0, other_commits: 0, violations: [] });
+    if (argv.json) printJson({ run_id: runId, clean: true, loop_commits: 0, other_commits: 0, violations: [], person_edits: [] });
     else printLine(`audit: run ${runId} has no loop commits yet; nothing to check.`);
     return 0;
   }
