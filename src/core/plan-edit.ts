@@ -267,9 +267,6 @@ export function moveNode(before: TaskTree, nodeId: string, parentId: string, ord
   oldParent.children = oldParent.children.filter((child) => child !== node);
   node.order = order ?? (target === oldParent ? node.order : nextOrder(target));
   target.children.push(node);
-  if (oldParent.children.length === 0 && oldParent.attempts === 0 && target !== oldParent) {
-    // (a parent left without children becomes an open leaf again; its runner-owned fields stay)
-  }
   return finish("move", nodeId, before, draft, [`moved ${quote(nodeId)} from ${quote(oldParent.id)} to ${quote(parentId)}`]);
 }
 
