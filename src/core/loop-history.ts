@@ -2,7 +2,7 @@
 // reads it to number iterations, count repairs, and give the agent its node's earlier summaries.
 import type { AgentStatus } from "./state-update.js";
 import { formatCommitSubject, parseCommitSubject, type CommitSubject } from "./run-id.js";
-import { oneLine, truncateForAgent } from "./text-limits.js";
+import { oneLine, safeText, truncateForAgent } from "./text-limits.js";
 
 export interface LoopRecord {
   sha: string;
@@ -39,8 +39,16 @@ export function leftTreeInvalid(record: LoopRecord): boolean {
 
 const SUMMARY_LIMIT = 2000;
 
-/** The full commit message: the CONTRACT §7 subject, the agent's summary, then Runner-* trailers. */
-export function formatCommitMessage(subject: CommitSubject, details: CommitDetails): string {
+/** The full commit message: the CONTRACT §7 subject, the agent's summary, then Runner-* trailers; free text made safe by safeText. */
+export function formatCommitMessage(subject: CommitSubject, given: CommitDetails): string {
+  // Everything but the subject may hold what the agent or the guard printed: made safe first (a NUL byte is refused by git).
+  const details: CommitDetails = {
+    ...given,
+    summary: safeText(given.summary),
+    ...(given.runnerError !== undefined ? { runnerError: safeText(given.runnerError) } : {}),
+    ...(given.failure !== undefined ? { failure: safeText(given.failure) } : {}),
+    ...(given.gitNote !== undefined ? { gitNote: safeText(given.gitNote) } : {}),
+  };
   const summary = details.summary.trim();
   const trailers: string[] = [];
   if (details.status) trailers.push(`Runner-Status: ${details.status}`);

@@ -24,6 +24,35 @@ function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
+/** The longest line a commit message keeps; longer ones end in "…". */
+export const LINE_LIMIT = 1000;
+
+/** ANSI escape sequences (colour, cursor movement): dropped whole, so their bytes are not shown as escapes. */
+// eslint-disable-next-line no-control-regex
+const ANSI_SEQUENCE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Text anyone but the runner wrote (the guard's output, the agent's summary), made safe for a commit
+ * message and a terminal, deterministically: ANSI sequences dropped, `\r\n` and a lone `\r` made
+ * `\n`, every other control byte (NUL included) written as `\xNN`, a lone surrogate (invalid UTF-8
+ * was decoded to U+FFFD already) made U+FFFD, and a line over LINE_LIMIT characters clipped with "…".
+ */
+export function safeText(text: string): string {
+  return text
+    .replace(ANSI_SEQUENCE, "")
+    .replace(/\r\n?/g, "\n")
+    .replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)
+    .replace(LONE_SURROGATE, "\ufffd")
+    .split("\n")
+    .map((line) =>
+      line.length > LINE_LIMIT ? `${line.slice(0, isHighSurrogate(line.charCodeAt(LINE_LIMIT - 2)) ? LINE_LIMIT - 2 : LINE_LIMIT - 1)}…` : line,
+    )
+    .join("\n");
+}
+
 /** Environment variable names whose values are secrets. */
 /** `text` on one line (every run of whitespace one space), clipped to `max` characters with "…". */
 export function oneLine(text: string, max = 300): string {

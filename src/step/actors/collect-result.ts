@@ -6,7 +6,7 @@
 // the recovery of a runner error collects. core decides what it all means.
 import { readFile, stat } from "node:fs/promises";
 import { fromPromise } from "xstate";
-import { undoAgentControl, undoAgentRefs } from "../../adapters/agent-git.js";
+import { restoreRunnerFiles, undoAgentControl, undoAgentRefs } from "../../adapters/agent-git.js";
 import { changedPathList } from "../../adapters/git.js";
 import { hiddenByChangedIgnoreRules, isIgnoreFile } from "../../adapters/ignore-rules.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
@@ -25,9 +25,13 @@ export function collectResultActor({ root, git, gitDir, secrets }: ActorDeps) {
     const control = undoAgentControl(gitDir, input.control);
     const log = new IterationLog(root, input.runId, input.iteration, secrets);
     // Usually the agent left HEAD alone: the status taken beside the check is the one; else again.
-    const [refs, first] = await Promise.all([undoAgentRefs(git, input.start), git.status()]);
-    const status = refs.moved ? await git.status() : first;
-    const { moved: _moved, ...undone } = { ...control, ...refs };
+    const [refs, runnerFilesRestored, first] = await Promise.all([
+      undoAgentRefs(git, input.start),
+      restoreRunnerFiles(root, git, input.start),
+      git.status(),
+    ]);
+    const status = refs.moved || runnerFilesRestored.length > 0 ? await git.status() : first;
+    const { moved: _moved, ...undone } = { ...control, ...refs, ...(runnerFilesRestored.length > 0 ? { runnerFilesRestored } : {}) };
     let changedPaths = changedPathList(status.changes);
     const nestedRepositories = await uncommittableRepositories(root, changedPaths);
     if (nestedRepositories.length > 0) {
