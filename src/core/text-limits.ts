@@ -17,6 +17,40 @@ export function truncateForAgent(text: string): string {
   return `${text.slice(0, head)}${ELISION}${text.slice(tail)}`;
 }
 
+/**
+ * A line that says what failed, in the words of common test runners (TAP "not ok", "FAIL", an
+ * assertion error, a ✗ mark, "N failed").
+ */
+export const FAILING_LINE = /^\s*(?:not ok\b|FAIL\b|FAILED\b|[✗✖×]\s)|AssertionError|\bError:|\bfailed\b/;
+
+/** Of an excerpt that shows the first failure: the output's start, the failure's window, the output's end. */
+export const EXCERPT_HEAD = 1500;
+export const FAILURE_WINDOW = 1200;
+
+/**
+ * The excerpt of a process's output (the agent is told it, the commit keeps it, run/show/log quote
+ * it): up to FEEDBACK_LIMIT characters whole; longer, as truncateForAgent cuts it — unless the first
+ * failing line (FAILING_LINE) lies between the parts that keeps, then the first EXCERPT_HEAD
+ * characters, the FAILURE_WINDOW from that line on, and the last FEEDBACK_TAIL, each apart by
+ * ELISION. `head`: the output's first characters (at least FEEDBACK_HEAD); `tail`: its last (at
+ * least FEEDBACK_TAIL); `failure.at`: where the first failing line starts in the output of `total` characters.
+ */
+export function outputExcerpt(head: string, tail: string, total: number, failure?: { at: number; text: string }): string {
+  if (total <= head.length) return truncateForAgent(head);
+  const between = failure !== undefined && failure.at >= FEEDBACK_HEAD && failure.at < total - FEEDBACK_TAIL;
+  if (!between) return truncateForAgent(head + tail);
+  const window = clip(failure.text, Math.min(FAILURE_WINDOW, total - FEEDBACK_TAIL - failure.at));
+  let end = tail.length - FEEDBACK_TAIL;
+  if (isLowSurrogate(tail.charCodeAt(end))) end += 1;
+  return `${clip(head, EXCERPT_HEAD)}${ELISION}${window}${ELISION}${tail.slice(end)}`;
+}
+
+/** The first `max` characters of `text`, never half a surrogate pair. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return text.slice(0, isHighSurrogate(text.charCodeAt(max - 1)) ? max - 1 : max);
+}
+
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }

@@ -145,4 +145,23 @@ describe.concurrent("issue 19: replay, a person's removal, smaller items", () =>
     const doctor = await s.runner(["doctor"]);
     expect(doctor.stdout).toMatch(/task tree: 1 node;/);
   });
+
+  it("a red guard whose failing assertion sits in the middle of long output: the excerpt keeps it, and run, show and log quote it", async () => {
+    const filler = (from: number) => `i=${from}; while [ $i -lt ${from + 150} ]; do echo "ok $i - a passing check with some words"; i=$((i+1)); done`;
+    const guard = `#!/bin/sh\n${filler(0)}\necho "FAIL tests/sum.test.js: expected 3 to be 4"\n${filler(1000)}\necho "1 failed, 300 passed"\nexit 1\n`;
+    const s = await scenario({ tree: tree(node("root", { children: [node("a")] })), guard: ["sh", "guard.sh"], files: { "guard.sh": guard } });
+    s.script({ 1: { write: { "src/a.txt": "a\n" }, status: "done" }, 2: { write: { "src/a.txt": "b\n" }, status: "done" } });
+    const run = await s.runner(["run", "--max-iterations", "1"]);
+    expect(run.stdout).toContain("expected 3 to be 4");
+    expect(await s.message()).toContain("FAIL tests/sum.test.js: expected 3 to be 4");
+    for (const args of [
+      ["show", "a"],
+      ["log", "--iteration", "1"],
+    ]) {
+      const shown = await s.runner(args);
+      expect(shown.stdout, args.join(" ")).toContain("expected 3 to be 4");
+    }
+    expect((await s.step()).exitCode).toBe(0);
+    expect(s.agent(2).context["failure.md"], "the next iteration is told it").toContain("expected 3 to be 4");
+  });
 });
