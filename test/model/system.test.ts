@@ -220,7 +220,9 @@ function recipeFor(p: ModelPath): Recipe {
         break;
       case "loadTree:always:passesDisagree":
         // A person removes the open leaf whose siblings all passed, and commits: the parent's passes disagrees.
-        recipe.prepare.push(commitFiles({ [TREE_FILE]: serializeTree(tree(node("root", { children: [node("p", { passes: true })] }))) }, "remove a leaf"));
+        recipe.prepare.push(
+          commitFiles({ [TREE_FILE]: serializeTree(tree(node("root", { children: [node("p", { passes: true })] }))) }, "remove a leaf"),
+        );
         evidence(edge.key, stderrSays(/\$\.root\.passes: is false although every child passes .*set it to true and commit/));
         break;
       case "loadTree:always:treeValid":
