@@ -165,7 +165,7 @@ export function terminalView(
   };
   const progressLine = () => {
     const parts = [
-      leaves ? `${leaves.passed}/${leaves.total} leaves passed` : "leaves: …",
+      leaves ? `${leaves.passed}/${leaves.total} ${leaves.total === 1 ? "leaf" : "leaves"} passed` : "leaves: …",
       `iteration ${recorded + 1}${facts.maxIterations !== undefined ? ` of ${facts.maxIterations}` : ""}`,
       `${clockText(now() - facts.startedAt)} elapsed`,
     ];

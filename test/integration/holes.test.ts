@@ -140,6 +140,7 @@ describe.concurrent("issue 19: replay, a person's removal, smaller items", () =>
     writeFiles(s.dir, { [CONFIG_FILE]: scenarioConfig() });
     const status = await s.runner(["status"]);
     expect(status.stdout).toContain("0 of 1 node passed");
+    expect(status.stdout).toContain("progress: 0 of 1 leaf passed");
     const validate = await s.runner(["validate"]);
     expect(validate.stdout).toContain("1 node, 0 passed");
     const doctor = await s.runner(["doctor"]);

@@ -61,7 +61,7 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string })
       : `no run: ${runInfo.branch ? `branch ${runInfo.branch} is not a runner/<id> branch` : "not on a branch"} (\`runner start\` begins one)`,
   );
   if (working) printLine(style.warning(describeRunInProgress(working, Date.now())));
-  printLine(`progress: ${leaves.passed} of ${leaves.total} leaves passed`);
+  printLine(`progress: ${leaves.passed} of ${plural(leaves.total, "leaf", "leaves")} passed`);
   printLine(style.dim(LEGEND));
   for (const line of renderTree(tree.root, nextId, style)) printLine(line);
   printLine(
