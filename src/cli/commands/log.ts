@@ -21,7 +21,7 @@ import { personEditsAmong, type PersonEditEntry } from "../../core/person-edit.j
 import { runBase } from "../../adapters/run-audit.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
-import { guardOutputOf, lastLines } from "../guard-tail.js";
+import { failingLines, guardOutputOf } from "../guard-tail.js";
 import { printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { describeRunInProgress, runInProgress } from "../run-in-progress.js";
@@ -102,7 +102,7 @@ async function guardLogTail(
   if (text === undefined) return null;
   // The runner's own closing note (bytes per stream) is not the guard's.
   const lines = text.split("\n").filter((line) => !line.startsWith("[runner] "));
-  return { path: file, tail: lastLines(lines.join("\n"), GUARD_LINES) };
+  return { path: file, tail: failingLines(lines.join("\n"), GUARD_LINES) };
 }
 
 async function toEntry(root: string, runId: string, record: LoopRecord): Promise<LogEntry> {
@@ -133,7 +133,7 @@ async function toEntry(root: string, runId: string, record: LoopRecord): Promise
         : null,
     session_id: typeof executor?.session_id === "string" ? executor.session_id : null,
     failure_text: record.failure ?? null,
-    guard_output_tail: guardOutput === undefined ? [] : lastLines(guardOutput, GUARD_LINES),
+    guard_output_tail: guardOutput === undefined ? [] : failingLines(guardOutput, GUARD_LINES),
     guard_log: guardFailed ? await guardLogTail(root, runId, record, meta) : null,
   };
 }
