@@ -90,10 +90,20 @@ function measureCommands(repo, reps) {
   }
   const floorMs = median(floor.map((s) => s.ms));
   for (const [name, list] of Object.entries(samples)) {
-    const ms = summary(list.map((s) => s.ms), 0);
+    const ms = summary(
+      list.map((s) => s.ms),
+      0,
+    );
     rows[name] = { ms, ratio: Number((ms.median / floorMs).toFixed(2)), peakRssMb: Math.round(Math.max(...list.map((s) => s.mb))) };
   }
-  rows["node -e 0"] = { ms: summary(floor.map((s) => s.ms), 0), ratio: 1, peakRssMb: Math.round(Math.max(...floor.map((s) => s.mb))) };
+  rows["node -e 0"] = {
+    ms: summary(
+      floor.map((s) => s.ms),
+      0,
+    ),
+    ratio: 1,
+    peakRssMb: Math.round(Math.max(...floor.map((s) => s.mb))),
+  };
   const reportFile = path.join(repo.dir, ".runner", "iterations", "long", "report.html");
   return { commands: rows, reportBytes: statSync(reportFile).size };
 }
