@@ -10,6 +10,7 @@ import { GitRepo } from "../../adapters/git.js";
 import { readIterationMeta } from "../../adapters/iteration-usage.js";
 import { parseEvents } from "../../report/local-log.js";
 import { readOptional } from "../../adapters/project-files.js";
+import { readSnapshot } from "../../adapters/tree-snapshots.js";
 import { addUsage, describeUsage, formatCost, shortCount, usageFromMeta, type UsageTotals } from "../../core/agent-usage.js";
 import { eventsFile, iterationDir } from "../../core/layout.js";
 import { oneLine } from "../../core/text-limits.js";
@@ -19,7 +20,7 @@ import { loopSubjectPattern, runIdFromBranch, runIdProblem } from "../../core/ru
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { guardOutputOf, lastLines } from "../guard-tail.js";
-import { printJson, printLine } from "../output.js";
+import { printJson, printLine, printText } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { describeRunInProgress, runInProgress } from "../run-in-progress.js";
 import { styleFor, type Style } from "../style.js";
@@ -50,6 +51,9 @@ export interface LogEntry {
   guard_output_tail: string[];
   /** The iteration's local guard.log (repository-relative) and its last lines, when this machine ran it. */
   guard_log: { path: string; tail: string[] } | null;
+  /** Where its tree snapshots are (`runner log --iteration N --tree before|after` prints them): a commit's tree file, or the local log's copy. */
+  tree_before?: string | null;
+  tree_after?: string | null;
 }
 
 /** How many of the guard's last lines one iteration shows. */
@@ -158,7 +162,15 @@ function fieldText(key: string, value: LogEntry[keyof LogEntry]): string {
 }
 
 export async function run(
-  argv: GlobalArgs & { json?: boolean; runId?: string; iteration?: number; diagram?: boolean; format?: "dot" | "svg"; output?: string },
+  argv: GlobalArgs & {
+    json?: boolean;
+    runId?: string;
+    iteration?: number;
+    diagram?: boolean;
+    tree?: "before" | "after";
+    format?: "dot" | "svg";
+    output?: string;
+  },
 ): Promise<number> {
   if (argv.runId !== undefined) {
     const problem = runIdProblem(argv.runId);
@@ -174,9 +186,23 @@ export async function run(
     await emit(await renderMachine(argv.format ?? "dot", highlight), argv.output);
     return 0;
   }
+  if (argv.tree !== undefined && argv.iteration === undefined) throw new UsageError("--tree needs --iteration N: the iteration whose tree to print.");
   if (argv.iteration !== undefined) {
     const entry = entries.find((e) => e.iteration === argv.iteration);
     if (!entry) throw new UsageError(`Run ${runId} has no iteration ${argv.iteration}; \`runner log\` lists them.`);
+    const git = new GitRepo(root);
+    const [before, after] = await Promise.all((["before", "after"] as const).map((side) => readSnapshot(root, git, runId, entry.iteration, side)));
+    if (argv.tree !== undefined) {
+      const snapshot = argv.tree === "before" ? before : after;
+      if (!snapshot)
+        throw new RefusalError(
+          `Iteration ${entry.iteration} of run ${runId} has no tree ${argv.tree} snapshot here (.runner/iterations/ is local to the machine that ran it).`,
+        );
+      printText(await snapshot.text());
+      return 0;
+    }
+    entry.tree_before = before?.where ?? null;
+    entry.tree_after = after?.where ?? null;
     if (argv.json) {
       printJson(entry);
       return 0;

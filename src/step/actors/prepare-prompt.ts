@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import { fromPromise } from "xstate";
 import { clearContext, writeContext } from "../../adapters/context-writer.js";
 import { loadPolicy, projectPath, readOptional } from "../../adapters/project-files.js";
+import { referToCommittedTree } from "../../adapters/tree-snapshots.js";
 import { LAYOUT } from "../../core/layout.js";
 import { lastFailure, renderHistory } from "../../core/loop-history.js";
 import { formatProblem } from "../../core/problems.js";
@@ -99,9 +100,10 @@ export function preparePromptActor(deps: ActorDeps) {
     log.write("prompt.md", redacted);
     // A leaf step starts from the tree file as loaded (the working tree was clean): tree.before.json
     // is that file as it is. A repair starts from the tree it repairs against, in canonical form.
+    // HEAD holds that file: the log refers to it (tree-snapshots.ts) rather than copying it.
     if (!leaf) log.write("tree.before.json", serializeTree(input.previousTree));
     else if (secrets.length === 0 || (input.previousTreeText !== undefined && !log.redacts(input.previousTreeText)))
-      log.copyFile("tree.before.json", file(LAYOUT.tree));
+      await referToCommittedTree(log, "before", file(LAYOUT.tree), input.start.head);
     else log.write("tree.before.json", input.previousTreeText ?? (await readFile(file(LAYOUT.tree), "utf8")));
     return { prompt: redacted, allowedWritePaths: policy?.allowedWritePaths };
   });
