@@ -257,6 +257,9 @@ export function renderReport(report: Report): string {
   return `${reportHead(report)}${report.iterations.map(renderIteration).join("\n") || NO_ITERATIONS}${reportFoot(report)}`;
 }
 
+/** From this many iterations on, the browser lays out only the articles in view (the page of a long night opens at once). */
+const LONG_RUN = 200;
+
 /** The page up to the first iteration's article. */
 export function reportHead(report: Report): string {
   const outcome = report.outcome;
@@ -287,7 +290,7 @@ ${renderAudit(report)}
 ${renderMerge(report)}
 ${renderTree(report)}
 ${renderNotes(report.notes)}
-<section id="iterations"><h2>Iterations</h2><div class="toolbar" id="toolbar"></div>
+<section id="iterations"${report.iterations.length > LONG_RUN ? ' class="long"' : ""}><h2>Iterations</h2><div class="toolbar" id="toolbar"></div>
 `;
 }
 
