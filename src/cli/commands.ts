@@ -173,6 +173,11 @@ export const COMMANDS = [
       "run-id": runId,
       iteration: { type: "integer", min: 1, describe: "Show one iteration", value: "n" },
       diagram: { type: "boolean", describe: "With --iteration: the machine diagram with the path that iteration took highlighted" },
+      tree: {
+        type: "string",
+        choices: ["before", "after"],
+        describe: "With --iteration: print that iteration's tree snapshot (from git where it was committed)",
+      },
       format: { type: "string", choices: ["dot", "svg"], default: "dot", describe: "Diagram format" },
       output: { type: "string", describe: "Write the diagram to this file instead of stdout", value: "file" },
     },
