@@ -93,27 +93,21 @@ interface OutBlock {
   input?: unknown;
 }
 
+/** The `message_start` event of a response. */
+function messageStart(id: string, model: string, usage: Record<string, unknown>): string {
+  const message = { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage };
+  return sseEvent("message_start", { type: "message_start", message });
+}
+
 function streamMessage(res: http.ServerResponse, id: string, model: string, blocks: OutBlock[], stopReason: string, usage: TokenUsage): void {
   const uncached = Math.max(0, usage.input - usage.cached);
   res.write(
-    sseEvent("message_start", {
-      type: "message_start",
-      message: {
-        id,
-        type: "message",
-        role: "assistant",
-        model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: {
-          input_tokens: uncached,
-          cache_creation_input_tokens: 0,
-          cache_read_input_tokens: usage.cached,
-          output_tokens: 1,
-          service_tier: "standard",
-        },
-      },
+    messageStart(id, model, {
+      input_tokens: uncached,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: usage.cached,
+      output_tokens: 1,
+      service_tier: "standard",
     }),
   );
   res.write(sseEvent("ping", { type: "ping" }));
@@ -206,21 +200,7 @@ export const anthropicProtocol: ModelProtocol = {
   error: sendError,
   stall({ res, count, model }) {
     startSse(res);
-    res.write(
-      sseEvent("message_start", {
-        type: "message_start",
-        message: {
-          id: `msg_mock_${count}`,
-          type: "message",
-          role: "assistant",
-          model,
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { input_tokens: 1, output_tokens: 1 },
-        },
-      }),
-    );
+    res.write(messageStart(`msg_mock_${count}`, model, { input_tokens: 1, output_tokens: 1 }));
   },
   turn(turn, { res, body, count, model, usage }) {
     const id = `msg_mock_${count}`;
