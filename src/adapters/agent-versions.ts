@@ -20,6 +20,8 @@ export interface InstalledAgent {
   version: string | undefined;
   /** Why no version could be read from a program that is there. */
   problem?: string;
+  /** Its credential variables that are set (names only; it may also have a login of its own). */
+  authSet: string[];
 }
 
 /** Looks for every agent of the registry; `env` gives PATH. */
@@ -28,18 +30,13 @@ export function installedAgents(env: Record<string, string>): Promise<InstalledA
   return Promise.all(
     AGENTS.map(async (agent): Promise<InstalledAgent> => {
       const file = resolveProgram(agent.program, env, cwd);
-      if (file === undefined) return { agent, file, version: undefined };
+      const authSet = agent.authEnv.filter((name) => (env[name] ?? "") !== "");
+      if (file === undefined) return { agent, file, version: undefined, authSet };
       const said = await run(file, [...agent.version.args], env, cwd);
-      if ("error" in said) return { agent, file, version: undefined, problem: said.error };
+      if ("error" in said) return { agent, file, version: undefined, problem: said.error, authSet };
       const version = agentVersion(agent, said.output);
-      return version === undefined
-        ? {
-            agent,
-            file,
-            version,
-            problem: `\`${agent.program} ${agent.version.args.join(" ")}\` said no version: ${oneLine(said.output, 120) || "nothing"}`,
-          }
-        : { agent, file, version };
+      const problem = `\`${agent.program} ${agent.version.args.join(" ")}\` said no version: ${oneLine(said.output, 120) || "nothing"}`;
+      return { agent, file, version, ...(version === undefined ? { problem } : {}), authSet };
     }),
   );
 }

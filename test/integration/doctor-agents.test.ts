@@ -23,11 +23,16 @@ describe("runner doctor: the agents on this machine", () => {
   it("names each agent's version and whether it is tested; one that is not installed is no problem", async () => {
     const s = await scenario({ runId: "doc-agents" });
     const bin = fakeAgents({ codex: { said: "codex-cli 0.169.0" }, claude: { said: "2.0.1 (Claude Code)" } });
-    s.env = { ...s.env, PATH: `${bin}:${s.env.PATH}` };
+    const { OPENAI_API_KEY: _o, CODEX_API_KEY: _c, ANTHROPIC_API_KEY: _a, ANTHROPIC_AUTH_TOKEN: _t, CLAUDE_CODE_OAUTH_TOKEN: _k, ...rest } = s.env;
+    // Credentials are named, never shown.
+    s.env = { ...rest, PATH: `${bin}:${s.env.PATH}`, OPENAI_API_KEY: "sk-doctor-secret-1234" };
     const doctor = await s.runner(["doctor"]);
     expect(doctor.stdout).toMatch(/^agents the runner speaks, as found on this machine \(and the versions it is tested with\):$/m);
-    expect(doctor.stdout).toContain(`\n  codex: 0.169.0, tested (Codex CLI, ${bin}/codex)\n`);
-    expect(doctor.stdout).toContain(`\n  claude: 2.0.1, not a tested version (tested: 2.1.330) (Claude Code, ${bin}/claude)`);
+    expect(doctor.stdout).toContain(`\n  codex: 0.169.0, tested (Codex CLI, ${bin}/codex; OPENAI_API_KEY set)\n`);
+    expect(doctor.stdout).toContain(
+      `\n  claude: 2.0.1, not a tested version (tested: 2.1.330) (Claude Code, ${bin}/claude; none of ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN set (its own login may do))`,
+    );
+    expect(doctor.stdout).not.toContain("sk-doctor-secret");
     expect(doctor.exitCode, doctor.stderr).toBe(0);
 
     const json = JSON.parse((await s.runner(["doctor", "--json"])).stdout) as { ok: boolean; agents: Record<string, unknown>[] };
@@ -42,6 +47,7 @@ describe("runner doctor: the agents on this machine", () => {
       tested: true,
       configured: false,
       problem: null,
+      credentials_set: ["OPENAI_API_KEY"],
     });
     expect(json.agents.find((agent) => agent.kind === "claude")).toMatchObject({ version: "2.0.1", tested: false, tested_versions: ["2.1.330"] });
   });
@@ -54,7 +60,7 @@ describe("runner doctor: the agents on this machine", () => {
     const doctor = await s.runner(["doctor"]);
     expect(doctor.stdout).toContain("\n  codex: not found (tested: 0.169.0; `npm install -g @openai/codex`)\n");
     expect(doctor.stdout).toMatch(
-      /^ {2}claude: version unknown, its version command failed \(Error: claude native binary not installed\.\); tested: 2\.1\.330 \(Claude Code, .*\/claude\)$/m,
+      /^ {2}claude: version unknown, its version command failed \(Error: claude native binary not installed\.\); tested: 2\.1\.330 \(Claude Code, .*\/claude; .*\)$/m,
     );
   });
 });

@@ -151,7 +151,8 @@ function agentLine(found: InstalledAgent, configured: string | undefined): strin
       : tested(found)
         ? `${version}, tested`
         : `${version}, not a tested version (${testedWith})`;
-  return `${agent.kind}: ${what} (${agent.title}, ${file})${mark}`;
+  const auth = found.authSet.length > 0 ? `; ${found.authSet.join(", ")} set` : `; none of ${agent.authEnv.join(", ")} set (its own login may do)`;
+  return `${agent.kind}: ${what} (${agent.title}, ${file}${auth})${mark}`;
 }
 
 function agentJson(found: InstalledAgent, configured: string | undefined): object {
@@ -165,5 +166,6 @@ function agentJson(found: InstalledAgent, configured: string | undefined): objec
     tested: tested(found) ?? null,
     configured: found.agent.kind === configured,
     problem: found.problem ?? null,
+    credentials_set: found.authSet,
   };
 }
