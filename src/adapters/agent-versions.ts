@@ -8,7 +8,7 @@ import os from "node:os";
 import { agentVersion, type AgentDefinition } from "../agents/agent.js";
 import { AGENTS } from "../agents/registry.js";
 import { oneLine } from "../core/text-limits.js";
-import { resolveProgram } from "./program-path.js";
+import { lookupProgram } from "./program-path.js";
 
 const VERSION_TIMEOUT_MS = 10_000;
 
@@ -29,7 +29,7 @@ export function installedAgents(env: Record<string, string>): Promise<InstalledA
   const cwd = os.tmpdir();
   return Promise.all(
     AGENTS.map(async (agent): Promise<InstalledAgent> => {
-      const file = resolveProgram(agent.program, env, cwd);
+      const { file } = lookupProgram(agent.program, env, cwd);
       const authSet = agent.authEnv.filter((name) => (env[name] ?? "") !== "");
       if (file === undefined) return { agent, file, version: undefined, authSet };
       const said = await run(file, [...agent.version.args], env, cwd);

@@ -3,7 +3,15 @@
 
 export type OptionSpec =
   | { type: "boolean"; describe: string }
-  | { type: "string"; describe: string; default?: string; choices?: readonly string[]; value?: string }
+  | {
+      type: "string";
+      describe: string;
+      default?: string;
+      choices?: readonly string[];
+      value?: string;
+      /** What is wrong with a value (a clause), or undefined when it is fine: checked by the parser for every command. */
+      check?: (value: string) => string | undefined;
+    }
   | { type: "integer"; describe: string; default?: number; min?: number; value?: string };
 
 /** `max-attempts` → `maxAttempts`. */

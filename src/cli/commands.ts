@@ -1,6 +1,7 @@
 // The commands and their options, declared once: the parser, the help text and each handler's
 // argument type come from this table. Command modules are loaded only when called.
 import { AGENTS } from "../agents/registry.js";
+import { runIdProblem } from "../core/run-id.js";
 import { command, type OptionSpec } from "./command-table.js";
 
 export const GLOBAL_OPTIONS = {
@@ -9,7 +10,7 @@ export const GLOBAL_OPTIONS = {
 } as const satisfies Record<string, OptionSpec>;
 
 const json = { type: "boolean", describe: "Print one JSON document" } as const;
-const runId = { type: "string", describe: "The run (default: from the runner/<id> branch)", value: "id" } as const;
+const runId = { type: "string", describe: "The run (default: from the runner/<id> branch)", value: "id", check: runIdProblem } as const;
 
 export const COMMANDS = [
   command({
@@ -62,7 +63,7 @@ export const COMMANDS = [
     name: "start",
     describe: "Create and check out the run branch runner/<id> (clean working tree required)",
     options: {
-      "run-id": { type: "string", describe: "The run id (default: the UTC time as YYYYMMDD-HHMMSS)", value: "id" },
+      "run-id": { type: "string", describe: "The run id (default: the UTC time as YYYYMMDD-HHMMSS)", value: "id", check: runIdProblem },
       from: { type: "string", describe: "Start from this branch or commit (default: HEAD; needed on another run's branch)", value: "ref" },
     },
     load: () => import("./commands/start.js"),

@@ -113,6 +113,8 @@ function checkValue(name: string, option: OptionSpec, value: string, command: st
     }
     return number;
   }
+  const problem = option.type === "string" ? option.check?.(value) : undefined;
+  if (problem !== undefined) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
   if (option.type === "string" && option.choices && !option.choices.includes(value)) {
     throw new UsageError(`${flag(name)} must be one of ${option.choices.join(", ")}, not "${value}"${suggestion(value, option.choices)}. ${help}`);
   }

@@ -13,7 +13,8 @@ import { loadConfig, loadTree } from "../adapters/project-files.js";
 import { addUsage, type UsageTotals } from "../core/agent-usage.js";
 import { DEFAULT_LIMITS, type ResolvedConfig } from "../core/config.js";
 import { checkDerivedPasses } from "../core/invariants.js";
-import { afterRunnerError, backoffSeconds, budgetReached, formatDuration, limitWait, stallReason, stallSentence } from "../core/run-policy.js";
+import { formatDuration } from "../core/durations.js";
+import { afterRunnerError, backoffSeconds, budgetReached, limitWait, stallReason, stallSentence } from "../core/run-policy.js";
 import { selectLeftmostOpenLeaf } from "../core/select.js";
 import { EXIT, exitCodeOfStep, type ExitCode } from "../exit-codes.js";
 import { bugSentence } from "../errors.js";
@@ -248,7 +249,7 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
         cause: "limit",
         seconds: plan.seconds,
         until: plan.until,
-        message: `Waiting ${formatDuration(plan.seconds)} for the agent's ${result.limit.kind} limit${reset}; Ctrl-C stops the run.`,
+        message: `Waiting ${formatDuration(plan.seconds * 1000)} for the agent's ${result.limit.kind} limit${reset}; Ctrl-C stops the run.`,
       });
       continue;
     }
@@ -273,7 +274,7 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
       cause: "retry",
       seconds,
       until: options.now() + seconds * 1000,
-      message: `Retrying in ${formatDuration(seconds)} after a runner error (${errors.length} of at most ${limits.maxConsecutiveRunnerErrors} in a row): ${error.message}`,
+      message: `Retrying in ${formatDuration(seconds * 1000)} after a runner error (${errors.length} of at most ${limits.maxConsecutiveRunnerErrors} in a row): ${error.message}`,
     });
   }
 }

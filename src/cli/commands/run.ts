@@ -4,8 +4,6 @@
 import { createHooks } from "../../adapters/hooks.js";
 import { loadConfig } from "../../adapters/project-files.js";
 import { runLoop, type RunSummary } from "../../run/run-loop.js";
-import { runIdProblem } from "../../core/run-id.js";
-import { UsageError } from "../../errors.js";
 import { EXIT } from "../../exit-codes.js";
 import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
@@ -26,10 +24,6 @@ export interface RunArgs {
 
 export async function run(argv: RunArgs & GlobalArgs): Promise<number> {
   const root = findProjectRoot(argv.C);
-  if (argv.runId !== undefined) {
-    const problem = runIdProblem(argv.runId);
-    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
-  }
   const summary = await runWithView(root, argv);
   if (summary.last?.outcome === "crashed" && argv.debug && summary.last.error instanceof Error) printError(summary.last.error.stack ?? "");
   return summary.exitCode;

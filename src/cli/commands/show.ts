@@ -6,15 +6,15 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { findNode, orderedChildren, parentIds, type TaskNode, type TaskTree } from "../../core/tree.js";
-import { runIdFromBranch, runIdProblem } from "../../core/run-id.js";
-import { RefusalError, UsageError } from "../../errors.js";
+import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { firstLines } from "../guard-tail.js";
 import { printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { PLAIN, styleFor, type Style } from "../style.js";
 import { loadValidTree } from "../valid-tree.js";
-import { readRunLog, type LogEntry } from "./log.js";
+import { runLog, type LogEntry } from "./log.js";
+import { findRun } from "../../adapters/resolve-run.js";
 import { MARKS, nodeState as stateOf, TONES, type NodeState } from "./status.js";
 
 /** How many of the guard's last lines each failed iteration shows. */
@@ -35,23 +35,15 @@ function pathTo(tree: TaskTree, id: string): string[] {
 /** The run's iterations on the node, oldest first; none when there is no run to read (not a repository, not on a run branch). */
 async function nodeHistory(root: string, nodeId: string, runIdOption: string | undefined): Promise<{ runId: string | null; entries: LogEntry[] }> {
   if (!existsSync(path.join(root, ".git"))) return { runId: runIdOption ?? null, entries: [] };
-  let runId = runIdOption;
-  if (runId === undefined) {
-    const { GitRepo } = await import("../../adapters/git.js");
-    runId = runIdFromBranch((await new GitRepo(root).status()).branch);
-  }
-  if (runId === undefined) return { runId: null, entries: [] };
-  const { entries } = await readRunLog(root, runId);
+  const run = await findRun(root, runIdOption);
+  if (run === undefined) return { runId: null, entries: [] };
+  const { runId, entries } = await runLog(root, run);
   return { runId, entries: entries.filter((entry) => entry.node_id === nodeId) };
 }
 
 export async function run(argv: GlobalArgs & { nodeId?: string; json?: boolean; runId?: string }): Promise<number> {
   // (the parser refuses a missing <node-id>: the command table declares it required)
   const nodeId = argv.nodeId ?? "";
-  if (argv.runId !== undefined) {
-    const problem = runIdProblem(argv.runId);
-    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
-  }
   const root = findProjectRoot(argv.C);
   const tree = await loadValidTree(root);
   const node = findNode(tree, nodeId);
