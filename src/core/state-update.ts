@@ -76,6 +76,8 @@ function resetInPlace(previous: TaskTree, next: TaskTree): { tree: TaskTree; ord
     order.push(node);
     const before = candidate !== undefined && candidate.id === node.id ? candidate : byId(node.id);
     node.passes = before?.passes ?? false;
+    // max_attempts of a node that was there is a person's to change (`runner unstick`), never the agent's.
+    if (before) node.max_attempts = before.max_attempts;
     // Never above max_attempts, even if the agent lowered it (checkAgentTree refuses that earlier).
     node.attempts = Math.min(before?.attempts ?? 0, node.max_attempts);
     const children = node.children;

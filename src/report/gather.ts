@@ -199,6 +199,17 @@ export async function gatherReport(root: string, runIdOption: string | undefined
     violations: audit.violations.map((v) =>
       v.iteration === undefined ? { commit: v.sha, message: v.message } : { commit: v.sha, iteration: v.iteration, message: v.message },
     ),
+    ...(audit.personEdits.length > 0
+      ? {
+          personEdits: audit.personEdits.map((edit) => ({
+            commit: edit.sha,
+            subject: edit.subject,
+            made: edit.made,
+            ...(edit.author !== undefined ? { author: edit.author } : {}),
+            valid: edit.problems.length === 0,
+          })),
+        }
+      : {}),
   };
   const target = guessTarget(holders.split("\n").filter(Boolean), `runner/${runId}`);
   const report: Report = {

@@ -34,6 +34,8 @@ export interface RunOptions {
   onProgress?: (event: ProgressEvent) => void;
   onStep?: (result: StepResult) => void | Promise<void>;
   onNotice?: (notice: RunNotice) => void | Promise<void>;
+  /** Called before each iteration: where a person's edit waiting for the lock is made (the lock handed over). */
+  betweenIterations?: () => Promise<void>;
 }
 
 /** What the run tells beside its steps. */
@@ -84,6 +86,11 @@ async function stuckLeaf(root: string): Promise<{ id: string; attempts: number; 
   const selection = selectLeftmostOpenLeaf(load.tree);
   if (selection.kind !== "leaf" || !selection.stuck) return undefined;
   return { id: selection.leaf.id, attempts: selection.leaf.attempts, max: selection.leaf.max_attempts };
+}
+
+/** What a person can do about a stuck leaf, as one clause. */
+export function stuckCommands(id: string): string {
+  return `give it more attempts (\`runner unstick ${id}\`), reword it (\`runner edit ${id} --goal …\`), split it (\`runner add ${id} --title …\`) or drop it (\`runner remove ${id}\`)`;
 }
 
 /** Waits `ms`, or less when the run is stopped. */
@@ -148,10 +155,11 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
       costUsd: spentUsd,
     });
     if (budget) return finish(EXIT.stoppedEarly, budget);
+    await options.betweenIterations?.();
     if (options.haltOnStuck) {
       const stuck = await stuckLeaf(options.root);
       if (stuck) {
-        const reason = `Stopped early: leaf ${stuck.id} is stuck (${stuck.attempts}/${stuck.max} attempts); decompose it by hand or run without --halt-on-stuck to let the agent decompose it.`;
+        const reason = `Stopped early: leaf ${stuck.id} is stuck (${stuck.attempts}/${stuck.max} attempts); ${stuckCommands(stuck.id)}, or run without --halt-on-stuck to let the agent decompose it.`;
         await options.onNotice?.({
           type: "stuck",
           nodeId: stuck.id,

@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { replayPasses } from "../../adapters/replay.js";
 import { auditHistory, runBase } from "../../adapters/run-audit.js";
+import type { PersonEditFinding } from "../../core/person-edit.js";
 import { processEnv } from "../environment.js";
 import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -16,7 +17,7 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; r
   if (!existsSync(path.join(root, ".git"))) throw new RefusalError(`${root} is not the top folder of a git repository; there is no run to audit.`);
   const { git, runId, tip, loopCommits: loop } = await resolveRun(root, argv.runId);
   if (loop.length === 0) {
-    if (argv.json) printJson({ run_id: runId, clean: true, loop_commits: 0, other_commits: 0, violations: [] });
+    if (argv.json) printJson({ run_id: runId, clean: true, loop_commits: 0, other_commits: 0, violations: [], person_edits: [] });
     else printLine(`audit: run ${runId} has no loop commits yet; nothing to check.`);
     return 0;
   }
@@ -45,6 +46,16 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; r
       other_commits: report.otherCommits,
       ...(report.replayed !== undefined ? { replayed: report.replayed } : {}),
       violations: report.violations.map((v) => ({ commit: v.sha, iteration: v.iteration ?? null, message: v.message })),
+      person_edits: report.personEdits.map((edit) => ({
+        commit: edit.sha,
+        subject: edit.subject,
+        made: edit.made,
+        verb: edit.verb ?? null,
+        target: edit.target ?? null,
+        author: edit.author ?? null,
+        valid: edit.problems.length === 0,
+        problems: edit.problems,
+      })),
     });
     return clean ? 0 : 1;
   }
@@ -56,6 +67,7 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; r
     printLine(
       `audit: run ${runId} is clean: ${report.loopCommits} loop commit${report.loopCommits === 1 ? "" : "s"} and ${report.otherCommits} other commit${report.otherCommits === 1 ? "" : "s"} obey the rules${replayed}.`,
     );
+    for (const line of personEditLines(report.personEdits)) printLine(line);
     return 0;
   }
   const firstViolation = report.violations[0]!;
@@ -67,4 +79,16 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; r
     );
   }
   return 1;
+}
+
+/** A person's edits, one line each: who, which commit, what; made by hand or by a runner command. */
+function personEditLines(edits: readonly PersonEditFinding[]): string[] {
+  if (edits.length === 0) return [];
+  return [
+    `a person's edits (${edits.length}), each checked by the rules:`,
+    ...edits.map(
+      (edit) =>
+        `  ${edit.sha.slice(0, 7)} ${edit.made === "hand" ? "a person's edit by hand" : "a person's edit"} by ${edit.author ?? "?"}: ${edit.subject}${edit.problems.length > 0 ? " (breaks the rules)" : ""}`,
+    ),
+  ];
 }

@@ -16,6 +16,9 @@ import { eventsFile, iterationDir } from "../../core/layout.js";
 import { oneLine } from "../../core/text-limits.js";
 import type { Highlight } from "../../diagram/render.js";
 import { loopRecords, type LoopRecord } from "../../core/loop-history.js";
+import { parseCommitSubject } from "../../core/run-id.js";
+import { personEditsAmong, type PersonEditEntry } from "../../core/person-edit.js";
+import { runBase } from "../../adapters/run-audit.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { guardOutputOf, lastLines } from "../guard-tail.js";
@@ -55,16 +58,35 @@ export interface LogEntry {
 /** How many of the guard's last lines one iteration shows. */
 const GUARD_LINES = 10;
 
-export async function readRunLog(root: string, runIdOption: string | undefined): Promise<{ runId: string; entries: LogEntry[] }> {
+export async function readRunLog(
+  root: string,
+  runIdOption: string | undefined,
+): Promise<{ runId: string; entries: LogEntry[]; personEdits: PersonEditEntry[] }> {
   if (!existsSync(path.join(root, ".git"))) throw new RefusalError(`${root} is not the top folder of a git repository; there is no run to show.`);
   return runLog(root, await resolveRun(root, runIdOption));
 }
 
-/** The run's iterations, oldest first, each with what its local log adds. */
-export async function runLog(root: string, run: ResolvedRun): Promise<{ runId: string; entries: LogEntry[] }> {
+/** The run's iterations, oldest first, each with what its local log adds, and a person's edits among them. */
+export async function runLog(root: string, run: ResolvedRun): Promise<{ runId: string; entries: LogEntry[]; personEdits: PersonEditEntry[] }> {
   const records = loopRecords(run.loopCommits, run.runId).reverse();
-  const entries = await Promise.all(records.map((record) => toEntry(root, run.runId, record)));
-  return { runId: run.runId, entries };
+  const [entries, personEdits] = await Promise.all([
+    Promise.all(records.map((record) => toEntry(root, run.runId, record))),
+    runPersonEdits(run, records),
+  ]);
+  return { runId: run.runId, entries, personEdits };
+}
+
+/** A person's edits between the run's first loop commit's parent and the run's tip, in history order. */
+async function runPersonEdits(run: ResolvedRun, records: readonly LoopRecord[]): Promise<PersonEditEntry[]> {
+  const first = records[0];
+  if (!first) return [];
+  const base = await runBase(run.git, first.sha);
+  if (base === undefined) return [];
+  const iterationOf = (subject: string) => {
+    const parsed = parseCommitSubject(subject);
+    return parsed?.runId === run.runId ? parsed.iteration : undefined;
+  };
+  return personEditsAmong(await run.git.commitsSince(base, run.tip), iterationOf);
 }
 
 /** The last lines of the local guard.log of an iteration, when the local log is this commit's (a run id used twice has another's). */
@@ -158,7 +180,7 @@ export async function run(
   argv: GlobalArgs & { json?: boolean; runId?: string; iteration?: number; diagram?: boolean; format?: "dot" | "svg"; output?: string },
 ): Promise<number> {
   const root = findProjectRoot(argv.C);
-  const [{ runId, entries }, working] = await Promise.all([readRunLog(root, argv.runId), runInProgress(root)]);
+  const [{ runId, entries, personEdits }, working] = await Promise.all([readRunLog(root, argv.runId), runInProgress(root)]);
   const style = styleFor(process.stdout);
   if (argv.diagram) {
     if (argv.iteration === undefined) throw new UsageError("--diagram needs --iteration N: the iteration whose path to highlight.");
@@ -182,7 +204,7 @@ export async function run(
   }
   const usage = runUsage(entries);
   if (argv.json) {
-    printJson({ run_id: runId, iterations: entries, usage: usage ?? null, in_progress: working ?? null });
+    printJson({ run_id: runId, iterations: entries, person_edits: personEdits, usage: usage ?? null, in_progress: working ?? null });
     return 0;
   }
   if (working) printLine(style.warning(describeRunInProgress(working, Date.now())));
@@ -210,6 +232,13 @@ export async function run(
   printLine(style.dim(format(header)));
   for (const [i, row] of rows.entries()) printLine(style.tone(rowTone(entries[i]!), format(row)));
   if (usage) printLine(`usage: ${describeUsage(usage)}`);
+  if (personEdits.length > 0) {
+    printLine(`a person's edits (${personEdits.length}), not iterations:`);
+    for (const edit of personEdits)
+      printLine(
+        `  after iteration ${edit.after_iteration}: ${edit.commit.slice(0, 7)} ${edit.subject} (${edit.made === "hand" ? "by hand, " : ""}by ${edit.author ?? "?"})`,
+      );
+  }
   return 0;
 }
 

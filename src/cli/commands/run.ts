@@ -66,8 +66,12 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
   const hooks = createHooks({ root, config: config.ok ? config.config.hooks : undefined, env, warn: printError, now: Date.now });
   let runId = argv.runId;
   try {
-    const summary = await withRepositoryLock(root, "runner run", async () => {
+    const summary = await withRepositoryLock(root, "runner run", async (lock) => {
       const ended = await runLoop({
+        // A person's edit waiting for the lock (`--wait`) is made between two iterations.
+        betweenIterations: async () => {
+          await lock.handOver(Date.now);
+        },
         root,
         runIdOption: argv.runId,
         maxIterations: argv.maxIterations,
