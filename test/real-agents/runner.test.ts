@@ -419,9 +419,7 @@ describe("the pinned CLIs' --help lists every flag the adapters pass", () => {
 
   it("codex exec --help", async () => {
     const text = await helpText("codex", ["exec", "--help"]);
-    const flags = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/agents/codex.ts"), "utf8"), "codex").filter(
-      (flag) => flag !== "-",
-    );
+    const flags = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/agents/codex.ts"), "utf8"), "codex").filter((flag) => flag !== "-");
     expect(flags.filter((flag) => !listed(text, flag))).toEqual([]);
     expect(text).toMatch(/read-only.*workspace-write.*danger-full-access/s);
   });
