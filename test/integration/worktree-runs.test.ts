@@ -202,4 +202,31 @@ describe("runner start --worktree, runner remove", () => {
     expect(unknown.exitCode).toBe(1);
     expect(oneSentence(unknown.stderr)).toBe("There is no run nope (no branch runner/nope); `runner runs` lists the runs.");
   });
+
+  it("an agent in a linked worktree that changes the repository's shared git config or hooks: put back, and the iteration fails as in the main checkout", async () => {
+    const s = await scenario({ start: false });
+    const marker = path.join(tempDir("runner-marker-"), "ran");
+    s.script({
+      1: {
+        write: { "src/a.txt": "ok\n" },
+        status: "done",
+        sh: [
+          `common=$(git rev-parse --git-common-dir)`,
+          `printf '#!/bin/sh\\necho ran >> ${marker}\\n' > "$common/hooks/post-commit" && chmod +x "$common/hooks/post-commit"`,
+          `git config core.hooksPath .evil-hooks`,
+        ].join("\n"),
+      },
+    });
+    const wt = path.join(tempDir("runner-wt-"), "w1");
+    expect((await s.runner(["start", "--worktree", wt, "--run-id", "w1"])).exitCode).toBe(0);
+    const step = await runner(wt, ["step"], { env: s.env });
+    expect(step.exitCode, step.stderr).toBe(0);
+    expect(await s.git(["config", "--get", "core.hooksPath"]).catch(() => "")).toBe("");
+    expect(existsSync(path.join(s.dir, ".git", "hooks", "post-commit"))).toBe(false);
+    expect(await git(wt, ["log", "-1", "--format=%s"], s.gitEnv)).toBe(subject("w1", 1, "root", "execute", "fail"));
+    expect(await git(wt, ["log", "-1", "--format=%B"], s.gitEnv)).toMatch(/\.git\/config/);
+    // The user's own git afterwards runs none of it.
+    await git(s.dir, ["commit", "-q", "--allow-empty", "-m", "by hand"], s.gitEnv);
+    expect(existsSync(marker)).toBe(false);
+  });
 });
