@@ -1,15 +1,15 @@
 // The GitHub Action's run step (action.yml calls it; test/integration/action.test.ts runs it as it is,
 // in a temp clone whose remote is a bare repository). In the checked-out repository, with `runner` on
 // PATH: continue the run branch runner/<run-id> when the remote has it, else start it (from a goal
-// when one is given: `.runner/` made by `runner init`, or its goal and tree replaced, the config
-// kept); `runner run` with the budgets; `runner report` into a file (the artifact); the run's summary
-// (status and log, Markdown) for the job summary and a pull request; the run branch pushed.
+// when one is given: `runner start --goal`, or for a repository without .runner/ yet `runner init
+// --goal`); `runner run` with the budgets; `runner report` into a file (the artifact); the run's
+// summary (status and log, Markdown) for the job summary and a pull request; the run branch pushed.
 // Outputs (GITHUB_OUTPUT): exit-code, outcome (done | stopped | failed), run-id, branch, base,
 // report, summary. Exit code: 0 for done and stopped early (3, the outcome says which), else the
 // runner's (1, 2).
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFileSync, copyFileSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -56,21 +56,12 @@ function commitAsBot(message) {
   git([...identity, "commit", "-q", "--no-verify", "-m", message]);
 }
 
-/** The goal as the run's task tree: `.runner/` made by `runner init`, or its GOAL.md and tree replaced (the config kept). */
-function setGoal() {
-  const executor = input("executor") || "codex";
-  if (!existsSync(path.join(workspace, ".runner"))) {
-    const made = runner(["init", "--goal", goal, "--executor", executor]);
-    if (made.code !== 0) process.exit(made.code);
-  } else {
-    const scratch = mkdtempSync(path.join(env.RUNNER_TEMP || tmpdir(), "runner-goal-"));
-    execFileSync("git", ["init", "-q"], { cwd: scratch });
-    const made = spawnSync("runner", ["-C", scratch, "init", "--goal", goal, "--executor", executor], { stdio: ["ignore", "ignore", "inherit"] });
-    if (made.status !== 0) process.exit(made.status ?? 2);
-    for (const file of [".runner/GOAL.md", ".runner/state/tree.json"]) copyFileSync(path.join(scratch, file), path.join(workspace, file));
-  }
+/** A repository without .runner/ yet: `runner init` with the goal, committed on the base (pushed only as part of the run branch). */
+function initWithGoal() {
+  const made = runner(["init", "--goal", goal, "--executor", input("executor") || "codex"]);
+  if (made.code !== 0) process.exit(made.code);
   git(["add", ".runner"]);
-  if (!gitOk(["diff", "--cached", "--quiet"])) commitAsBot(`runner goal: ${goal.split("\n")[0].slice(0, 100)}`);
+  commitAsBot(`runner goal: ${goal.split("\n")[0].slice(0, 100)}`);
 }
 
 const given = input("branch").replace(/^refs\/heads\//, "");
@@ -96,8 +87,10 @@ if (onRemote) {
   console.log(`continuing run ${runId} from ${remote}/${branch}`);
 } else {
   if (given !== "" && !input("run-id")) fail(`${remote} has no branch ${given} to continue; give a goal and run-id to start one.`);
-  if (goal !== "") setGoal();
-  const started = runner(["start", "--run-id", runId]);
+  // A goal with .runner/ in place: `runner start --goal` commits the run's own goal and tree on its branch (the config kept).
+  const fresh = goal !== "" && !existsSync(path.join(workspace, ".runner"));
+  if (fresh) initWithGoal();
+  const started = runner(["start", "--run-id", runId, ...(goal !== "" && !fresh ? ["--goal", goal] : [])]);
   if (started.code !== 0) process.exit(started.code);
 }
 

@@ -64,6 +64,11 @@ export const COMMANDS = [
       "run-id": { type: "string", describe: "The run id (default: the UTC time as YYYYMMDD-HHMMSS)", value: "id" },
       from: { type: "string", describe: "Start from this branch or commit (default: HEAD; needed on another run's branch)", value: "ref" },
       worktree: { type: "boolean", describe: "Check the run branch out in a new linked worktree (this checkout is left as it is)" },
+      goal: {
+        type: "string",
+        describe: "The run's own goal: a one-leaf tree and GOAL.md for it, committed on the run branch (the config kept)",
+        value: "text",
+      },
     },
     load: () => import("./commands/start.js"),
   }),

@@ -5,12 +5,17 @@
 // the main working tree, named after it and the run): this checkout is left as it is, and the run
 // there has its own lock, journal, index and logs (all in that worktree's own git folder and state).
 import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { preflight } from "../../adapters/preflight.js";
 import { loadConfig } from "../../adapters/project-files.js";
 import { changedPathList, GitRepo } from "../../adapters/git.js";
 import { defaultWorktreePath, listWorktrees } from "../../adapters/worktrees.js";
+import { runIdentity } from "../../adapters/run-history.js";
+import { serializeTree } from "../../core/canonical.js";
+import { LAYOUT } from "../../core/layout.js";
 import { formatProblem } from "../../core/problems.js";
+import { goalMarkdown, goalTree } from "../../core/tree.js";
 import { BRANCH_PREFIX, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -24,13 +29,15 @@ export function utcRunId(epochMs: number): string {
   return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
 }
 
-type StartArgs = GlobalArgs & { runId?: string; from?: string; worktree: boolean; path?: string };
+type StartArgs = GlobalArgs & { runId?: string; from?: string; worktree: boolean; path?: string; goal?: string };
 
 export async function run(argv: StartArgs): Promise<number> {
   if (argv.path !== undefined && !argv.worktree)
     throw new UsageError(
       `A folder ("${argv.path}") is only taken with --worktree (\`runner start --worktree [PATH]\`). See \`runner start --help\`.`,
     );
+  if (argv.goal !== undefined && argv.goal.trim() === "")
+    throw new UsageError('--goal is empty; give the run\'s goal in words (--goal "Add a --verbose flag").');
   const root = findProjectRoot(argv.C);
   const runId = argv.runId ?? utcRunId(Date.now());
   const problem = runIdProblem(runId);
@@ -62,6 +69,7 @@ export async function run(argv: StartArgs): Promise<number> {
   if (argv.from === undefined) {
     await checkProject(root);
     await git.createBranch(branch);
+    if (argv.goal !== undefined) await commitGoal(root, argv.goal);
     printLine(`started run ${runId} on branch ${branch}; next: \`runner step\` (one iteration) or \`runner run\` (until done).`);
     return 0;
   }
@@ -80,6 +88,7 @@ export async function run(argv: StartArgs): Promise<number> {
     await git.raw(["branch", "-q", "-D", branch]);
     throw error;
   }
+  if (argv.goal !== undefined) await commitGoal(root, argv.goal);
   printLine(`started run ${runId} on branch ${branch} from ${argv.from}; next: \`runner step\` (one iteration) or \`runner run\` (until done).`);
   return 0;
 }
@@ -120,6 +129,7 @@ async function startInWorktree(argv: StartArgs, git: GitRepo, runId: string, cur
     await git.raw(["branch", "-q", "-D", branch]);
     throw error;
   }
+  if (argv.goal !== undefined) await commitGoal(target, argv.goal);
   printLine(
     `started run ${runId} on branch ${branch} in the worktree ${target}${argv.from === undefined ? "" : ` from ${argv.from}`}; continue there:`,
   );
@@ -130,6 +140,23 @@ async function startInWorktree(argv: StartArgs, git: GitRepo, runId: string, cur
 /** A path as one shell word. */
 function shellWord(text: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * `--goal`: the run's own goal, on its branch: .runner/GOAL.md and a tree of one open root leaf for
+ * it (max_attempts as the tree had it; the config and everything else kept), committed by the
+ * person who started the run as `runner goal: <title>` before the run's first iteration.
+ */
+async function commitGoal(dir: string, goal: string): Promise<void> {
+  const before = await loadValidTree(dir);
+  const tree = goalTree(goal, before.root.max_attempts);
+  await writeFile(path.join(dir, ...LAYOUT.goal.split("/")), goalMarkdown(goal));
+  await writeFile(path.join(dir, ...LAYOUT.tree.split("/")), serializeTree(tree));
+  const git = new GitRepo(dir);
+  const who = await runIdentity(git, [], processEnv());
+  const env = { GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email };
+  const message = ["-m", `runner goal: ${tree.root.title}`, "-m", goal.trim()];
+  await git.raw(["-c", "core.hooksPath=/dev/null", "commit", "-q", "--no-verify", ...message, "--", LAYOUT.goal, LAYOUT.tree], { env });
 }
 
 /** The tree and the config a run starts from must be valid, and the preflight find nothing wrong. */
