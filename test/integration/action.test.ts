@@ -234,3 +234,38 @@ describe("the action's steps, end to end in a temp clone", () => {
     expect((await s.git(["--git-dir", bare, "log", "-1", "--format=%s", "runner/broken"])).trim()).toMatch(/^chore\(loop\): run broken iter 1 /);
   }, 120_000);
 });
+
+describe("the container image's job (Dockerfile, scripts/action/job.sh), as a Kubernetes Job runs it", () => {
+  it("the Dockerfile packs the package and installs it; what it copies exists; its entrypoint is the job script", () => {
+    const dockerfile = readFileSync(path.join(PROJECT_ROOT, "Dockerfile"), "utf8");
+    expect(dockerfile).toMatch(/RUN npm pack /);
+    expect(dockerfile).toMatch(/npm install -g [^\n]*\/tmp\/guarded-runner\.tgz/);
+    const copied = [...dockerfile.matchAll(/^COPY (?!--from)(.+) (\S+)$/gm)].flatMap((m) => m[1]!.split(" ")).filter((f) => f !== ".");
+    for (const file of copied) expect(existsSync(path.join(PROJECT_ROOT, file)), file).toBe(true);
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["\/opt\/runner\/job\.sh"\]$/m);
+    expect(dockerfile).toMatch(/^COPY scripts\/action\/run\.mjs scripts\/action\/pull-request\.mjs scripts\/action\/job\.sh \/opt\/runner\/$/m);
+  });
+
+  it("clones the repository, runs the goal to the end and pushes the run branch; a missing repository or an unwritable home is one sentence", async () => {
+    const s = await scenario({ start: false });
+    s.script({ 1: { write: { "src/x.txt": "x\n" }, status: "done" } });
+    const { bare } = await remoteAndClone(s);
+    const home = tempDir("runner-home-");
+    const job = path.join(PROJECT_ROOT, "scripts", "action", "job.sh");
+    const env = { ...s.env, HOME: home, PATH: `${runnerOnPath()}:${process.env.PATH ?? ""}`, INPUT_RUN_ID: "k8s", INPUT_GOAL: "Write x" };
+    const ran = spawnSync(job, [], { env: { ...env, RUNNER_REPOSITORY: bare }, encoding: "utf8", timeout: 120_000 });
+    expect(ran.status, ran.stdout + ran.stderr).toBe(0);
+    expect((await s.git(["--git-dir", bare, "log", "--format=%s", "main..runner/k8s"])).trim().split("\n")).toEqual([
+      subject("k8s", 1, "root", "execute", "pass"),
+      "runner goal: Write x",
+    ]);
+    expect(existsSync(path.join(home, "job", "out", "runner-report-k8s.html"))).toBe(true);
+
+    const noRepo = spawnSync(job, [], { env, encoding: "utf8" });
+    expect(noRepo.status).toBe(1);
+    expect(noRepo.stderr).toBe("RUNNER_REPOSITORY is not set; give the job the clone URL of the repository, with push rights.\n");
+    const noHome = spawnSync(job, [], { env: { ...env, RUNNER_REPOSITORY: bare, HOME: path.join(home, "missing") }, encoding: "utf8" });
+    expect(noHome.status).toBe(1);
+    expect(noHome.stderr).toMatch(/^HOME \(.*missing\) is not a writable folder; the runner keeps its state there \(mount an emptyDir at it\)\.\n$/);
+  }, 120_000);
+});
