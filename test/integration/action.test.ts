@@ -31,6 +31,22 @@ describe("the action and the example workflow against the GitHub Actions schemas
     expect(validateWorkflow(WORKFLOW.replace("runs-on: ubuntu-latest", "runs-on: [")).errors).not.toEqual([]);
   });
 
+  it("the README's workflow block is valid, runs a matrix one job per run branch, and gives the action only inputs it has", () => {
+    const readme = readFileSync(path.join(PROJECT_ROOT, "README.md"), "utf8");
+    const block = readme.slice(readme.indexOf("<!-- many-goals-workflow:begin"), readme.indexOf("<!-- many-goals-workflow:end -->"));
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(block)?.[1] ?? "";
+    expect(yaml).not.toBe("");
+    expect(validateWorkflow(yaml).errors).toEqual([]);
+    expect(yaml).toMatch(/concurrency: \{ group: "runner-\$\{\{ matrix\.run \}\}", cancel-in-progress: false \}/);
+    const inputs = new Set([...(/^inputs:\n([\s\S]*?)\n\n/m.exec(ACTION)?.[1] ?? "").matchAll(/^ {2}([a-z-]+):$/gm)].map((m) => m[1]!));
+    expect(inputs.has("goal") && inputs.has("run-id")).toBe(true);
+    const given = [...(/with: \{ (.*) \}/.exec(yaml)?.[1] ?? "").matchAll(/([a-z-]+): /g)].map((m) => m[1]!);
+    expect(given.length).toBeGreaterThan(0);
+    for (const name of given) expect(inputs.has(name), name).toBe(true);
+    const exampleWith = /with:\n((?: {10}.+\n)+)/.exec(WORKFLOW)?.[1] ?? "";
+    for (const m of exampleWith.matchAll(/^ {10}([a-z-]+):/gm)) expect(inputs.has(m[1]!), m[1]).toBe(true);
+  });
+
   it("the action calls the scripts this repository has; the workflow runs a matrix with secrets and one job per run branch at a time", () => {
     for (const script of ACTION.matchAll(/\$GITHUB_ACTION_PATH\/([^"]+)"/g))
       expect(existsSync(path.join(PROJECT_ROOT, script[1]!)), script[1]).toBe(true);

@@ -7,7 +7,8 @@ import { execa } from "execa";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { git, runner, tempDir } from "../helpers/sandbox.js";
+import { chmodSync, readFileSync } from "node:fs";
+import { git, PROJECT_ROOT, runner, tempDir, testEnv } from "../helpers/sandbox.js";
 import { oneSentence, scenario, subject, type AgentAction } from "../helpers/scenario.js";
 import { RUNNER_BIN } from "../helpers/sandbox.js";
 
@@ -229,4 +230,53 @@ describe("runner start --worktree, runner remove", () => {
     await git(s.dir, ["commit", "-q", "--allow-empty", "-m", "by hand"], s.gitEnv);
     expect(existsSync(marker)).toBe(false);
   });
+});
+
+describe('the README\'s "Running many goals" steps', () => {
+  it("run as written in a project of the user's own (the demo agent standing in): two goals in two worktrees, side by side, then runs and remove", async () => {
+    const readme = readFileSync(path.join(PROJECT_ROOT, "README.md"), "utf8");
+    const block = readme.slice(readme.indexOf("<!-- many-goals:begin"), readme.indexOf("<!-- many-goals:end -->"));
+    const lines = (/```sh\n([\s\S]*?)```/.exec(block)?.[1] ?? "").split("\n").filter((line) => line.trim() !== "");
+    expect(lines[0]).toMatch(/^cd my-project\b/);
+    const parent = tempDir("runner-many-");
+    const project = path.join(parent, "my-project");
+    mkdirSync(project);
+    const bin = tempDir("runner-bin-");
+    writeFileSync(path.join(bin, "runner"), `#!/bin/sh\nexec node ${JSON.stringify(RUNNER_BIN)} "$@"\n`);
+    chmodSync(path.join(bin, "runner"), 0o755);
+    const env = testEnv({ PATH: `${bin}:${process.env.PATH ?? ""}` });
+    writeFileSync(path.join(project, "justfile"), "ci:\n    true\n");
+    await git(project, ["init", "-q", "-b", "main"], env);
+    expect((await runner(project, ["init", "--goal", "The project", "--executor", "demo"], { env })).exitCode).toBe(0);
+    await git(project, ["add", "-A"], env);
+    await git(project, ["commit", "-q", "-m", "my project"], env);
+
+    const sh = (line: string) => execa("sh", ["-c", line], { cwd: project, env, extendEnv: false, reject: false, timeout: 150_000 });
+    const rest = lines.slice(1).map((line) => line.replace(/\s+#.*$/, ""));
+    const runLines = rest.filter((line) => / && runner run$/.test(line));
+    expect(runLines).toHaveLength(2);
+    for (const line of rest.filter((l) => l.startsWith("runner start"))) {
+      const result = await sh(line);
+      expect(result.exitCode, `${line}\n${String(result.stderr)}`).toBe(0);
+    }
+    // The two runs side by side.
+    const runs = await Promise.all(runLines.map(sh));
+    for (const result of runs) expect(result.exitCode, String(result.stderr)).toBe(0);
+    const listed = await sh(rest.find((l) => l.startsWith("runner runs"))!);
+    expect(String(listed.stdout)).toMatch(new RegExp(`^api +complete .* — ${path.join(parent, "my-project-api")}$`, "m"));
+    expect(String(listed.stdout)).toMatch(new RegExp(`^docs +complete .* — ${path.join(parent, "my-project-docs")}$`, "m"));
+    for (const [run, goal] of [
+      ["docs", "Document every command"],
+      ["api", "Add the /health endpoint"],
+    ] as const) {
+      const first = (await git(project, ["log", "--format=%s", "--reverse", `main..runner/${run}`], env)).split("\n")[0];
+      expect(first).toBe(`runner goal: ${goal}`);
+      const audit = await runner(path.join(parent, `my-project-${run}`), ["audit"], { env });
+      expect(audit.exitCode, audit.stdout + audit.stderr).toBe(0);
+    }
+    const removed = await sh(rest.find((l) => l.startsWith("runner remove"))!);
+    expect(removed.exitCode, String(removed.stderr)).toBe(0);
+    expect(String(removed.stdout)).toMatch(/^removed the worktree .*my-project-docs\nkept the branch runner\/docs: /);
+    expect(existsSync(path.join(parent, "my-project-docs"))).toBe(false);
+  }, 240_000);
 });
