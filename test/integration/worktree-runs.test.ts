@@ -86,6 +86,15 @@ describe("worktree runs", () => {
     const working = (JSON.parse(listed.stdout) as { runs: { run_id: string; state: string; worktree: string }[] }).runs;
     expect(working.map((r) => [r.run_id, r.state, r.worktree])).toEqual(["a", "b", "c"].map((run) => [run, "working", worktree(run)]));
 
+    // A run at work is not removed under its runner's feet.
+    const busy = await runner(s.dir, ["remove", "a"], { env: s.env });
+    expect(busy.exitCode).toBe(1);
+    expect(oneSentence(busy.stderr)).toMatch(
+      new RegExp(
+        `^A runner \\(\`runner run\`, pid ${runs.a.pid}\\) is working on run a in ${worktree("a")}; stop it \\(Ctrl-C there\\) or wait for it, then try again\\.$`,
+      ),
+    );
+
     runs.c.kill("SIGKILL");
     const killed = await runs.c;
     expect(killed.signal).toBe("SIGKILL");
@@ -167,6 +176,12 @@ describe("runner start --worktree, runner remove", () => {
     const step = await runner(wt, ["step"], { env: s.env });
     expect(step.exitCode, step.stderr).toBe(0);
 
+    const inside = await runner(wt, ["remove", "w1"], { env: s.env });
+    expect(inside.exitCode).toBe(1);
+    expect(oneSentence(inside.stderr)).toBe(
+      `You are in run w1's worktree, which this would remove; run it from another checkout: \`cd ${s.dir} && runner remove w1\`.`,
+    );
+
     writeFileSync(path.join(wt, "scratch.txt"), "work in progress\n");
     const dirty = await s.runner(["remove", "w1"]);
     expect(dirty.exitCode).toBe(1);
@@ -198,6 +213,14 @@ describe("runner start --worktree, runner remove", () => {
     expect(forced.exitCode, forced.stderr).toBe(0);
     expect(forced.stdout).toMatch(/deleted the branch runner\/w2 \(was [0-9a-f]{12}; --force: its commits are on no other branch\)$/);
     expect((await s.git(["branch", "--list", "runner/*"])).trim()).toBe("");
+
+    await s.git(["checkout", "-q", "-b", "runner/here"]);
+    const here = await s.runner(["remove", "here"]);
+    expect(here.exitCode).toBe(1);
+    expect(oneSentence(here.stderr)).toMatch(
+      /^Run here is checked out in the main working tree \(.*\), not in a worktree of its own; check out another branch there first/,
+    );
+    await s.git(["checkout", "-q", "main"]);
 
     const unknown = await s.runner(["remove", "nope"]);
     expect(unknown.exitCode).toBe(1);

@@ -24,10 +24,17 @@ export async function run(args: GlobalArgs & { runId?: string; force: boolean })
   const branch = `${BRANCH_PREFIX}${argv.runId}`;
   const tip = await git.resolve(`refs/heads/${branch}`);
   if (tip === undefined) throw new RefusalError(`There is no run ${argv.runId} (no branch ${branch}); \`runner runs\` lists the runs.`);
-  const checkout = (await listWorktrees(git)).find((w) => w.branch === branch && !w.prunable);
-  if (checkout?.main || (checkout && samePath(checkout.path, root))) {
+  const worktrees = await listWorktrees(git);
+  const checkout = worktrees.find((w) => w.branch === branch && !w.prunable);
+  if (checkout?.main) {
     throw new RefusalError(
-      `Run ${argv.runId} is checked out here (${checkout.path}), not in a worktree of its own; check out another branch here first (e.g. \`git checkout main\`), then \`runner remove ${argv.runId}\` from there.`,
+      `Run ${argv.runId} is checked out in the main working tree (${checkout.path}), not in a worktree of its own; check out another branch there first (e.g. \`git checkout main\`), then \`runner remove ${argv.runId}\`.`,
+    );
+  }
+  if (checkout && samePath(checkout.path, root)) {
+    const main = worktrees[0]?.path ?? "the main working tree";
+    throw new RefusalError(
+      `You are in run ${argv.runId}'s worktree, which this would remove; run it from another checkout: \`cd ${main} && runner remove ${argv.runId}\`.`,
     );
   }
   if (checkout) {
