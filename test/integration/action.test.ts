@@ -8,12 +8,12 @@
 import { validateAction, validateWorkflow } from "@action-validator/core";
 import { execa } from "execa";
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PROJECT_ROOT, RUNNER_BIN, tempDir } from "../helpers/sandbox.js";
+import { PROJECT_ROOT, RUNNER_BIN, runnerOnPath, tempDir } from "../helpers/sandbox.js";
 import { scenario, subject, type Scenario } from "../helpers/scenario.js";
 
 const ACTION = readFileSync(path.join(PROJECT_ROOT, "action.yml"), "utf8");
@@ -96,14 +96,6 @@ async function remoteAndClone(s: Scenario): Promise<{ bare: string; clone: strin
   const clone = path.join(tempDir("runner-checkout-"), "app");
   execFileSync("git", ["clone", "-q", bare, clone], { env: s.gitEnv });
   return { bare, clone };
-}
-
-/** `runner` on PATH, as the action's install step leaves it: the built binary. */
-function runnerOnPath(): string {
-  const bin = tempDir("runner-bin-");
-  writeFileSync(path.join(bin, "runner"), `#!/bin/sh\nexec node ${JSON.stringify(RUNNER_BIN)} "$@"\n`);
-  chmodSync(path.join(bin, "runner"), 0o755);
-  return bin;
 }
 
 function outputsOf(file: string): Record<string, string> {

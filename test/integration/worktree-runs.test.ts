@@ -4,13 +4,11 @@
 // other two untouched (and the killed one continues later). `runner runs` lists them and `runner
 // remove` cleans up without losing a commit.
 import { execa } from "execa";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { chmodSync, readFileSync } from "node:fs";
-import { git, PROJECT_ROOT, runner, tempDir, testEnv } from "../helpers/sandbox.js";
+import { git, PROJECT_ROOT, RUNNER_BIN, runner, runnerOnPath, tempDir, testEnv } from "../helpers/sandbox.js";
 import { oneSentence, scenario, subject, type AgentAction } from "../helpers/scenario.js";
-import { RUNNER_BIN } from "../helpers/sandbox.js";
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 90_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -264,10 +262,7 @@ describe('the README\'s "Running many goals" steps', () => {
     const parent = tempDir("runner-many-");
     const project = path.join(parent, "my-project");
     mkdirSync(project);
-    const bin = tempDir("runner-bin-");
-    writeFileSync(path.join(bin, "runner"), `#!/bin/sh\nexec node ${JSON.stringify(RUNNER_BIN)} "$@"\n`);
-    chmodSync(path.join(bin, "runner"), 0o755);
-    const env = testEnv({ PATH: `${bin}:${process.env.PATH ?? ""}` });
+    const env = testEnv({ PATH: `${runnerOnPath()}:${process.env.PATH ?? ""}` });
     writeFileSync(path.join(project, "justfile"), "ci:\n    true\n");
     await git(project, ["init", "-q", "-b", "main"], env);
     expect((await runner(project, ["init", "--goal", "The project", "--executor", "demo"], { env })).exitCode).toBe(0);
