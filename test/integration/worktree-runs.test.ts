@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, PROJECT_ROOT, RUNNER_BIN, runner, runnerOnPath, tempDir, testEnv } from "../helpers/sandbox.js";
-import { oneSentence, scenario, subject, type AgentAction } from "../helpers/scenario.js";
+import { isAlive, oneSentence, scenario, subject, type AgentAction } from "../helpers/scenario.js";
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 90_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -49,7 +49,10 @@ describe("worktree runs", () => {
       a: scriptDir("a", runScript("a", { sh: waitGate })),
       b: scriptDir("b", runScript("b", { sh: waitGate })),
       // c's runner is killed while its agent sleeps in iteration 2; iteration 2 is then recorded as interrupted.
-      c: { ...runScript("c", {}, 1), 2: { sleep: 120, status: "done" } } as Record<number, AgentAction>,
+      c: { ...runScript("c", {}, 1), 2: { sh: 'echo $PPID > "$SCENARIO_DIR/agent-2.pid"', sleep: 120, status: "done" } } as Record<
+        number,
+        AgentAction
+      >,
     };
     const scripts = { a: dirs.a, b: dirs.b, c: scriptDir("c", dirs.c) };
     const worktree = (run: string) => path.join(path.dirname(s.dir), `${path.basename(s.dir)}-${run}`);
@@ -76,7 +79,9 @@ describe("worktree runs", () => {
       });
     const runs = { a: spawnRun("a"), b: spawnRun("b"), c: spawnRun("c") };
     const agentRan = (run: "a" | "b" | "c", n: number) => existsSync(path.join(scripts[run], `agent-${n}.json`));
-    await waitFor(() => agentRan("a", 2) && agentRan("b", 2) && agentRan("c", 2), "all three runs in iteration 2");
+    await waitFor(() => agentRan("a", 2) && agentRan("b", 2) && existsSync(path.join(scripts.c, "agent-2.pid")), "all three runs in iteration 2");
+    const cAgent = Number(readFileSync(path.join(scripts.c, "agent-2.pid"), "utf8"));
+    expect(isAlive(cAgent)).toBe(true);
 
     // All three at work at once, each in its own worktree.
     const listed = await runner(s.dir, ["runs", "--json"], { env: s.env });
@@ -96,6 +101,9 @@ describe("worktree runs", () => {
     runs.c.kill("SIGKILL");
     const killed = await runs.c;
     expect(killed.signal).toBe("SIGKILL");
+    // Its agent goes with it (containment is per run); the other runs' agents wait at the gate, untouched.
+    await waitFor(() => !isAlive(cAgent), "the killed run's agent to end", 15_000);
+    expect(agentRan("a", 3) || agentRan("b", 3), "a and b were still in iteration 2").toBe(false);
     writeFileSync(gate, "");
     const [a, b] = await Promise.all([runs.a, runs.b]);
     expect(a.exitCode, a.stderr).toBe(0);
