@@ -144,8 +144,23 @@ describe("worktree runs", () => {
     expect(s.exists("src")).toBe(false);
     expect(await s.porcelain()).toBe("");
 
+    // Usage: each run's from the meta.json its own worktree keeps (an agent that reports usage: here written in).
+    for (const n of ["0002", "0003"]) {
+      const file = path.join(worktree("a"), ".runner", "iterations", "a", n, "meta.json");
+      const meta = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+      writeFileSync(file, JSON.stringify({ ...meta, usage: { input_tokens: 1000, output_tokens: 50, cost_usd: 0.01 } }));
+    }
+    const withUsage = JSON.parse((await runner(s.dir, ["runs", "--json"], { env: s.env })).stdout) as { runs: { run_id: string; usage: unknown }[] };
+    expect(withUsage.runs.map((r) => [r.run_id, r.usage])).toEqual([
+      ["a", { input_tokens: 2000, cached_input_tokens: 0, output_tokens: 100, reasoning_tokens: null, cost_usd: 0.02 }],
+      ["b", null],
+      ["c", null],
+    ]);
+
     const text = await runner(s.dir, ["runs"], { env: s.env });
-    expect(text.stdout).toMatch(new RegExp(`^a +complete +2/2 leaves, iteration 3 \\(execute y\\) — ${worktree("a")}$`, "m"));
+    expect(text.stdout).toMatch(
+      new RegExp(`^a +complete +2/2 leaves, iteration 3 \\(execute y\\); tokens 2,000 in, 100 out; cost \\$0\\.0200 — ${worktree("a")}$`, "m"),
+    );
     expect(text.stdout).toMatch(new RegExp(`^c +complete +2/2 leaves, iteration 4 \\(execute y\\) — ${worktree("c")}$`, "m"));
   }, 240_000);
 });
