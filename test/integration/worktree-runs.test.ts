@@ -2,7 +2,7 @@
 // of its own; three runs there proceed at the same time through the built binary with a scripted
 // agent, each with its own lock, journal, logs and loop commits; killing one run's runner leaves the
 // other two untouched (and the killed one continues later). `runner runs` lists them and `runner
-// remove` cleans up without losing a commit.
+// cleanup` cleans up without losing a commit.
 import { execa } from "execa";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -90,7 +90,7 @@ describe("worktree runs", () => {
     expect(working.map((r) => [r.run_id, r.state, r.worktree])).toEqual(["a", "b", "c"].map((run) => [run, "working", worktree(run)]));
 
     // A run at work is not removed under its runner's feet.
-    const busy = await runner(s.dir, ["remove", "a"], { env: s.env });
+    const busy = await runner(s.dir, ["cleanup", "a"], { env: s.env });
     expect(busy.exitCode).toBe(1);
     expect(oneSentence(busy.stderr)).toMatch(
       new RegExp(
@@ -165,7 +165,7 @@ describe("worktree runs", () => {
   }, 240_000);
 });
 
-describe("runner start --worktree, runner remove", () => {
+describe("runner start --worktree, runner cleanup", () => {
   it("refuses a folder that exists, a folder without --worktree, and .runner/ that is not committed; leaves nothing behind", async () => {
     const s = await scenario({ start: false });
     const taken = path.join(tempDir("runner-taken-"), "here");
@@ -189,7 +189,7 @@ describe("runner start --worktree, runner remove", () => {
     expect((await s.git(["branch", "--list", "runner/*"])).trim()).toBe("");
   });
 
-  it("remove: the worktree goes; the branch only when another branch holds its commits, else with --force; uncommitted work is never lost silently", async () => {
+  it("cleanup: the worktree goes; the branch only when another branch holds its commits, else with --force; uncommitted work is never lost silently", async () => {
     const s = await scenario({ start: false });
     s.script({ 1: { write: { "src/done.txt": "done\n" }, status: "done" } });
     const wt = path.join(tempDir("runner-wt-"), "w1");
@@ -197,14 +197,14 @@ describe("runner start --worktree, runner remove", () => {
     const step = await runner(wt, ["step"], { env: s.env });
     expect(step.exitCode, step.stderr).toBe(0);
 
-    const inside = await runner(wt, ["remove", "w1"], { env: s.env });
+    const inside = await runner(wt, ["cleanup", "w1"], { env: s.env });
     expect(inside.exitCode).toBe(1);
     expect(oneSentence(inside.stderr)).toBe(
-      `You are in run w1's worktree, which this would remove; run it from another checkout: \`cd ${s.dir} && runner remove w1\`.`,
+      `You are in run w1's worktree, which this would remove; run it from another checkout: \`cd ${s.dir} && runner cleanup w1\`.`,
     );
 
     writeFileSync(path.join(wt, "scratch.txt"), "work in progress\n");
-    const dirty = await s.runner(["remove", "w1"]);
+    const dirty = await s.runner(["cleanup", "w1"]);
     expect(dirty.exitCode).toBe(1);
     expect(oneSentence(dirty.stderr)).toBe(
       `${wt} has 1 uncommitted change (scratch.txt) that removing it would lose; commit them there, or pass --force to drop them.`,
@@ -212,38 +212,40 @@ describe("runner start --worktree, runner remove", () => {
     expect(existsSync(path.join(wt, "scratch.txt"))).toBe(true);
     await git(wt, ["clean", "-fq", "scratch.txt"], s.gitEnv);
 
-    const kept = await s.runner(["remove", "w1"]);
+    const kept = await s.runner(["cleanup", "w1"]);
     expect(kept.exitCode, kept.stderr).toBe(0);
     expect(kept.stdout).toBe(
-      `removed the worktree ${wt}\nkept the branch runner/w1: its last commit is on no other branch; push or merge it (e.g. \`git push origin runner/w1\`), or \`runner remove w1 --force\` deletes it.`,
+      `removed the worktree ${wt}\nkept the branch runner/w1: its last commit is on no other branch; push or merge it (e.g. \`git push origin runner/w1\`), or \`runner cleanup w1 --force\` deletes it.`,
     );
     expect(existsSync(wt)).toBe(false);
     expect((await s.git(["branch", "--list", "runner/w1"])).trim()).toBe("runner/w1");
 
     // Merged into main: now it goes without --force.
     await s.git(["merge", "-q", "--ff-only", "runner/w1"]);
-    const removed = await s.runner(["remove", "w1"]);
+    const removed = await s.runner(["cleanup", "w1"]);
     expect(removed.exitCode, removed.stderr).toBe(0);
     expect(removed.stdout).toMatch(/^deleted the branch runner\/w1 \(was [0-9a-f]{12}; its commits are on main\)$/);
 
     // A branch on no other branch goes only with --force.
-    expect((await s.runner(["start", "--worktree", "--run-id", "w2"])).exitCode).toBe(0);
+    // (main holds w1's passed tree now: a new goal starts the next run)
+    const startW2 = await s.runner(["start", "--worktree", "--run-id", "w2", "--goal", "More work"]);
+    expect(startW2.exitCode, startW2.stderr).toBe(0);
     const w2 = path.join(path.dirname(s.dir), `${path.basename(s.dir)}-w2`);
     await git(w2, ["commit", "-q", "--allow-empty", "-m", "by hand"], s.gitEnv);
-    const forced = await s.runner(["remove", "w2", "--force"]);
+    const forced = await s.runner(["cleanup", "w2", "--force"]);
     expect(forced.exitCode, forced.stderr).toBe(0);
     expect(forced.stdout).toMatch(/deleted the branch runner\/w2 \(was [0-9a-f]{12}; --force: its commits are on no other branch\)$/);
     expect((await s.git(["branch", "--list", "runner/*"])).trim()).toBe("");
 
     await s.git(["checkout", "-q", "-b", "runner/here"]);
-    const here = await s.runner(["remove", "here"]);
+    const here = await s.runner(["cleanup", "here"]);
     expect(here.exitCode).toBe(1);
     expect(oneSentence(here.stderr)).toMatch(
       /^Run here is checked out in the main working tree \(.*\), not in a worktree of its own; check out another branch there first/,
     );
     await s.git(["checkout", "-q", "main"]);
 
-    const unknown = await s.runner(["remove", "nope"]);
+    const unknown = await s.runner(["cleanup", "nope"]);
     expect(unknown.exitCode).toBe(1);
     expect(oneSentence(unknown.stderr)).toBe("There is no run nope (no branch runner/nope); `runner runs` lists the runs.");
   });
@@ -277,7 +279,7 @@ describe("runner start --worktree, runner remove", () => {
 });
 
 describe('the README\'s "Running many goals" steps', () => {
-  it("run as written in a project of the user's own (the demo agent standing in): two goals in two worktrees, side by side, then runs and remove", async () => {
+  it("run as written in a project of the user's own (the demo agent standing in): two goals in two worktrees, side by side, then runs and cleanup", async () => {
     const readme = readFileSync(path.join(PROJECT_ROOT, "README.md"), "utf8");
     const block = readme.slice(readme.indexOf("<!-- many-goals:begin"), readme.indexOf("<!-- many-goals:end -->"));
     const lines = (/```sh\n([\s\S]*?)```/.exec(block)?.[1] ?? "").split("\n").filter((line) => line.trim() !== "");
@@ -315,7 +317,7 @@ describe('the README\'s "Running many goals" steps', () => {
       const audit = await runner(path.join(parent, `my-project-${run}`), ["audit"], { env });
       expect(audit.exitCode, audit.stdout + audit.stderr).toBe(0);
     }
-    const removed = await sh(rest.find((l) => l.startsWith("runner remove"))!);
+    const removed = await sh(rest.find((l) => l.startsWith("runner cleanup"))!);
     expect(removed.exitCode, String(removed.stderr)).toBe(0);
     expect(String(removed.stdout)).toMatch(/^removed the worktree .*my-project-docs\nkept the branch runner\/docs: /);
     expect(existsSync(path.join(parent, "my-project-docs"))).toBe(false);

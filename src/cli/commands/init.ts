@@ -1,11 +1,13 @@
 // `runner init`: scaffold .runner/ (CONTRACT §2, docs/contract.md) at the top of a git repository;
 // refuses if it exists, and anywhere but a repository's top folder.
 import { existsSync, realpathSync } from "node:fs";
-import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { serializeTree } from "../../core/canonical.js";
 import { LAYOUT, RUNNER_DIR, RUNNER_GITIGNORE } from "../../core/layout.js";
-import { goalMarkdown, goalTree } from "../../core/tree.js";
+import { PlanEditError } from "../../core/plan-edit.js";
+import { importPlan } from "../../core/plan-import.js";
+import { countNodes, goalMarkdown, goalTree, type TaskTree } from "../../core/tree.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import { GitRepo } from "../../adapters/git.js";
 import { projectPath } from "../../adapters/project-files.js";
@@ -15,14 +17,34 @@ import { printLine } from "../output.js";
 
 export type ExecutorChoice = "codex" | "claude" | "command" | "demo";
 
-export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: number; executor: ExecutorChoice }): Promise<number> {
+export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: number; executor: ExecutorChoice; plan?: string }): Promise<number> {
   const root = path.resolve(argv.C);
   await requireRepositoryTop(root);
-  const files = await scaffoldRunnerDir(root, { goal: argv.goal, maxAttempts: argv.maxAttempts, executor: argv.executor });
+  const tree = argv.plan === undefined ? undefined : await readPlan(argv.plan, argv);
+  const files = await scaffoldRunnerDir(root, {
+    goal: tree ? tree.root.goal || tree.root.title : argv.goal,
+    maxAttempts: argv.maxAttempts,
+    executor: argv.executor,
+    ...(tree ? { tree } : {}),
+  });
+  if (tree) printLine(`imported ${countNodes(tree) - 1} nodes from ${argv.plan} under the root "${tree.root.title}".`);
   printLine(`initialized ${RUNNER_DIR}/ in ${root}:`);
   for (const file of files) printLine(`  ${file}`);
   printLine("next: describe the goal in .runner/GOAL.md, check .runner/state/config.toml, commit, then `runner start`.");
   return 0;
+}
+
+/** The tree of a plan file (Markdown, ralph's prd.json, task-master's tasks.json); one sentence for what cannot be mapped. */
+async function readPlan(file: string, argv: { maxAttempts: number; goal?: string }): Promise<TaskTree> {
+  const text = await readFile(path.resolve(file), "utf8").catch(() => {
+    throw new UsageError(`--plan ${file} cannot be read; give the path of a Markdown plan, ralph's prd.json or task-master's tasks.json.`);
+  });
+  try {
+    return importPlan(path.basename(file), text, { maxAttempts: argv.maxAttempts, ...(argv.goal !== undefined ? { goal: argv.goal } : {}) });
+  } catch (error) {
+    if (error instanceof PlanEditError) throw new RefusalError(`${error.message.replace(/\.$/, "")}; nothing was written.`);
+    throw error;
+  }
 }
 
 /** `.runner/` belongs at the top of a git repository: a subfolder would get a second one, and no repository none. */
@@ -41,7 +63,7 @@ async function requireRepositoryTop(folder: string): Promise<void> {
 /** Writes the files of CONTRACT §2 into `root/.runner/`; refuses if it exists. Returns the files written. */
 export async function scaffoldRunnerDir(
   root: string,
-  options: { goal?: string; title?: string; maxAttempts: number; executor: ExecutorChoice; guardCommand?: string[] },
+  options: { goal?: string; title?: string; maxAttempts: number; executor: ExecutorChoice; guardCommand?: string[]; tree?: TaskTree },
 ): Promise<string[]> {
   if (!existsSync(root)) throw new UsageError(`The folder ${root} does not exist; create it or pass an existing one with -C.`);
   if (existsSync(path.join(root, RUNNER_DIR))) {
@@ -54,7 +76,7 @@ export async function scaffoldRunnerDir(
     throw new UsageError(`--max-attempts must be a whole number of at least 1, not ${String(maxAttempts)}.`);
   }
   const goal = (options.goal ?? "").trim();
-  const tree = goalTree(goal, maxAttempts, options.title);
+  const tree: TaskTree = options.tree ?? goalTree(goal, maxAttempts, options.title);
   const write = async (relative: string, text: string) => {
     const file = projectPath(root, relative);
     await mkdir(path.dirname(file), { recursive: true });

@@ -61,18 +61,37 @@ function rowLine(row: RunRow, root: string): string {
 async function runRow(git: GitRepo, root: string, { branch, tip }: RunBranch, worktrees: readonly Worktree[]): Promise<RunRow> {
   const runId = runIdFromBranch(branch) ?? branch.slice("runner/".length);
   const checkout = worktrees.find((w) => w.branch === branch && !w.prunable);
-  const [treeText, lastText, working] = await Promise.all([
+  const [treeText, logText, working] = await Promise.all([
     git.raw(["show", `${tip}:.runner/state/tree.json`]).catch(() => undefined),
-    git.raw(["log", "-1", "-E", `--grep=${loopSubjectPattern(runId)}`, "--format=%s%x1f%cI", tip]).catch(() => ""),
+    git.raw(["log", "-E", `--grep=${loopSubjectPattern(runId)}`, "--format=%H%x1f%s%x1f%cI", tip]).catch(() => ""),
     checkout ? runInProgress(checkout.path) : Promise.resolve(undefined),
   ]);
   const tree = treeOf(treeText);
-  const [subjectLine = "", at = ""] = lastText.trim().split("\x1f");
-  const subject = parseCommitSubject(subjectLine);
-  const last = subject ? { number: subject.iteration, node_id: subject.kind === "repair" ? null : subject.nodeId, kind: subject.kind, at } : null;
-  // The agents' usage is in each iteration's local meta.json: in the worktree the run is checked out in, else in this one.
+  // The run's loop commits at the tip, newest first.
+  const commits = logText
+    .split("\n")
+    .map((line) => {
+      const [commit = "", subjectLine = "", at = ""] = line.split("\x1f");
+      const subject = parseCommitSubject(subjectLine);
+      return subject?.runId === runId ? { commit, at, subject } : undefined;
+    })
+    .filter((c) => c !== undefined);
+  const newest = commits[0];
+  const last = newest
+    ? {
+        number: newest.subject.iteration,
+        node_id: newest.subject.kind === "repair" ? null : newest.subject.nodeId,
+        kind: newest.subject.kind,
+        at: newest.at,
+      }
+    : null;
+  // The agents' usage is in each iteration's local meta.json (checked against its commit): in the worktree the run is checked out in, else in this one.
   const logs = checkout?.path ?? root;
-  const usage = last ? await sumIterationUsage(logs, runId, range(last.number)) : undefined;
+  const usage = await sumIterationUsage(
+    logs,
+    runId,
+    commits.map((c) => ({ iteration: c.subject.iteration, commit: c.commit })),
+  );
   const complete = tree?.complete === true;
   return {
     run_id: runId,
@@ -99,8 +118,4 @@ function treeOf(text: string | undefined): { leaves: { passed: number; total: nu
   if (!checked.ok) return undefined;
   const leaves = [...walkTree(checked.value)].map(({ node }) => node).filter((node) => node.children.length === 0);
   return { leaves: { passed: leaves.filter((n) => n.passes).length, total: leaves.length }, complete: checked.value.root.passes };
-}
-
-function range(n: number): number[] {
-  return Array.from({ length: n }, (_, i) => i + 1);
 }

@@ -67,7 +67,7 @@ export async function run(argv: StartArgs): Promise<number> {
   const exists = await git.raw(["branch", "--list", branch]);
   if (exists.trim() !== "") throw new RefusalError(`Branch ${branch} already exists; check it out to continue that run, or pick another --run-id.`);
   if (argv.from === undefined) {
-    await checkProject(root);
+    await checkProject(root, argv.goal !== undefined);
     await git.createBranch(branch);
     if (argv.goal !== undefined) await commitGoal(root, argv.goal);
     printLine(`started run ${runId} on branch ${branch}; next: \`runner step\` (one iteration) or \`runner run\` (until done).`);
@@ -81,7 +81,7 @@ export async function run(argv: StartArgs): Promise<number> {
   const back = status.branch ?? status.head;
   await git.raw(["checkout", "-q", "-b", branch, from]);
   try {
-    await checkProject(root);
+    await checkProject(root, argv.goal !== undefined);
   } catch (error) {
     // Nothing is left behind: back where the user was, the new branch gone.
     await git.raw(["checkout", "-q", back]);
@@ -122,7 +122,7 @@ async function startInWorktree(argv: StartArgs, git: GitRepo, runId: string, cur
   if (existsSync(target)) throw new RefusalError(`${target} already exists; give another folder (\`runner start --worktree PATH\`) or remove it.`);
   await git.raw(["worktree", "add", "-q", "-b", branch, target, from]);
   try {
-    await checkProject(target);
+    await checkProject(target, argv.goal !== undefined);
   } catch (error) {
     // Nothing is left behind: the new worktree and its branch gone.
     await git.raw(["worktree", "remove", "--force", target]);
@@ -160,8 +160,13 @@ async function commitGoal(dir: string, goal: string): Promise<void> {
 }
 
 /** The tree and the config a run starts from must be valid, and the preflight find nothing wrong. */
-async function checkProject(root: string): Promise<void> {
-  await loadValidTree(root);
+async function checkProject(root: string, newGoal: boolean): Promise<void> {
+  const tree = await loadValidTree(root);
+  // (a new goal replaces the tree: a passed one is no obstacle)
+  if (tree.root.passes && !newGoal)
+    throw new RefusalError(
+      `Every node of the plan has passed (the root ${JSON.stringify(tree.root.id)} too), so a run would have nothing to do; add follow-up work with \`runner extend --title … --goal …\` (a new root over the passed tree), then \`runner start\` again, or start one on a new goal (\`runner start --goal …\`).`,
+    );
   const config = await loadConfig(root);
   if (!config.ok) {
     throw new RefusalError(

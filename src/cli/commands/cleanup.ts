@@ -1,4 +1,4 @@
-// `runner remove <run-id> [--force]`: cleaning up after a run. Its linked worktree goes (refused
+// `runner cleanup <run-id> [--force]`: cleaning up after a run. Its linked worktree goes (refused
 // while a runner works there, or with uncommitted changes unless --force); its branch goes only when
 // another branch (local or remote-tracking) holds its tip, so that no commit is lost: else it is
 // kept and the sentence says how to keep or drop it (--force deletes it). The run's local logs
@@ -28,13 +28,13 @@ export async function run(args: GlobalArgs & { runId?: string; force: boolean })
   const checkout = worktrees.find((w) => w.branch === branch && !w.prunable);
   if (checkout?.main) {
     throw new RefusalError(
-      `Run ${argv.runId} is checked out in the main working tree (${checkout.path}), not in a worktree of its own; check out another branch there first (e.g. \`git checkout main\`), then \`runner remove ${argv.runId}\`.`,
+      `Run ${argv.runId} is checked out in the main working tree (${checkout.path}), not in a worktree of its own; check out another branch there first (e.g. \`git checkout main\`), then \`runner cleanup ${argv.runId}\`.`,
     );
   }
   if (checkout && samePath(checkout.path, root)) {
     const main = worktrees[0]?.path ?? "the main working tree";
     throw new RefusalError(
-      `You are in run ${argv.runId}'s worktree, which this would remove; run it from another checkout: \`cd ${main} && runner remove ${argv.runId}\`.`,
+      `You are in run ${argv.runId}'s worktree, which this would remove; run it from another checkout: \`cd ${main} && runner cleanup ${argv.runId}\`.`,
     );
   }
   if (checkout) {
@@ -57,7 +57,7 @@ export async function run(args: GlobalArgs & { runId?: string; force: boolean })
   if (holders.length === 0 && !argv.force) {
     const own = (await git.raw(["rev-list", "--count", tip, "--not", `--exclude=${branch}`, "--branches", "--remotes"]).catch(() => "?")).trim();
     printLine(
-      `kept the branch ${branch}: its ${own === "1" ? "last commit is" : `last ${own} commits are`} on no other branch; push or merge it (e.g. \`git push origin ${branch}\`), or \`runner remove ${argv.runId} --force\` deletes it.`,
+      `kept the branch ${branch}: its ${own === "1" ? "last commit is" : `last ${own} commits are`} on no other branch; push or merge it (e.g. \`git push origin ${branch}\`), or \`runner cleanup ${argv.runId} --force\` deletes it.`,
     );
     return 0;
   }
