@@ -35,7 +35,10 @@ export async function run(argv: GlobalArgs & { json: boolean }): Promise<number>
   const root = findProjectRoot(argv.C);
   const git = new GitRepo(root);
   const [branches, worktrees] = await Promise.all([listRunBranches(git), listWorktrees(git)]);
-  const rows = await Promise.all(branches.map((branch) => runRow(git, root, branch, worktrees)));
+  // A few runs at a time: each costs two git processes and its meta.json files.
+  const rows: RunRow[] = [];
+  for (let i = 0; i < branches.length; i += 8)
+    rows.push(...(await Promise.all(branches.slice(i, i + 8).map((branch) => runRow(git, root, branch, worktrees)))));
   const others = worktrees.filter((w) => !w.prunable && runIdFromBranch(w.branch) === undefined);
   if (argv.json) {
     printJson({ runs: rows, other_worktrees: others.map((w) => ({ path: w.path, branch: w.branch ?? null, main: w.main })) });
