@@ -8,12 +8,12 @@
 import { validateAction, validateWorkflow } from "@action-validator/core";
 import { execa } from "execa";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PROJECT_ROOT, RUNNER_BIN, runnerOnPath, tempDir } from "../helpers/sandbox.js";
+import { PROJECT_ROOT, RUNNER_BIN, runnerOnPath, tempDir, testEnv } from "../helpers/sandbox.js";
 import { scenario, subject, type Scenario } from "../helpers/scenario.js";
 
 const ACTION = readFileSync(path.join(PROJECT_ROOT, "action.yml"), "utf8");
@@ -65,8 +65,8 @@ interface Recorded {
   body: Record<string, unknown> | null;
 }
 
-/** A scripted GitHub API: no open pull request for the branch, then one created (number 7). */
-async function scriptedApi(): Promise<{ url: string; requests: Recorded[]; close: () => void }> {
+/** A scripted GitHub API: the open pull requests for the branch (none by default), then one created (number 7) or updated. */
+async function scriptedApi(open: { number: number; html_url: string }[] = []): Promise<{ url: string; requests: Recorded[]; close: () => void }> {
   const requests: Recorded[] = [];
   const read = async (req: IncomingMessage) => {
     let text = "";
@@ -77,7 +77,8 @@ async function scriptedApi(): Promise<{ url: string; requests: Recorded[]; close
     void read(req).then((body) => {
       requests.push({ method: req.method ?? "", url: req.url ?? "", auth: req.headers.authorization, body });
       res.setHeader("content-type", "application/json");
-      if (req.method === "GET") res.end("[]");
+      if (req.method === "GET") res.end(JSON.stringify(open));
+      else if (req.method === "PATCH") res.end(JSON.stringify(open[0]));
       else {
         res.statusCode = 201;
         res.end(JSON.stringify({ number: 7, html_url: "https://github.example/acme/app/pull/7" }));
@@ -211,6 +212,42 @@ describe("the action's steps, end to end in a temp clone", () => {
     }
   }, 240_000);
 
+  it("a repository without .runner/: the goal is set up with runner init (the executor input), on the run branch only; the remote's main is untouched", async () => {
+    const project = tempDir("runner-plain-");
+    const env = { ...testEnv(), PATH: `${runnerOnPath()}:${process.env.PATH ?? ""}` };
+    const gitHere = (args: string[], cwd = project) => execFileSync("git", args, { cwd, env, encoding: "utf8" });
+    writeFileSync(path.join(project, "justfile"), "ci:\n    true\n");
+    gitHere(["init", "-q", "-b", "main"]);
+    gitHere(["add", "-A"]);
+    gitHere(["commit", "-q", "-m", "plain project"]);
+    const bare = path.join(tempDir("runner-remote-"), "plain.git");
+    gitHere(["init", "-q", "--bare", "-b", "main", bare]);
+    gitHere(["push", "-q", bare, "main:main"]);
+    const mainBefore = gitHere(["--git-dir", bare, "rev-parse", "main"]).trim();
+    const clone = path.join(tempDir("runner-checkout-"), "plain");
+    gitHere(["clone", "-q", bare, clone]);
+    const temp = tempDir("runner-job-");
+    const result = spawnSync("node", [path.join(PROJECT_ROOT, "scripts", "action", "run.mjs")], {
+      cwd: clone,
+      env: {
+        ...env,
+        GITHUB_OUTPUT: path.join(temp, "output"),
+        RUNNER_TEMP: temp,
+        INPUT_GOAL: "A calculator",
+        INPUT_EXECUTOR: "demo",
+        INPUT_RUN_ID: "fresh",
+      },
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(result.status, result.stdout + result.stderr).toBe(0);
+    expect(outputsOf(path.join(temp, "output"))).toMatchObject({ outcome: "done", "exit-code": "0", branch: "runner/fresh" });
+    const pushed = gitHere(["--git-dir", bare, "log", "--format=%s", "--reverse", "main..runner/fresh"]).split("\n").filter(Boolean);
+    expect(pushed[0]).toBe("runner goal: A calculator");
+    expect(pushed.slice(1).every((line) => line.startsWith("chore(loop): run fresh iter "))).toBe(true);
+    expect(gitHere(["--git-dir", bare, "rev-parse", "main"]).trim()).toBe(mainBefore);
+  }, 120_000);
+
   it("a run that fails (exit 1) fails the step, and what it committed is still pushed", async () => {
     const s = await scenario({
       start: false,
@@ -241,6 +278,42 @@ describe("the action's steps, end to end in a temp clone", () => {
     expect(existsSync(outputs.report!)).toBe(true);
     expect((await s.git(["--git-dir", bare, "log", "-1", "--format=%s", "runner/broken"])).trim()).toMatch(/^chore\(loop\): run broken iter 1 /);
   }, 120_000);
+});
+
+describe("the pull-request step alone", () => {
+  it("updates the body of the pull request already open for the run branch; without a token it refuses in one sentence", async () => {
+    const api = await scriptedApi([{ number: 5, html_url: "https://github.example/acme/app/pull/5" }]);
+    const summaryFile = path.join(tempDir("runner-summary-"), "summary.md");
+    writeFileSync(summaryFile, "## runner: run r1 — done\n");
+    const env = {
+      PATH: process.env.PATH ?? "",
+      GITHUB_API_URL: `${api.url}/`,
+      GITHUB_REPOSITORY: "acme/app",
+      INPUT_BRANCH: "runner/r1",
+      INPUT_BASE: "main",
+      INPUT_SUMMARY: summaryFile,
+      INPUT_OUTCOME: "stopped",
+      INPUT_RUN_ID: "r1",
+    };
+    const script = path.join(PROJECT_ROOT, "scripts", "action", "pull-request.mjs");
+    try {
+      const updated = await execa("node", [script], { env: { ...env, INPUT_TOKEN: "t" }, extendEnv: false, reject: false, timeout: 30_000 });
+      expect(updated.exitCode, String(updated.stderr)).toBe(0);
+      expect(String(updated.stdout).trim()).toBe("updated pull request #5: https://github.example/acme/app/pull/5");
+      expect(api.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+        "GET /repos/acme/app/pulls?state=open&head=acme%3Arunner%2Fr1",
+        "PATCH /repos/acme/app/pulls/5",
+      ]);
+      expect(api.requests[1]!.body).toEqual({ body: "## runner: run r1 — done\n" });
+      const noToken = await execa("node", [script], { env, extendEnv: false, reject: false, timeout: 30_000 });
+      expect(noToken.exitCode).toBe(1);
+      expect(String(noToken.stderr)).toBe(
+        "No token for the pull request; pass the action a token with pull-requests: write (e.g. secrets.GITHUB_TOKEN).",
+      );
+    } finally {
+      api.close();
+    }
+  });
 });
 
 describe("the container image's job (Dockerfile, scripts/action/job.sh), as a Kubernetes Job runs it", () => {
