@@ -1,10 +1,10 @@
 // The agent's answer (CONTRACT §6): the one file the agent writes its JSON answer to, in the
 // iteration's log folder. This module alone names it; the prompt, the agent's environment and the
 // executors get its path from here, and it is read and checked once per iteration.
-import { readFile, stat } from "node:fs/promises";
 import { parseAgentOutput, type AgentOutputCheck } from "../core/agent-output.js";
 import { iterationDir } from "../core/layout.js";
 import type { IterationLog } from "./iteration-log.js";
+import { readAgentFile } from "./safe-files.js";
 
 const ANSWER_FILE = "output.json";
 
@@ -20,18 +20,12 @@ export function answerFileName(runId: string, iteration: number): string {
 
 /**
  * The answer read and checked against the agent output schema. The file is in the agent's reach:
- * only a regular file is read (a FIFO or a device planted there is no answer and cannot block).
+ * only a regular file is read, never through a symbolic link (a FIFO or a device planted there is no
+ * answer and cannot block; a link to a file elsewhere is no answer either).
  */
-export async function readAgentAnswer(log: IterationLog): Promise<AgentOutputCheck> {
-  const file = answerFile(log);
+export function readAgentAnswer(log: IterationLog): AgentOutputCheck {
   const name = answerFileName(log.runId, log.iteration);
-  let text: string | undefined;
-  try {
-    const info = await stat(file);
-    if (!info.isFile()) return { ok: false, reason: `the output file ${name} is not a regular file` };
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
-  return parseAgentOutput(text, name);
+  const read = readAgentFile(answerFile(log));
+  if (read.kind === "not-regular") return { ok: false, reason: `the output file ${name} is not a regular file` };
+  return parseAgentOutput(read.kind === "text" ? read.text : undefined, name);
 }

@@ -24,7 +24,7 @@ export interface ReplayResult {
 
 export async function replayPasses(
   git: GitRepo,
-  commits: readonly { sha: string; subject: string }[],
+  commits: Iterable<{ sha: string; subject: string }> | AsyncIterable<{ sha: string; subject: string }>,
   runId: string,
   env: Record<string, string>,
 ): Promise<ReplayResult[]> {
@@ -33,7 +33,7 @@ export async function replayPasses(
   const results: ReplayResult[] = [];
   const logs = await mkdtemp(path.join(tmpdir(), "runner-replay-"));
   try {
-    for (const commit of commits) {
+    for await (const commit of commits) {
       const subject = parseCommitSubject(commit.subject);
       if (!subject || subject.runId !== runId || subject.kind === "repair" || subject.guard !== "pass") continue;
       const base = { sha: commit.sha, iteration: subject.iteration, nodeId: subject.nodeId };

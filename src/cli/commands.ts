@@ -1,5 +1,6 @@
 // The commands and their options, declared once: the parser, the help text and each handler's
 // argument type come from this table. Command modules are loaded only when called.
+import { AGENTS } from "../agents/registry.js";
 import { runIdProblem } from "../core/run-id.js";
 import { command, type OptionSpec } from "./command-table.js";
 
@@ -28,7 +29,12 @@ export const COMMANDS = [
     options: {
       goal: { type: "string", describe: "The project goal (written to .runner/GOAL.md and the root node)", value: "text" },
       "max-attempts": { type: "integer", default: 3, min: 1, describe: "max_attempts of the root node", value: "n" },
-      executor: { type: "string", choices: ["codex", "claude", "command", "demo"], default: "codex", describe: "The agent the config starts with" },
+      executor: {
+        type: "string",
+        choices: [...AGENTS.map((agent) => agent.kind), "command", "demo"],
+        default: "codex",
+        describe: "The agent the config starts with",
+      },
       plan: {
         type: "string",
         describe: "Build the tree from a plan: a Markdown checklist or headings, ralph's prd.json, task-master's tasks.json",
@@ -184,6 +190,11 @@ export const COMMANDS = [
       "run-id": runId,
       iteration: { type: "integer", min: 1, describe: "Show one iteration", value: "n" },
       diagram: { type: "boolean", describe: "With --iteration: the machine diagram with the path that iteration took highlighted" },
+      tree: {
+        type: "string",
+        choices: ["before", "after"],
+        describe: "With --iteration: print that iteration's tree snapshot (from git where it was committed)",
+      },
       format: { type: "string", choices: ["dot", "svg"], default: "dot", describe: "Diagram format" },
       output: { type: "string", describe: "Write the diagram to this file instead of stdout", value: "file" },
     },

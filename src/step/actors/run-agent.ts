@@ -5,6 +5,7 @@
 // stream said (usage, session, its own error, a limit) is reported with how it ended; an agent that
 // failed without an answer is reported with its own words (src/core/agent-failure.ts).
 import { fromPromise } from "xstate";
+import { findAgent } from "../../agents/registry.js";
 import { answerFile, readAgentAnswer } from "../../adapters/agent-answer.js";
 import { executorFor } from "../../adapters/executors/registry.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
@@ -21,12 +22,10 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
     const deadlineMs = now() + start.config.limits.iterationTimeoutSeconds * 1000;
     const nodeId = leaf?.leaf.id;
     onProgress?.({ type: "phase", phase: "agent", iteration: start.iteration, nodeId, title: leaf?.leaf.title });
-    // What is left of the run's cost budget is Claude's own cap for the session (--max-budget-usd).
+    // What is left of the run's cost budget is the session's own cap when the agent has one (Claude --max-budget-usd).
     const configured = start.config.executor;
-    const executor =
-      configured.kind === "claude" && costLeftUsd !== undefined
-        ? { ...configured, max_budget_usd: Math.min(configured.max_budget_usd ?? Infinity, roundCents(costLeftUsd)) }
-        : configured;
+    const capCost = findAgent(configured.kind)?.capCost;
+    const executor = capCost && costLeftUsd !== undefined ? { ...capCost(configured, costLeftUsd), kind: configured.kind } : configured;
     const result = await executorFor(executor.kind).run({
       root,
       config: executor,
@@ -57,7 +56,7 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
     const ended = !result.timedOut && !result.aborted && result.spawnError === undefined;
     // The answer, read and checked once (re-load takes it from here): whether the agent answered
     // decides whether a non-zero exit or its own error is a failure.
-    const answer = ended ? await readAgentAnswer(log) : undefined;
+    const answer = ended ? readAgentAnswer(log) : undefined;
     const answered = answer?.ok === true;
     const failure = ended
       ? agentFailure({
@@ -85,9 +84,4 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
       ...(result.isolation !== undefined ? { isolation: result.isolation } : {}),
     };
   });
-}
-
-/** Dollars to whole cents, at least one cent (Claude's cap must be positive). */
-function roundCents(usd: number): number {
-  return Math.max(0.01, Math.floor(usd * 100) / 100);
 }
