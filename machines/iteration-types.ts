@@ -41,6 +41,8 @@ export interface StepOutput {
   message: string;
   record?: IterationRecord;
   commit?: string;
+  /** The commit was made, but its local log (diff.patch) could not be written: why (e.g. ENOSPC). */
+  logError?: string;
   /** A bug: the unexpected exception an actor threw (outcome "crashed"). */
   error?: unknown;
 }
@@ -143,8 +145,9 @@ export interface IterationContext {
   update?: UpdatePhase;
   /** A runner error (seed 002): recorded as a retry, no attempt counted. */
   runnerError?: RunnerErrorFact;
-  /** 10. The commit. */
+  /** 10. The commit, and a local log it could not write. */
   commit?: string;
+  logError?: string;
   message?: string;
   /** A bug: the unexpected exception an actor threw. */
   bug?: unknown;
@@ -205,6 +208,12 @@ export interface RecheckPrepareRequest {
 
 export interface PersistRequest {
   record: IterationRecord;
+}
+
+/** commitIteration: the commit, and why its local log (diff.patch) could not be written, if it could not. */
+export interface CommitFacts {
+  sha: string;
+  logError?: string;
 }
 
 export interface CommitRequest {

@@ -27,6 +27,7 @@ import {
 import type {
   AgentRequest,
   CollectRequest,
+  CommitFacts,
   CommitRequest,
   GuardRequest,
   IterationContext,
@@ -65,7 +66,7 @@ export const iterationMachine = setup({
     collectResult: placeholder<CollectedFacts, CollectRequest>("collectResult"),
     runGuard: placeholder<GuardFacts, GuardRequest>("runGuard"),
     persistIteration: placeholder<void, PersistRequest>("persistIteration"),
-    commitIteration: placeholder<{ sha: string }, CommitRequest>("commitIteration"),
+    commitIteration: placeholder<CommitFacts, CommitRequest>("commitIteration"),
   },
   actions: {
     /** An unexpected exception in an actor: a bug, not a runner error. Nothing more is written; the journal lets the next step record the iteration. */
@@ -123,6 +124,7 @@ export const iterationMachine = setup({
     // An iteration that was (or may have been) written has a record; a refusal, nothing to do or a bug has none.
     record: context.ending === "committed" || context.ending === "failed" ? recordOf(context) : undefined,
     commit: context.commit,
+    ...(context.logError !== undefined ? { logError: context.logError } : {}),
     error: context.bug,
   }),
   states: {
@@ -479,11 +481,12 @@ export const iterationMachine = setup({
               const start = started(context);
               return {
                 commit: event.output.sha,
+                logError: event.output.logError,
                 message: context.runnerError ? runnerErrorSentence(start.runId, start.iteration, context.runnerError) : "",
               };
             }),
           },
-          { target: "committed", actions: assign({ commit: ({ event }) => event.output.sha }) },
+          { target: "committed", actions: assign(({ event }) => ({ commit: event.output.sha, logError: event.output.logError })) },
         ],
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },

@@ -61,6 +61,13 @@ export async function runStep(step: StepDeps & { runIdOption?: string; recheck?:
     guardMs: Math.round(context.guard?.facts.durationMs ?? 0),
     totalMs: Math.round(step.now() - startedAt),
   };
+  const unwritten = (problem: string, cause?: unknown) => {
+    const committed = output.commit ? `was committed (${output.commit.slice(0, 7)})` : "ended";
+    return new IterationError(
+      `Iteration ${named?.iteration} ${committed}, but its log could not be written (${problem}); make room on the disk of ${log?.dir}, then run the next step.`,
+      { cause },
+    );
+  };
   if (log && output.record) {
     try {
       log.writeJson(
@@ -69,13 +76,10 @@ export async function runStep(step: StepDeps & { runIdOption?: string; recheck?:
       );
     } catch (error) {
       if (!isSystemError(error)) throw error;
-      const committed = output.commit ? `was committed (${output.commit.slice(0, 7)})` : "ended";
-      throw new IterationError(
-        `Iteration ${named?.iteration} ${committed}, but its log could not be written (${error.message}); make room on the disk of ${log.dir}, then run the next step.`,
-        { cause: error },
-      );
+      throw unwritten(error.message, error);
     }
   }
+  if (output.logError !== undefined) throw unwritten(output.logError);
   return {
     ...output,
     iteration: named?.iteration,

@@ -5,6 +5,7 @@
 // commit as its only parent, and the run branch is moved to it only if it still points there.
 import { existsSync } from "node:fs";
 import { fromPromise } from "xstate";
+import { isSystemError } from "../../errors.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { removeJournal } from "../../adapters/journal.js";
 import { projectPath } from "../../adapters/project-files.js";
@@ -15,14 +16,14 @@ import { commitSubjectOf, describeAgentGit } from "../../core/iteration-record.j
 import { LAYOUT } from "../../core/layout.js";
 import { formatCommitMessage } from "../../core/loop-history.js";
 import { redactSecrets } from "../../core/text-limits.js";
-import type { CommitRequest } from "../../../machines/iteration-types.js";
+import type { CommitFacts, CommitRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 
 /** diff.patch keeps at most this much (a 600 MB file must not become a 600 MB log). */
 const PATCH_CAP_BYTES = 16 * 1024 * 1024;
 
 export function commitIterationActor({ root, git, gitDir, state, secrets, onProgress }: ActorDeps) {
-  return fromPromise<{ sha: string }, CommitRequest>(
+  return fromPromise<CommitFacts, CommitRequest>(
     async ({
       input: {
         record,
@@ -70,9 +71,13 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
       })();
       // The patch is a local log: one that cannot be written (a full disk) ends where it stopped, and
       // the commit, which is made, is recorded as such (meta.json, written last, reports the disk).
+      // Its failure is told after the commit (run-step.ts): a patch cut short must not pass unseen.
+      let patchError: unknown;
       const patched = patch.then(
         () => undefined,
-        () => undefined,
+        (error: unknown) => {
+          patchError = error;
+        },
       );
       const sha = await commit;
       await patched;
@@ -96,7 +101,7 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
         record.treeToWrite !== undefined,
       );
       await removeJournal(state.journal);
-      return { sha };
+      return isSystemError(patchError) ? { sha, logError: patchError.message } : { sha };
     },
   );
 }
