@@ -46,7 +46,7 @@ export interface ViewOptions {
 const TAIL_LINES = 3;
 
 function seconds(ms: number): string {
-  return formatDuration(ms, "clock");
+  return formatDuration(ms, "timer");
 }
 
 /**

@@ -226,7 +226,7 @@ describe("the live block", () => {
     const { stream, screen } = virtualTerminal(200);
     const view = terminalView(stream, () => now, "r1", { facts: { startedAt: NOW, maxIterations: 50, leaves: { passed: 0, total: 3 } } });
     view.progress({ type: "phase", phase: "agent", iteration: 1, nodeId: "b", title: "Leaf b" });
-    expect(screen()).toContain("  0/3 leaves passed · iteration 1 of 50 · 0.0s elapsed");
+    expect(screen()).toContain("  0/3 leaves passed · iteration 1 of 50 · 0s elapsed");
     now += 65_000;
     view.step(guardFailedStep(1));
     view.progress({ type: "phase", phase: "agent", iteration: 2, nodeId: "b", title: "Leaf b" });
@@ -263,14 +263,15 @@ describe("the live block", () => {
 });
 
 describe("durations, written by one formatter (src/core/durations.ts)", () => {
-  it("clock for the terminal's lines, words for sentences and the report", () => {
-    const cases: [number, string, string][] = [
-      [850, "0.8s", "850 ms"],
-      [4_200, "4.2s", "4.2 s"],
-      [42_000, "42.0s", "42 s"],
-      [65_000, "1m 05s", "1 min 05 s"],
-      [3_725_000, "1h 02m", "1 h 02 min"],
+  it("clock for the terminal's counters, timer for phases and the summary, words for sentences and the report", () => {
+    const cases: [number, string, string, string][] = [
+      [850, "0s", "0.8s", "850 ms"],
+      [4_200, "4s", "4.2s", "4.2 s"],
+      [42_000, "42s", "42.0s", "42 s"],
+      [65_000, "1m 05s", "1m 05s", "1 min 05 s"],
+      [3_725_000, "1h 02m", "1h 02m", "1 h 02 min"],
     ];
-    for (const [ms, clock, words] of cases) expect([formatDuration(ms, "clock"), formatDuration(ms)]).toEqual([clock, words]);
+    for (const [ms, clock, timer, words] of cases)
+      expect([formatDuration(ms, "clock"), formatDuration(ms, "timer"), formatDuration(ms)]).toEqual([clock, timer, words]);
   });
 });

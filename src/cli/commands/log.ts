@@ -249,7 +249,7 @@ export async function run(
     e.runner_error ? "error" : (e.agent_status ?? "-"),
     e.guard_outcome,
     e.attempts ?? "-",
-    e.duration_ms === null ? "-" : formatDuration(e.duration_ms, "clock"),
+    e.duration_ms === null ? "-" : formatDuration(e.duration_ms, "timer"),
     e.usage ? `${shortCount(e.usage.input_tokens)}/${shortCount(e.usage.output_tokens)}` : "-",
     e.usage?.cost_usd != null ? formatCost(e.usage.cost_usd) : "-",
     oneLine(e.runner_error ?? e.summary, 80),

@@ -101,7 +101,9 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
         record.treeToWrite !== undefined,
       );
       await removeJournal(state.journal);
-      return isSystemError(patchError) ? { sha, logError: patchError.message } : { sha };
+      // (git's wrapper names git; the cause is the file system's error, e.g. ENOSPC)
+      const cause = patchError instanceof Error && isSystemError(patchError.cause) ? patchError.cause : patchError;
+      return isSystemError(cause) ? { sha, logError: cause.message } : { sha };
     },
   );
 }
