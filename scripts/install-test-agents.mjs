@@ -55,14 +55,27 @@ function executables(kind, prefix, pin) {
   return { bin };
 }
 
-function placeClaudeBinary(prefix, pin) {
+/**
+ * Packages whose bin is a small stub until their postinstall links the platform binary over it
+ * (npm runs no dependency scripts here, so the script is run explicitly).
+ * opencode-ai's bin/opencode.exe is a 479-byte shell stub; its postinstall.mjs links
+ * opencode-<platform>-<arch>[-baseline][-musl]/bin/opencode over it.
+ */
+const POSTINSTALL = {
+  claude: { script: "install.cjs", stub: ["bin", "claude.exe"] },
+  opencode: { script: "postinstall.mjs", stub: ["bin", "opencode.exe"] },
+};
+
+function placeNativeBinary(kind, prefix, pin) {
+  const step = POSTINSTALL[kind];
+  if (!step) return;
   const dir = packageDir(prefix, pin.package);
-  const stub = path.join(dir, "bin", "claude.exe");
-  // The stub is a 500-byte shell script; the real binary is hundreds of MB.
-  if (statSync(stub).size < 64 * 1024) execFileSync(process.execPath, [path.join(dir, "install.cjs")], { cwd: dir, stdio: "pipe" });
+  const stub = path.join(dir, ...step.stub);
+  // The stub is a shell script of a few hundred bytes; the real binary is hundreds of MB.
+  if (statSync(stub).size < 64 * 1024) execFileSync(process.execPath, [path.join(dir, step.script)], { cwd: dir, stdio: "pipe" });
   if (statSync(stub).size < 64 * 1024) {
     throw new Error(
-      `${pin.package}@${pin.version}: its postinstall left the stub in bin/claude.exe (no platform package for ${process.platform}-${process.arch}?)`,
+      `${pin.package}@${pin.version}: its postinstall left the stub in ${step.stub.join("/")} (no platform package for ${process.platform}-${process.arch}?)`,
     );
   }
 }
@@ -79,7 +92,7 @@ function installInto(tmp, kind, pin) {
     ["install", "--prefix", tmp, "--no-audit", "--no-fund", "--no-save", "--include=optional", "--ignore-scripts", "--loglevel=error"],
     { cwd: tmp, env: npmEnv(), stdio: ["ignore", "pipe", "pipe"], timeout: 10 * 60_000 },
   );
-  if (kind === "claude") placeClaudeBinary(tmp, pin);
+  placeNativeBinary(kind, tmp, pin);
   const { bin } = executables(kind, tmp, pin);
   const version = versionOf(bin);
   if (!version.includes(pin.version)) throw new Error(`${pin.package}: \`${bin} --version\` says "${version}", expected ${pin.version}`);
