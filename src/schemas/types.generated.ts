@@ -49,7 +49,7 @@ export interface RunnerConfig {
   hooks?: HooksConfig;
 }
 export interface ExecutorConfig {
-  kind?: "command" | "codex" | "claude" | "demo";
+  kind?: "command" | "codex" | "claude" | "opencode" | "demo";
   /**
    * kind = "command": the argv, run in the repository root with the prompt on stdin.
    *
@@ -57,7 +57,7 @@ export interface ExecutorConfig {
    */
   command?: [string, ...string[]];
   /**
-   * codex / claude: the model to ask for (-m / --model); unset: the agent's own default (Codex 0.169.0: gpt-6.1-sol; Claude Code 2.1.330: claude-opus-5-5).
+   * codex / claude / opencode: the model to ask for (-m / --model; OpenCode: provider/model); unset: the agent's own default (Codex 0.169.0: gpt-6.1-sol; Claude Code 2.1.330: claude-opus-5-5; OpenCode: the model of the user's OpenCode config).
    */
   model?: string;
   /**
@@ -90,11 +90,11 @@ export interface ExecutorConfig {
    */
   max_budget_usd?: number;
   /**
-   * codex / claude: appended to the argv as given.
+   * codex / claude / opencode: appended to the argv as given.
    */
   extra_args?: string[];
   /**
-   * codex / claude: "user" (default) runs the agent with the user's own config, settings, MCP servers and saved sessions; "clean" gives a reproducible session: codex --ignore-user-config --ephemeral; claude --setting-sources project --strict-mcp-config --no-session-persistence and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1.
+   * codex / claude / opencode: "user" (default) runs the agent with the user's own config, settings, MCP servers and saved sessions; "clean" gives a reproducible session: codex --ignore-user-config --ephemeral; claude --setting-sources project --strict-mcp-config --no-session-persistence and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1; opencode --pure with OPENCODE_DISABLE_CLAUDE_CODE, OPENCODE_DISABLE_EXTERNAL_SKILLS, OPENCODE_DISABLE_MODELS_FETCH, OPENCODE_DISABLE_AUTOUPDATE and OPENCODE_DISABLE_SHARE (OpenCode 1.18.33 has no switch that skips the user's global opencode.json).
    */
   isolation?: "user" | "clean";
   /**

@@ -11,23 +11,17 @@
 // directory, which the caller passes as `cwd` in the turn's path or leaves to OpenCode).
 import type http from "node:http";
 import {
-  DEFAULT_USAGE,
   type ErrorTurn,
   type MockServerHandle,
+  type ModelProtocol,
   type ModelTurn,
-  ScriptChooser,
-  type ScriptSource,
+  type ScriptedModelOptions,
   type TokenUsage,
   sendJson,
-  startRecordingServer,
+  startScriptedModel,
   startSse,
 } from "./mock-model-script.js";
 import { openaiErrorBody } from "./mock-openai.js";
-
-export interface MockOpenAIChatOptions {
-  script: ScriptSource;
-  usage?: TokenUsage;
-}
 
 type Message = { role?: string; content?: unknown };
 
@@ -98,7 +92,9 @@ function streamChunks(res: http.ServerResponse, id: string, model: string, what:
   for (const piece of what.text?.match(/[\s\S]{1,40}/g) ?? []) res.write(chunk({ content: piece }, null));
   if (what.toolCall) {
     const args = JSON.stringify(what.toolCall.arguments);
-    res.write(chunk({ tool_calls: [{ index: 0, id: what.toolCall.id, type: "function", function: { name: what.toolCall.name, arguments: "" } }] }, null));
+    res.write(
+      chunk({ tool_calls: [{ index: 0, id: what.toolCall.id, type: "function", function: { name: what.toolCall.name, arguments: "" } }] }, null),
+    );
     for (const piece of args.match(/[\s\S]{1,40}/g) ?? []) res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null));
   }
   res.write(chunk({}, what.toolCall ? "tool_calls" : "stop"));
@@ -116,47 +112,46 @@ function sendError(res: http.ServerResponse, turn: ErrorTurn): void {
   sendJson(res, turn.status, turn.body ?? openaiErrorBody(turn.status), { "x-request-id": "req_mock", ...turn.headers });
 }
 
-export async function startMockOpenAIChat(options: MockOpenAIChatOptions): Promise<MockServerHandle> {
-  const scripts = new ScriptChooser(options.script);
-  const usage = options.usage ?? DEFAULT_USAGE;
-  let responses = 0;
-  return startRecordingServer(({ method, path, body }, res) => {
+/** OpenAI-compatible Chat Completions as OpenCode calls it (through @ai-sdk/openai-compatible). */
+export const openaiChatProtocol: ModelProtocol = {
+  side({ method, path, body }, { res, count, model, usage }) {
     if (method === "GET" && path === "/v1/models") {
       sendJson(res, 200, { object: "list", data: [{ id: OPENCODE_MOCK_MODEL, object: "model", owned_by: "runner" }] });
-      return { position: undefined, answeredWith: "side" };
+      return { answeredWith: "side" };
     }
     if (method !== "POST" || path !== "/v1/chat/completions") {
       sendJson(res, 404, { error: { message: `mock: no route ${method} ${path}`, type: "invalid_request_error" } });
-      return { position: undefined, answeredWith: "not-found" };
+      return { answeredWith: "not-found" };
     }
-    const model = String((body as { model?: unknown }).model ?? OPENCODE_MOCK_MODEL);
-    const id = `chatcmpl-mock-${++responses}`;
-    if (!hasTools(body)) {
-      // A side request (OpenCode's session title): one short line of text.
-      streamChunks(res, id, model, { text: "Mock session title" }, usage);
-      return { position: undefined, answeredWith: "side" };
+    if (hasTools(body)) return undefined;
+    // A side request (OpenCode's session title, asked without tools): one short line of text.
+    streamChunks(res, `chatcmpl-mock-${count}`, model, { text: "Mock session title" }, usage);
+    return { answeredWith: "side" };
+  },
+  position: chatScriptPosition,
+  error: sendError,
+  stall({ res, count, model }) {
+    startSse(res);
+    res.write(
+      data({
+        id: `chatcmpl-mock-${count}`,
+        object: "chat.completion.chunk",
+        created: 0,
+        model,
+        choices: [{ index: 0, delta: { role: "assistant", content: "" } }],
+      }),
+    );
+  },
+  turn(turn, { res, position, count, model, usage }) {
+    const id = `chatcmpl-mock-${count}`;
+    if (turn.kind === "final") {
+      streamChunks(res, id, model, { text: typeof turn.answer === "string" ? turn.answer : JSON.stringify(turn.answer) }, usage);
+    } else {
+      streamChunks(res, id, model, { toolCall: toolCallOf(turn, `call_mock_${position}`) }, usage);
     }
-    const position = chatScriptPosition(body);
-    const turn = scripts.cursorFor(body).turnAt(position);
-    switch (turn.kind) {
-      case "error":
-        sendError(res, turn);
-        break;
-      case "hang":
-        if (turn.mode === "mid-stream") {
-          startSse(res);
-          res.write(data({ id, object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta: { role: "assistant", content: "" } }] }));
-        }
-        // Nothing more: the request stays open until the client gives up or the server closes.
-        break;
-      case "final":
-        streamChunks(res, id, model, { text: typeof turn.answer === "string" ? turn.answer : JSON.stringify(turn.answer) }, usage);
-        break;
-      case "shell":
-      case "write":
-        streamChunks(res, id, model, { toolCall: toolCallOf(turn, `call_mock_${position}`) }, usage);
-        break;
-    }
-    return { position, answeredWith: turn.kind };
-  });
+  },
+};
+
+export function startMockOpenAIChat(options: ScriptedModelOptions): Promise<MockServerHandle> {
+  return startScriptedModel(openaiChatProtocol, options);
 }
