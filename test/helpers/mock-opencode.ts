@@ -1,14 +1,14 @@
 // A scripted stand-in for an OpenAI-compatible Chat Completions API, as OpenCode 1.18.33 calls it
-// through @ai-sdk/openai-compatible: POST /v1/chat/completions with `stream: true` and
-// `stream_options.include_usage`, answered with server-sent `data:` chunks (chat.completion.chunk
-// objects, then a usage chunk without choices, then `data: [DONE]`). OpenCode also asks the same
-// model for a session title: a request without tools, answered here with a short text.
-// OpenCode is pointed here with a custom provider in OPENCODE_CONFIG_CONTENT (see opencodeMockConfig).
+// through its bundled @ai-sdk/openai-compatible provider: POST /v1/chat/completions with
+// `stream: true` and `stream_options.include_usage`, answered with server-sent `data:` chunks
+// (chat.completion.chunk objects, a usage chunk without choices, then `data: [DONE]`). OpenCode
+// also asks the model for a session title first: a request without tools, answered with a short
+// text. OpenCode is pointed here by a custom provider in OPENCODE_CONFIG_CONTENT (opencodeMockConfig).
+// (h/gemini's mock-openai-chat.ts speaks the same wire format with Qwen Code's tool names.)
 //
 // The script position of a request is the number of `role: "tool"` messages it holds. Shell turns
-// call OpenCode's `bash` tool ({command, description}); write turns call its `write` tool
-// ({filePath, content}, an absolute path: relative ones are resolved against the request's working
-// directory, which the caller passes as `cwd` in the turn's path or leaves to OpenCode).
+// call OpenCode's `bash` tool {command, description}; write turns its `write` tool {filePath,
+// content} (a relative path is resolved against OpenCode's working directory).
 import type http from "node:http";
 import {
   type ErrorTurn,
@@ -113,7 +113,7 @@ function sendError(res: http.ServerResponse, turn: ErrorTurn): void {
 }
 
 /** OpenAI-compatible Chat Completions as OpenCode calls it (through @ai-sdk/openai-compatible). */
-export const openaiChatProtocol: ModelProtocol = {
+export const opencodeChatProtocol: ModelProtocol = {
   side({ method, path, body }, { res, count, model, usage }) {
     if (method === "GET" && path === "/v1/models") {
       sendJson(res, 200, { object: "list", data: [{ id: OPENCODE_MOCK_MODEL, object: "model", owned_by: "runner" }] });
@@ -152,6 +152,6 @@ export const openaiChatProtocol: ModelProtocol = {
   },
 };
 
-export function startMockOpenAIChat(options: ScriptedModelOptions): Promise<MockServerHandle> {
-  return startScriptedModel(openaiChatProtocol, options);
+export function startMockOpenCode(options: ScriptedModelOptions): Promise<MockServerHandle> {
+  return startScriptedModel(opencodeChatProtocol, options);
 }
