@@ -161,7 +161,7 @@ export const opencode: AgentDefinition = {
   // Any provider's key works (OpenCode reads each provider's own variable, or `opencode auth login`'s auth.json).
   authEnv: ["OPENCODE_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY"],
   configKeys: ["model", "extra_args", "isolation"],
-  template: `# model = "anthropic/claude-sonnet-4-5"  # provider/model; unset: the model of your OpenCode config
+  template: `# model = "provider/model"       # -m; unset: the model of your OpenCode config
 # isolation = "clean"            # user (default): your OpenCode config and plugins; clean: --pure, no Claude Code files or external skills
 # extra_args = ["--agent", "build"]`,
   statusWord: "step",
