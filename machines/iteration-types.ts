@@ -158,6 +158,8 @@ export interface CollectRequest extends IterationRef {
   treeFromStart: boolean;
   control: ControlSnapshot;
   guardProgram: ProgramIdentity;
+  /** output.json as the agent session left it, when the agent ran (read once, by the session); else it is read here. */
+  answer?: { text: string | undefined };
 }
 
 export interface AgentRequest extends IterationRef {

@@ -578,6 +578,7 @@ function collectRequest(context: IterationContext): CollectRequest {
     control: context.repository!.control,
     guardProgram: context.guardProgram!,
     treeFromStart: context.treeFromStart === true,
+    ...(context.agent ? { answer: { text: context.agent.outputText } } : {}),
   };
 }
 

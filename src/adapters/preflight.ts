@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { findAgent } from "../agents/registry.js";
 import type { ResolvedConfig } from "../core/config.js";
 import { definesRecipe, JUSTFILE_NAMES, justRecipe, summaryRecipes } from "../core/justfile.js";
 import { withRunnerJust } from "./just-bin.js";
@@ -21,22 +22,11 @@ export interface PreflightCheck {
   agent?: boolean;
 }
 
-const INSTALL: Record<string, string> = {
-  codex: "install the Codex CLI (`npm install -g @openai/codex`)",
-  claude: "install Claude Code (`npm install -g @anthropic-ai/claude-code`)",
-};
-
-/** The program an executor kind starts, and where the config names it. */
-function agentProgram(executor: ResolvedConfig["executor"]): { program: string; where: string } | undefined {
-  switch (executor.kind) {
-    case "command":
-      return { program: executor.command?.[0] ?? "", where: "[executor] command" };
-    case "codex":
-    case "claude":
-      return { program: executor.kind, where: `[executor] kind = "${executor.kind}"` };
-    case "demo":
-      return undefined;
-  }
+/** The program an executor kind starts, where the config names it, and how to install it (an agent's module says). */
+function agentProgram(executor: ResolvedConfig["executor"]): { program: string; where: string; install?: string } | undefined {
+  if (executor.kind === "command") return { program: executor.command?.[0] ?? "", where: "[executor] command" };
+  const agent = findAgent(executor.kind);
+  return agent && { program: agent.program, where: `[executor] kind = "${executor.kind}"`, install: agent.install };
 }
 
 function programCheck(name: string, program: string, where: string, env: Record<string, string>, root: string, wayOut: string): PreflightCheck {
@@ -63,8 +53,8 @@ export function preflight(root: string, config: ResolvedConfig, env: Record<stri
   const checks: PreflightCheck[] = [];
   const agent = agentProgram(config.executor);
   if (agent) {
-    const way = INSTALL[config.executor.kind]
-      ? `${INSTALL[config.executor.kind]} or choose another [executor] kind in .runner/state/config.toml`
+    const way = agent.install
+      ? `${agent.install} or choose another [executor] kind in .runner/state/config.toml`
       : "fix [executor] command in .runner/state/config.toml";
     checks.push({ ...programCheck("agent's program", agent.program, agent.where, stepEnv, root, way), agent: true });
   } else {

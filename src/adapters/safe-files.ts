@@ -3,11 +3,13 @@
 // folder on the way that is a symbolic link (or a file) is replaced by a real folder; the file is
 // removed first (a link, a hard link to someone else's file, an earlier copy) and created anew,
 // exclusively, without following links. So a link the agent plants cannot aim the runner's writes
-// at a file outside the repository.
-import { closeSync, constants, copyFileSync, fstatSync, lstatSync, mkdirSync, openSync, rmSync, unlinkSync, writeSync } from "node:fs";
+// at a file outside the repository. A file the agent wrote for the runner (its answer) is read the
+// same way: never through a link, never from a FIFO or a device that would block the read.
+import { closeSync, constants, copyFileSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+const READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW;
 
 /** Makes `dir` a real folder, every folder between `top` and it too (`top` itself is trusted). */
@@ -62,6 +64,24 @@ export function appendSafely(file: string, text: string): void {
   }
   try {
     writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The text of a regular file the agent could have written, or undefined when there is none: nothing
+ * there, a symbolic link, a FIFO, a device or a folder (opened without blocking, never followed).
+ */
+export function readRegularFile(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, READ);
+  } catch {
+    return undefined; // nothing there, a link (ELOOP), or no permission
+  }
+  try {
+    return fstatSync(fd).isFile() ? readFileSync(fd, "utf8") : undefined;
   } finally {
     closeSync(fd);
   }

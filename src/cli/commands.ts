@@ -1,5 +1,6 @@
 // The commands and their options, declared once: the parser, the help text and each handler's
 // argument type come from this table. Command modules are loaded only when called.
+import { AGENTS } from "../agents/registry.js";
 import { command, type OptionSpec } from "./command-table.js";
 
 export const GLOBAL_OPTIONS = {
@@ -17,7 +18,12 @@ export const COMMANDS = [
     options: {
       goal: { type: "string", describe: "The project goal (written to .runner/GOAL.md and the root node)", value: "text" },
       "max-attempts": { type: "integer", default: 3, min: 1, describe: "max_attempts of the root node", value: "n" },
-      executor: { type: "string", choices: ["codex", "claude", "command", "demo"], default: "codex", describe: "The agent the config starts with" },
+      executor: {
+        type: "string",
+        choices: [...AGENTS.map((agent) => agent.kind), "command", "demo"],
+        default: "codex",
+        describe: "The agent the config starts with",
+      },
     },
     load: () => import("./commands/init.js"),
   }),

@@ -1,11 +1,11 @@
 // Live progress of `runner run` and `runner step`: on a terminal a redrawn block (run, iteration,
 // node, elapsed time, phase, the agent's turns and tokens so far, the last lines of output — for
 // Codex and Claude the commands they run, the files they edit and their messages, made from their
-// events by src/core/agent-events.ts — and a progress line: leaves passed, iteration n of max, the
+// events by src/agents/event-reader.ts — and a progress line: leaves passed, iteration n of max, the
 // run's elapsed time); otherwise one plain line per iteration; with --json one event object per
 // line. After an iteration whose guard failed, the last lines of the guard's output. The summary
 // adds the run's tokens and cost, and names the report command.
-import { STATUS_PREFIX } from "../core/agent-events.js";
+import { STATUS_PREFIX } from "../agents/agent.js";
 import { describeUsage } from "../core/agent-usage.js";
 import type { RunNotice, RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";

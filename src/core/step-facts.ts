@@ -89,6 +89,8 @@ export interface AgentRunFacts extends ProcessFacts {
   argv: string[];
   /** The iteration's deadline (ms since the epoch), set when the agent started; the guard shares it. */
   deadlineMs: number;
+  /** output.json's text as the agent session left it (read once, safely), when there is a regular file. */
+  outputText?: string;
   /** The agent failed on its own, without an answer (src/core/agent-failure.ts): the clause for the runner error. */
   failure?: string;
   /** The agent's own error message (Codex turn.failed, Claude is_error), also when it answered anyway. */

@@ -3,6 +3,7 @@
 import { existsSync, realpathSync } from "node:fs";
 import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { AGENTS, agentFor } from "../../agents/registry.js";
 import { serializeTree } from "../../core/canonical.js";
 import { LAYOUT, RUNNER_DIR, RUNNER_GITIGNORE } from "../../core/layout.js";
 import type { TaskTree } from "../../core/tree.js";
@@ -13,7 +14,8 @@ import { schemaFile } from "../../package-files.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";
 
-export type ExecutorChoice = "codex" | "claude" | "command" | "demo";
+/** What `init --executor` takes (src/cli/commands.ts): every agent of src/agents/registry.ts, the bare command, the demo agent. */
+export type ExecutorChoice = string;
 
 export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: number; executor: ExecutorChoice }): Promise<number> {
   const root = path.resolve(argv.C);
@@ -77,35 +79,23 @@ export async function scaffoldRunnerDir(
   return [LAYOUT.goal, LAYOUT.tree, LAYOUT.schema, LAYOUT.config, LAYOUT.assumptions, LAYOUT.questions, LAYOUT.gitignore];
 }
 
-// The options of the pinned agents (Codex CLI 0.169.0, Claude Code 2.1.330; docs/agents.md). Every
-// commented option is valid when uncommented (test/integration/init-templates.test.ts).
-const EXECUTOR_TEMPLATES: Record<ExecutorChoice, string> = {
-  codex: `kind = "codex"                   # "command" | "codex" | "claude"
-sandbox = "workspace-write"      # read-only | workspace-write | danger-full-access
-# model = "gpt-6.1-sol"          # unset: Codex's default model
-# profile = "ci"                 # -p ci: $CODEX_HOME/ci.config.toml on top of config.toml
-# config_overrides = ["model_reasoning_effort=high"]
-# isolation = "clean"            # user (default): your Codex config and saved sessions; clean: --ignore-user-config --ephemeral
-# extra_args = []`,
-  claude: `kind = "claude"                  # "command" | "codex" | "claude"
-permission_mode = "acceptEdits"  # acceptEdits | manual | default | dontAsk | plan | auto | bypassPermissions (as root: needs IS_SANDBOX=1)
-# model = "sonnet"               # unset: Claude Code's default model
-# allowed_tools = ["Bash(npm test:*)"]  # added to Bash(<guard command>:*), which the runner always allows
-# max_turns = 100
-# max_budget_usd = 5.0
-# isolation = "clean"            # user (default): your settings, MCP servers and saved sessions; clean: project settings only
-# extra_args = []`,
-  command: `kind = "command"                 # "command" | "codex" | "claude"
-command = ["bash", "agent.sh"]   # run in the repository root, the prompt on stdin`,
-  demo: `kind = "demo"                    # the built-in deterministic demo agent (no network)`,
-};
+// The [executor] table of each choice. An agent's options are its module's `template` (the pinned
+// versions, docs/agents.md). Every commented option is valid when uncommented
+// (test/integration/init-templates.test.ts).
+function executorTemplate(choice: ExecutorChoice): string {
+  const kinds = ["command", ...AGENTS.map((agent) => agent.kind)].map((kind) => `"${kind}"`).join(" | ");
+  const kindLine = (comment: string) => `${`kind = "${choice}"`.padEnd(32)} # ${comment}`;
+  if (choice === "demo") return kindLine("the built-in deterministic demo agent (no network)");
+  if (choice === "command") return `${kindLine(kinds)}\ncommand = ["bash", "agent.sh"]   # run in the repository root, the prompt on stdin`;
+  return `${kindLine(kinds)}\n${agentFor(choice).template}`;
+}
 
 function configTemplate(executor: ExecutorChoice, guardCommand: string[]): string {
   return `# runner configuration: every key is described in the runner's docs/configuration.md (also in its
 # npm package). Unknown keys and wrong types are errors; \`runner validate\` and \`runner doctor\` check it.
 
 [executor]
-${EXECUTOR_TEMPLATES[executor]}
+${executorTemplate(executor)}
 
 [guard]
 command = ${JSON.stringify(guardCommand).replace(/","/g, '", "')}         # the guard entrypoint, run after an EXECUTE iteration whose agent said done

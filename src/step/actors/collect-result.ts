@@ -12,7 +12,8 @@ import { hiddenByChangedIgnoreRules, isIgnoreFile } from "../../adapters/ignore-
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { moveAside, uncommittableRepositories } from "../../adapters/nested-repositories.js";
 import { signatureOf } from "../../adapters/program.js";
-import { projectPath, readOptional } from "../../adapters/project-files.js";
+import { projectPath } from "../../adapters/project-files.js";
+import { readRegularFile } from "../../adapters/safe-files.js";
 import { MAX_TREE_BYTES } from "../../adapters/tree-store.js";
 import { LAYOUT } from "../../core/layout.js";
 import { jsonSyntaxMessage } from "../../core/problems.js";
@@ -39,10 +40,9 @@ export function collectResultActor({ root, git, gitDir, secrets }: ActorDeps) {
     const guardProgramChanged = program.file !== undefined && signatureOf(program.file) !== program.signature ? program.file : undefined;
     // A tree file git finds unchanged since the iteration's valid tree was loaded from it is neither read nor checked again.
     const treeUnchanged = input.treeFromStart && !changedPaths.includes(LAYOUT.tree);
-    const [outputText, treeData] = await Promise.all([
-      readOptional(log.file("output.json")),
-      treeUnchanged ? ({ ok: true, unchanged: true } as const) : readTreeData(projectPath(root, LAYOUT.tree)),
-    ]);
+    // The answer as the agent session read it (once, safely); read here only when no agent ran to read it.
+    const outputText = input.answer ? input.answer.text : readRegularFile(log.file("output.json"));
+    const treeData = treeUnchanged ? ({ ok: true, unchanged: true } as const) : await readTreeData(projectPath(root, LAYOUT.tree));
     return {
       outputText,
       treeData,

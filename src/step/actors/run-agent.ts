@@ -5,10 +5,11 @@
 // stream said (usage, session, its own error, a limit) is reported with how it ended; an agent that
 // failed without an answer is reported with its own words (src/core/agent-failure.ts).
 import { fromPromise } from "xstate";
+import { findAgent } from "../../agents/registry.js";
 import { executorFor } from "../../adapters/executors/registry.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { recordContainment } from "../../adapters/journal.js";
-import { readOptional } from "../../adapters/project-files.js";
+import { readRegularFile } from "../../adapters/safe-files.js";
 import { agentFailure } from "../../core/agent-failure.js";
 import { parseAgentOutput } from "../../core/agent-output.js";
 import type { AgentRunFacts } from "../../core/step-facts.js";
@@ -21,12 +22,10 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
     const log = new IterationLog(root, input.runId, input.iteration, secrets);
     const deadlineMs = now() + input.config.limits.iterationTimeoutSeconds * 1000;
     onProgress?.({ type: "phase", phase: "agent", iteration: input.iteration, nodeId: input.nodeId, title: input.title });
-    // What is left of the run's cost budget is Claude's own cap for the session (--max-budget-usd).
+    // What is left of the run's cost budget is the session's own cap when the agent has one (Claude --max-budget-usd).
     const configured = input.config.executor;
-    const executor =
-      configured.kind === "claude" && costLeftUsd !== undefined
-        ? { ...configured, max_budget_usd: Math.min(configured.max_budget_usd ?? Infinity, roundCents(costLeftUsd)) }
-        : configured;
+    const capCost = findAgent(configured.kind)?.capCost;
+    const executor = capCost && costLeftUsd !== undefined ? { ...capCost(configured, costLeftUsd), kind: configured.kind } : configured;
     const result = await executorFor(executor.kind).run({
       root,
       config: executor,
@@ -55,8 +54,10 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
     });
     const session = result.session;
     const ended = !result.timedOut && !result.aborted && result.spawnError === undefined;
+    // The answer is read once, never through a link or from a FIFO the agent left there (collecting the result uses this text).
+    const outputText = result.outputText ?? readRegularFile(log.file("output.json"));
     // Whether the agent answered decides whether a non-zero exit or its own error is a failure.
-    const answered = ended && parseAgentOutput(await readOptional(log.file("output.json"))).ok;
+    const answered = ended && parseAgentOutput(outputText).ok;
     const failure = ended
       ? agentFailure({
           agent: executor.kind === "command" ? (executor.command?.[0] ?? "the agent") : executor.kind,
@@ -74,6 +75,7 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
       durationMs: result.durationMs,
       argv: result.argv.map((arg) => redactSecrets(arg, secrets)),
       deadlineMs,
+      ...(outputText !== undefined ? { outputText } : {}),
       ...(failure !== undefined ? { failure } : {}),
       ...(session?.error !== undefined ? { ownError: session.error } : {}),
       ...(session?.usage !== undefined ? { usage: session.usage } : {}),
@@ -82,9 +84,4 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
       ...(result.isolation !== undefined ? { isolation: result.isolation } : {}),
     };
   });
-}
-
-/** Dollars to whole cents, at least one cent (Claude's cap must be positive). */
-function roundCents(usd: number): number {
-  return Math.max(0.01, Math.floor(usd * 100) / 100);
 }
