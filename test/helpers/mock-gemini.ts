@@ -5,26 +5,24 @@
 // answered with one JSON object. Shapes follow the Gemini API reference (candidates[].content.parts[]
 // with text / functionCall, usageMetadata) and @google/genai's SSE reader (`data: {...}` lines).
 //
-// The script position of a request is the number of functionResponse parts its `contents` holds.
+// The script, positions, errors before a turn and recording are startScriptedModel's
+// (mock-model-script.ts); this file is the Gemini API's ModelProtocol. The script position of a
+// request is the number of functionResponse parts its `contents` holds.
 // A shell turn calls run_shell_command {command}; a write turn write_file {file_path, content}.
 import type http from "node:http";
 import {
-  DEFAULT_USAGE,
   type ErrorTurn,
   type MockServerHandle,
+  type ModelProtocol,
   type ModelTurn,
-  ScriptChooser,
-  type ScriptSource,
+  type ScriptedModelOptions,
   type TokenUsage,
   sendJson,
-  startRecordingServer,
+  startScriptedModel,
   startSse,
 } from "./mock-model-script.js";
 
-export interface MockGeminiOptions {
-  script: ScriptSource;
-  usage?: TokenUsage;
-}
+export type MockGeminiOptions = ScriptedModelOptions;
 
 type Part = Record<string, unknown>;
 
@@ -161,51 +159,51 @@ function sendError(res: http.ServerResponse, turn: ErrorTurn): void {
 /** A side request (routing classifier, next-speaker check, …): a generateContent with a JSON answer expected. */
 function sideAnswer(body: unknown): string {
   const text = JSON.stringify(body);
-  if (text.includes("next_speaker")) return JSON.stringify({ reasoning: "mock: the model answered", next_speaker: "user" });
   if (text.includes("complexity_score")) return JSON.stringify({ complexity_reasoning: "mock: a simple task", complexity_score: 10 });
-  if (text.includes("model_choice")) return JSON.stringify({ reasoning: "mock: simple", model_choice: "flash" });
+  if (text.includes("next_speaker")) return JSON.stringify({ reasoning: "mock: the model answered", next_speaker: "user" });
   return JSON.stringify({ reasoning: "mock", result: "ok" });
 }
 
 const ROUTE = /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/;
+const SIDE_USAGE: TokenUsage = { input: 10, cached: 0, output: 5, reasoning: 0 };
 
-export async function startMockGemini(options: MockGeminiOptions): Promise<MockServerHandle> {
-  const scripts = new ScriptChooser(options.script);
-  const usage = options.usage ?? DEFAULT_USAGE;
-  let responses = 0;
-  return startRecordingServer(({ method, path, body }, res) => {
+/** A data line of the SSE stream (@google/genai reads `data: {...}` events). */
+function dataLine(res: http.ServerResponse, data: unknown): void {
+  res.write(`data: ${JSON.stringify(data)}\r\n\r\n`);
+}
+
+export const geminiProtocol: ModelProtocol = {
+  side({ method, path, body }, { res, count, usage }) {
     const match = method === "POST" ? ROUTE.exec(path) : null;
     if (!match) {
       sendJson(res, 404, { error: { code: 404, message: `mock: no route ${method} ${path}`, status: "NOT_FOUND" } });
-      return { position: undefined, answeredWith: "not-found" };
+      return { answeredWith: "not-found" };
     }
-    const model = decodeURIComponent(match[1]!);
-    const id = `resp_mock_${++responses}`;
     if (match[2] === "countTokens") {
       sendJson(res, 200, { totalTokens: usage.input });
-      return { position: undefined, answeredWith: "side" };
+      return { answeredWith: "side" };
     }
     if (match[2] === "generateContent") {
-      sendJson(res, 200, response([{ text: sideAnswer(body) }], model, { input: 10, cached: 0, output: 5, reasoning: 0 }, id));
-      return { position: undefined, answeredWith: "side" };
+      sendJson(res, 200, response([{ text: sideAnswer(body) }], decodeURIComponent(match[1]!), SIDE_USAGE, `resp_mock_${count}`));
+      return { answeredWith: "side" };
     }
-    const position = geminiScriptPosition(body);
-    const turn = scripts.cursorFor(body).turnAt(position);
-    switch (turn.kind) {
-      case "error":
-        sendError(res, turn);
-        break;
-      case "hang":
-        if (turn.mode === "mid-stream") {
-          startSse(res);
-          res.write(`data: ${JSON.stringify(response([{ text: "Working" }], model, usage, id, undefined as unknown as string))}\r\n\r\n`);
-        }
-        break;
-      default:
-        startSse(res);
-        res.write(`data: ${JSON.stringify(response(partsFor(turn), model, usage, id))}\r\n\r\n`);
-        res.end();
-    }
-    return { position, answeredWith: turn.kind };
-  });
+    return undefined;
+  },
+  position: geminiScriptPosition,
+  error: sendError,
+  stall({ res, count, model }) {
+    startSse(res);
+    const first = response([{ text: "Working" }], model, SIDE_USAGE, `resp_mock_${count}`);
+    delete (first.candidates as Part[])[0]!.finishReason;
+    dataLine(res, first);
+  },
+  turn(turn, { res, count, model, usage }) {
+    startSse(res);
+    dataLine(res, response(partsFor(turn), model, usage, `resp_mock_${count}`));
+    res.end();
+  },
+};
+
+export function startMockGemini(options: MockGeminiOptions): Promise<MockServerHandle> {
+  return startScriptedModel(geminiProtocol, options);
 }
