@@ -191,10 +191,10 @@ export const gemini: AgentDefinition = {
   version: { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ },
   authEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA"],
   configKeys: ["model", "approval_mode", "allowed_tools", "extra_args", "isolation"],
-  template: `approval_mode = "auto_edit"     # auto_edit | default | yolo | plan (the runner always allows the guard command)
-# model = "gemini-2.5-pro"        # unset: Gemini CLI's own choice ("auto" routing)
+  template: `approval_mode = "auto_edit"      # auto_edit | default | yolo | plan (the runner always allows the guard command)
+# model = "gemini-2.5-pro"       # unset: Gemini CLI's own choice (model "auto": routed per request)
 # allowed_tools = ["run_shell_command(npm test)"]  # added to run_shell_command(<guard command>), which the runner always allows
-# isolation = "clean"             # user (default): your settings and extensions; clean: no extensions (-e none)
+# isolation = "clean"            # user (default): your settings and extensions; clean: no extensions (-e none)
 # extra_args = []`,
   statusWord: "tool call",
   argv: ({ config, guardCommand }) => geminiArgv(config, guardCommand),

@@ -3,7 +3,9 @@
 // real git repositories, through the built binary: `gemini` on PATH as `npm i -g` puts it, the
 // runner's default approval settings, and an empty GEMINI_CLI_HOME whose settings.json says what a
 // user's would (auth type "gemini-api-key"; Gemini's own retries per request; usage statistics off,
-// so nothing is sent elsewhere). The key and GOOGLE_GEMINI_BASE_URL are in the environment. The
+// so nothing is sent elsewhere). The key and GOOGLE_GEMINI_BASE_URL are in the environment, and
+// GEMINI_CLI_NO_RELAUNCH=true: Gemini's bundle otherwise starts Node twice (it relaunches itself with
+// a larger heap), 1.5–2 s more per session on the loaded 2-core CI machine. The
 // repository, its guard and the scripted model's hands: test/helpers/real-agent-repo.ts.
 import { execa } from "execa";
 import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
@@ -62,6 +64,7 @@ async function geminiRepo(
     CHECK_LOG: checkLog,
     GEMINI_API_KEY: KEY,
     GOOGLE_GEMINI_BASE_URL: server.url,
+    GEMINI_CLI_NO_RELAUNCH: "true",
     ...options.env,
   };
   // The guard is the default, `just ci` (always allowed); the scripted model also runs the project's act.mjs (the user's own rule).
