@@ -9,29 +9,25 @@
 // The script position of a request is the number of `role: "tool"` messages it carries. A shell turn
 // calls run_shell_command {command}; a write turn write_file {file_path, content}; a final turn with
 // an object answer calls the `structured_output` tool when the request offers it (Qwen Code
-// --json-schema), else answers with the JSON text.
+// --json-schema), else answers with the JSON text. A write turn's relative path is made absolute
+// against the working directory the system prompt names (Qwen Code's write_file takes absolute
+// paths only). The script, positions and recording are startScriptedModel's (mock-model-script.ts).
 import type http from "node:http";
 import path from "node:path";
 import {
-  DEFAULT_USAGE,
   type ErrorTurn,
   type MockServerHandle,
+  type ModelProtocol,
   type ModelTurn,
-  ScriptChooser,
-  type ScriptSource,
+  type ScriptedModelOptions,
   type TokenUsage,
   sendJson,
-  startRecordingServer,
+  startScriptedModel,
   startSse,
 } from "./mock-model-script.js";
 import { openaiErrorBody } from "./mock-openai.js";
 
-export interface MockOpenAIChatOptions {
-  script: ScriptSource;
-  usage?: TokenUsage;
-  /** Write turns name their file relative to this folder, absolute (Qwen Code's write_file takes absolute paths only). */
-  root?: string;
-}
+export type MockOpenAIChatOptions = ScriptedModelOptions;
 
 type Json = Record<string, unknown>;
 
@@ -132,45 +128,46 @@ function sendError(res: http.ServerResponse, turn: ErrorTurn): void {
   sendJson(res, turn.status, turn.body ?? openaiErrorBody(turn.status), { "x-request-id": "req_mock", ...turn.headers });
 }
 
-export async function startMockOpenAIChat(options: MockOpenAIChatOptions): Promise<MockServerHandle> {
-  const scripts = new ScriptChooser(options.script);
-  const usage = options.usage ?? DEFAULT_USAGE;
-  let responses = 0;
-  return startRecordingServer(({ method, path, body }, res) => {
-    if (method === "GET" && path.endsWith("/models")) {
+/** The working directory a Qwen Code system prompt names ("I'm currently working in the directory: /tmp/…"). */
+function workingDirectory(body: unknown): string | undefined {
+  const match = /working in the directory: (\S+?)(?:\\n|\s|$)/.exec(JSON.stringify(body));
+  return match?.[1];
+}
+
+const SIDE_USAGE: TokenUsage = { input: 10, cached: 0, output: 5, reasoning: 0 };
+
+export const openaiChatProtocol: ModelProtocol = {
+  side({ method, path: route, body }, { res, model, count }) {
+    if (method === "GET" && route.endsWith("/models")) {
       sendJson(res, 200, { object: "list", data: [{ id: "mock-model", object: "model", owned_by: "mock" }] });
-      return { position: undefined, answeredWith: "side" };
+      return { answeredWith: "side" };
     }
-    if (method !== "POST" || !path.endsWith("/chat/completions")) {
-      sendJson(res, 404, { error: { message: `mock: no route ${method} ${path}`, type: "invalid_request_error" } });
-      return { position: undefined, answeredWith: "not-found" };
+    if (method !== "POST" || !route.endsWith("/chat/completions")) {
+      sendJson(res, 404, { error: { message: `mock: no route ${method} ${route}`, type: "invalid_request_error" } });
+      return { answeredWith: "not-found" };
     }
-    const model = String((body as { model?: unknown }).model ?? "mock-model");
-    const id = `chatcmpl_mock_${++responses}`;
-    const stream = (body as { stream?: unknown }).stream === true;
-    if (!stream) {
+    if ((body as { stream?: unknown } | undefined)?.stream !== true) {
       // A side request (a title, a summary, a classifier): a short plain answer.
-      sendJson(res, 200, completion(id, model, { content: "mock side answer" }, { input: 10, cached: 0, output: 5, reasoning: 0 }, 0));
-      return { position: undefined, answeredWith: "side" };
+      sendJson(res, 200, completion(`chatcmpl_mock_${count}`, model, { content: "mock side answer" }, SIDE_USAGE, 0));
+      return { answeredWith: "side" };
     }
-    const position = chatScriptPosition(body);
-    const turn = scripts.cursorFor(body).turnAt(position);
-    switch (turn.kind) {
-      case "error":
-        sendError(res, turn);
-        break;
-      case "hang":
-        if (turn.mode === "mid-stream") {
-          startSse(res);
-          res.write(
-            `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta: { role: "assistant", content: "Working" }, finish_reason: null }] })}\n\n`,
-          );
-        }
-        break;
-      default:
-        startSse(res);
-        streamAnswer(res, id, model, answerFor(turn, body, options.root), usage, position);
-    }
-    return { position, answeredWith: turn.kind };
-  });
+    return undefined;
+  },
+  position: chatScriptPosition,
+  error: sendError,
+  stall({ res, count, model }) {
+    startSse(res);
+    const chunk = { id: `chatcmpl_mock_${count}`, object: "chat.completion.chunk", created: 0, model };
+    res.write(
+      `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { role: "assistant", content: "Working" }, finish_reason: null }] })}\n\n`,
+    );
+  },
+  turn(turn, { res, body, position, count, model, usage }) {
+    startSse(res);
+    streamAnswer(res, `chatcmpl_mock_${count}`, model, answerFor(turn, body, workingDirectory(body)), usage, position);
+  },
+};
+
+export function startMockOpenAIChat(options: MockOpenAIChatOptions): Promise<MockServerHandle> {
+  return startScriptedModel(openaiChatProtocol, options);
 }
