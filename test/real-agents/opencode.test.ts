@@ -5,21 +5,19 @@
 // OpenCode does not `npm install @opencode-ai/plugin` into it in the background), and the mock as a
 // custom provider in OPENCODE_CONFIG_CONTENT. OpenCode has no output-schema mode: the scripted
 // model writes the answer with OpenCode's `write` tool to the file the prompt names.
-//
-// The scripted model works through the project's own tools: `node act.mjs …` (committed) edits the
-// tree or writes a leaf's file, then the agent runs `just ci` itself; the guard (`just ci`, the
-// runner's own `just`) records every run in CHECK_LOG (who ran it: the agent, whose environment has
-// RUNNER_OUTPUT_FILE, or the guard) and fails while a leaf's file is wrong.
+// The repository, its guard and the three-leaf model are the other real-agent tests' own
+// (test/helpers/real-agent-repo.ts).
 import { execa } from "execa";
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { installTestAgent } from "../../scripts/install-test-agents.mjs";
 import { documentedFlags } from "../helpers/fake-agents.js";
 import type { ErrorTurn, MockServerHandle, ModelTurn } from "../helpers/mock-model-script.js";
 import { opencodeMockConfig, startMockOpenCode } from "../helpers/mock-opencode.js";
-import { CONFIG_FILE, scenario, subject, type Scenario } from "../helpers/scenario.js";
-import { PROJECT_ROOT, node, runEvents, tempDir, tree, writeFiles } from "../helpers/sandbox.js";
+import { checkLogFile, checkRuns, JUST_BIN, processesOf, realAgentScenario, threeLeafModel } from "../helpers/real-agent-repo.js";
+import { subject, type Scenario } from "../helpers/scenario.js";
+import { PROJECT_ROOT, runEvents, tempDir } from "../helpers/sandbox.js";
 
 let opencodeBin: string;
 let agentBin: string;
@@ -36,35 +34,6 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
 });
 
-/** The native `just` of the rust-just package the runner was installed with. */
-const JUST_BIN = path.join(PROJECT_ROOT, "node_modules", `rust-just-${process.platform}-${process.arch}`, "bin");
-
-const CHECK = String.raw`import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
-const justDir = (process.env.PATH ?? "").split(":").find((dir) => dir && existsSync(dir + "/just")) ?? null;
-const files = existsSync("src") ? readdirSync("src").filter((f) => f.endsWith(".txt")) : [];
-const bad = files.filter((f) => readFileSync("src/" + f, "utf8") !== "ok " + f.slice(0, -4) + "\n");
-const who = process.env.RUNNER_OUTPUT_FILE ? "agent" : "guard";
-appendFileSync(process.env.CHECK_LOG, JSON.stringify({ who, iteration: Number(process.env.RUNNER_ITERATION), ok: bad.length === 0, justDir }) + "\n");
-if (bad.length > 0) { console.error("wrong content: " + bad.join(", ")); process.exit(1); }
-console.log("ci ok: " + files.length + " file(s)");
-`;
-
-const ACT = String.raw`import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-const [what, id, quality] = process.argv.slice(2);
-if (what === "decompose") {
-  const file = ".runner/state/tree.json";
-  const tree = JSON.parse(readFileSync(file, "utf8"));
-  tree.root.children = ["a", "b", "c"].map((leaf, order) => ({ id: leaf, order, title: "Leaf " + leaf, goal: "src/" + leaf + ".txt says ok " + leaf,
-    acceptance: ["just ci passes"], passes: false, attempts: 0, max_attempts: 3, children: [] }));
-  writeFileSync(file, JSON.stringify(tree, null, 2) + "\n");
-  console.log("split root into a, b, c");
-} else {
-  mkdirSync("src", { recursive: true });
-  writeFileSync("src/" + id + ".txt", (quality === "bad" ? "not yet " : "ok ") + id + "\n");
-  console.log("wrote src/" + id + ".txt");
-}
-`;
-
 /** The answer file the prompt names (OpenCode writes it with its own `write` tool). */
 function answerFile(conversation: string): string {
   const file = /Write your answer as JSON to the file `([^`]+)`/.exec(conversation)?.[1];
@@ -73,7 +42,7 @@ function answerFile(conversation: string): string {
 }
 
 /** The work of one session, then the answer written to the file the prompt names, then a last word. */
-function session(conversation: string, work: ModelTurn[], answer: { status: string; summary: string }): ModelTurn[] {
+function session(conversation: string, work: ModelTurn[], answer: Record<string, unknown> | string): ModelTurn[] {
   return [...work, { kind: "write", path: answerFile(conversation), content: `${JSON.stringify(answer)}\n` }, { kind: "final", answer: "Done." }];
 }
 
@@ -81,39 +50,23 @@ function session(conversation: string, work: ModelTurn[], answer: { status: stri
 const RATE_LIMITED: ErrorTurn = { kind: "error", status: 429, headers: { "retry-after": "1" } };
 
 /**
- * The three-leaf run: the root is decomposed; each leaf gets its file written and `just ci` run by
- * the agent; leaf b's first attempt writes a wrong file (the guard fails once, the runner retries
- * it); leaf a's first request meets two 429s, which OpenCode waits out itself.
+ * The three-leaf run of the other real agents (real-agent-repo.ts), with OpenCode's answer: each
+ * session's final answer is written to the file the prompt names; leaf a's first request meets two
+ * 429s, which OpenCode waits out itself.
  */
-function threeLeafModel(): (conversation: string) => ModelTurn[] {
-  const scripts = new Map<string, ModelTurn[]>();
+function opencodeThreeLeafModel(): (conversation: string) => ModelTurn[] {
+  const model = threeLeafModel();
+  const scripts = new WeakMap<ModelTurn[], ModelTurn[]>();
   return (conversation) => {
-    const nodeId = /Your task: node `([^`]+)`/.exec(conversation)?.[1] ?? "?";
-    const attempts = Number(/Attempts used: (\d+) of/.exec(conversation)?.[1] ?? "0");
-    const key = `${nodeId}/${attempts}`;
-    if (!scripts.has(key)) {
-      scripts.set(
-        key,
-        nodeId === "root"
-          ? session(conversation, [{ kind: "shell", command: "node act.mjs decompose" }], {
-              status: "decomposed",
-              summary: "Split root into a, b, c",
-            })
-          : session(
-              conversation,
-              [
-                {
-                  kind: "shell",
-                  command: `node act.mjs write ${nodeId} ${nodeId === "b" && attempts === 0 ? "bad" : "ok"}`,
-                  ...(nodeId === "a" ? { errorsBefore: [RATE_LIMITED, RATE_LIMITED] } : {}),
-                },
-                { kind: "shell", command: "just ci" },
-              ],
-              { status: "done", summary: `Wrote src/${nodeId}.txt and ran just ci` },
-            ),
-      );
+    const script = model(conversation);
+    if (!scripts.has(script)) {
+      const final = script.at(-1);
+      const work = script
+        .slice(0, -1)
+        .map((turn, i) => (i === 0 && /Your task: node `a`/.test(conversation) ? { ...turn, errorsBefore: [RATE_LIMITED, RATE_LIMITED] } : turn));
+      scripts.set(script, session(conversation, work, final?.kind === "final" ? final.answer : "no answer"));
     }
-    return scripts.get(key)!;
+    return scripts.get(script)!;
   };
 }
 
@@ -138,10 +91,10 @@ function opencodeHome(): string {
 async function opencodeRepo(
   runId: string,
   mock: MockServerHandle,
-  options: { timeoutSeconds?: number; env?: Record<string, string>; config?: Record<string, unknown>; executor?: string[] } = {},
+  options: { timeoutSeconds?: number; env?: Record<string, string>; config?: Record<string, unknown> } = {},
 ): Promise<{ s: Scenario; checkLog: string }> {
   const home = opencodeHome();
-  const checkLog = path.join(tempDir("runner-check-log-"), "check.jsonl");
+  const checkLog = checkLogFile();
   const env: Record<string, string> = {
     PATH: `${agentBin}${path.delimiter}${process.env.PATH ?? ""}`,
     HOME: home,
@@ -157,67 +110,16 @@ async function opencodeRepo(
     OPENCODE_DISABLE_AUTOUPDATE: "1",
     ...options.env,
   };
-  const s = await scenario({
-    runId,
-    start: false,
-    tree: tree(node("root", { title: "Three files", goal: "src/a.txt, src/b.txt and src/c.txt say ok" })),
-    env,
-    files: { justfile: "ci:\n    node check.mjs\n", "check.mjs": CHECK, "act.mjs": ACT },
-  });
-  for (const name of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENCODE_PERMISSION", "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR"]) delete s.env[name];
-  writeFiles(s.dir, {
-    [CONFIG_FILE]: [
-      "[executor]",
-      ...(options.executor ?? ['kind = "opencode"']),
-      "",
-      "[limits]",
-      `iteration_timeout_seconds = ${options.timeoutSeconds ?? 120}`,
-      "",
-    ].join("\n"),
-  });
-  await s.git(["commit", "-q", "-am", "use opencode"]);
-  const start = await s.runner(["start", "--run-id", runId]);
-  expect(start.stderr).toBe("");
+  const s = await realAgentScenario(runId, { env, executor: ['kind = "opencode"'], timeoutSeconds: options.timeoutSeconds });
+  for (const name of ["OPENCODE_PERMISSION", "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR"]) delete s.env[name];
   return { s, checkLog };
-}
-
-interface CheckRun {
-  who: string;
-  iteration: number;
-  ok: boolean;
-  justDir: string | null;
-}
-
-function checkRuns(checkLog: string): CheckRun[] {
-  if (!existsSync(checkLog)) return [];
-  return readFileSync(checkLog, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as CheckRun);
-}
-
-/** Processes (other than zombies) that run with this repository's agent environment. */
-function processesOf(repo: string): number[] {
-  const marker = `RUNNER_REPO_ROOT=${repo}\0`;
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (!readFileSync(`/proc/${entry}/environ`, "latin1").includes(marker)) continue;
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") pids.push(Number(entry));
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return pids;
 }
 
 const chatRequests = (mock: MockServerHandle) => mock.requests.filter((request) => request.path === "/v1/chat/completions");
 
 describe("runner with the real opencode", () => {
   it("`runner run` drives a three-leaf tree to passes=true: a decomposition, `just ci` run by the agent and by the guard, one guard failure and a retry, two 429s OpenCode waits out itself, usage and cost recorded", async () => {
-    const mock = await mockFor(threeLeafModel());
+    const mock = await mockFor(opencodeThreeLeafModel());
     const { s, checkLog } = await opencodeRepo("opencode-run", mock);
     const started = Date.now();
     const run = await s.runner(["run"]);
