@@ -9,13 +9,15 @@ import { findAgent } from "../agents/registry.js";
 import type { ResolvedConfig } from "../core/config.js";
 import { definesRecipe, JUSTFILE_NAMES, justRecipe, summaryRecipes } from "../core/justfile.js";
 import { withRunnerJust } from "./just-bin.js";
-import { interpreterProblem, programProblem, resolveProgram } from "./program-path.js";
+import { interpreterProblem, lookupProgram } from "./program-path.js";
 
 export interface PreflightCheck {
   /** What was checked, e.g. "agent program". */
   name: string;
   /** What was found. */
   detail: string;
+  /** A program's check: the file found (the step runs the guard by this path). */
+  file?: string;
   /** The problem, one sentence with the way out; undefined when the check passed. */
   problem?: string;
   /** The check concerns the agent (a re-check, which runs no agent, skips it). */
@@ -30,21 +32,26 @@ function agentProgram(executor: ResolvedConfig["executor"]): { program: string; 
 }
 
 function programCheck(name: string, program: string, where: string, env: Record<string, string>, root: string, wayOut: string): PreflightCheck {
-  const problem = programProblem(program, env, root);
-  if (problem === undefined) {
-    const file = resolveProgram(program, env, root);
-    const interpreter = file === undefined ? undefined : interpreterProblem(file);
+  const { file, problem } = lookupProgram(program, env, root);
+  if (file !== undefined) {
+    const interpreter = interpreterProblem(file);
     if (interpreter !== undefined) {
       return {
         name,
+        file,
         detail: `${file} (its #! interpreter ${interpreter} is missing)`,
         problem: `The ${name} ${JSON.stringify(program)} (${where}) names an interpreter that does not exist (${interpreter}, in its #! line); fix that line or install the interpreter.`,
       };
     }
-    return { name, detail: file ?? program };
+    return { name, file, detail: file };
   }
   const what = problem === "EACCES" ? "is not executable" : program.includes("/") ? "does not exist" : "is not on PATH";
   return { name, detail: `${program} (${problem})`, problem: `The ${name} ${JSON.stringify(program)} (${where}) ${what}; ${wayOut}.` };
+}
+
+/** The guard's program as the preflight found it. */
+export function guardProgramOf(checks: readonly PreflightCheck[]): string | undefined {
+  return checks.find((check) => check.name === "guard's program")?.file;
 }
 
 /** The checks of a step's preflight, in order. `env` is the runner's environment (its PATH). */

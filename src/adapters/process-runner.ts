@@ -27,7 +27,7 @@ import {
   type ContainmentMethod,
   type ContainmentRecord,
 } from "./containment.js";
-import { interpreterProblem, programProblem, resolveProgram } from "./program-path.js";
+import { interpreterProblem, lookupProgram } from "./program-path.js";
 
 export interface ProcessRequest {
   /** argv[0] is the program, looked up on PATH. */
@@ -144,13 +144,12 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
     let start: ContainedStart | undefined;
     if (request.containment !== "off") {
       // Behind a wrapper the spawn itself succeeds: check here what a direct spawn would have said.
-      const problem = programProblem(program, request.env, request.cwd);
-      if (problem !== undefined) {
-        const spawnError = describeSpawnError(program, problem);
+      const found = lookupProgram(program, request.env, request.cwd);
+      if (found.problem !== undefined) {
+        const spawnError = describeSpawnError(program, found.problem);
         return notStarted({ spawnError }, spawnError);
       }
-      const file = resolveProgram(program, request.env, request.cwd);
-      const interpreter = file === undefined ? undefined : interpreterProblem(file);
+      const interpreter = interpreterProblem(found.file);
       if (interpreter !== undefined) {
         const spawnError = `cannot start ${JSON.stringify(program)}: its interpreter ${JSON.stringify(interpreter)} (its #! line) does not exist`;
         return notStarted({ spawnError }, spawnError);

@@ -2,6 +2,7 @@
 // loop commit) with the tree at each, handed to the pure auditRun. Shared by `runner audit` and
 // `runner report`.
 import { auditRun, type AuditReport } from "../core/audit.js";
+import { parseConfig } from "../core/config.js";
 import { LAYOUT } from "../core/layout.js";
 import type { GitRepo } from "./git.js";
 import { checkTreeText } from "./tree-store.js";
@@ -21,9 +22,23 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
     const load = checkTreeText(text);
     return load.ok ? load.tree : undefined;
   };
+  // config.toml at each commit that changed it (a person's fix of the guard is judged valid or not).
+  const configChanges = commits.filter((commit) => commit.changedPaths.includes(LAYOUT.config));
+  const configTexts =
+    configChanges.length === 0
+      ? []
+      : await git.fileAtRevisions(
+          configChanges.map((c) => c.sha),
+          LAYOUT.config,
+        );
+  const configValid = new Map(configChanges.map((commit, i) => [commit.sha, configTexts[i] !== undefined && parseConfig(configTexts[i]!).ok]));
   return auditRun(
     runId,
     treeOf(texts[0]),
-    commits.map((commit, i) => ({ ...commit, tree: treeOf(texts[i + 1]) })),
+    commits.map((commit, i) => ({
+      ...commit,
+      tree: treeOf(texts[i + 1]),
+      ...(configValid.has(commit.sha) ? { configValid: configValid.get(commit.sha)! } : {}),
+    })),
   );
 }

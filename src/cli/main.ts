@@ -1,9 +1,8 @@
 // The CLI: parse the command line (src/cli/parse.ts), run one command, and turn what it returns or
 // throws into an exit code (src/exit-codes.ts) and, for an error, one sentence on stderr.
-import { bugSentence, errorMessage, isBug } from "../errors.js";
 import { EXIT, exitCodeOfError } from "../exit-codes.js";
 import { packageVersion } from "../package-files.js";
-import { printError, printLine } from "./output.js";
+import { printLine, reportError } from "./output.js";
 import { parseCommandLine } from "./parse.js";
 
 export async function main(argv: string[]): Promise<number> {
@@ -24,11 +23,4 @@ export async function main(argv: string[]): Promise<number> {
     reportError(error, debug);
     return exitCodeOfError(error);
   }
-}
-
-/** One sentence on stderr (a bug says so), the stack trace only with --debug. */
-export function reportError(error: unknown, debug: boolean): void {
-  if (isBug(error)) printError(bugSentence(error));
-  else printError(errorMessage(error));
-  if (debug && error instanceof Error && error.stack) printError(error.stack);
 }

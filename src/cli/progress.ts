@@ -11,10 +11,10 @@ import type { RunNotice, RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";
 import type { ProgressEvent } from "../step/deps.js";
 import { EXIT } from "../exit-codes.js";
-import { iterationLines } from "./commands/step.js";
+import { iterationLines } from "./step-report.js";
 import { clipToWidth, printable, rowsOf } from "./display-width.js";
 import { leafCount, type LeafCount } from "./progress-facts.js";
-import { clockText } from "./run-in-progress.js";
+import { formatDuration } from "../core/durations.js";
 import { iterationEvent, noticeEvent, summaryEvent } from "./run-events.js";
 import { PLAIN, type Style } from "./style.js";
 
@@ -46,7 +46,7 @@ export interface ViewOptions {
 const TAIL_LINES = 3;
 
 function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)}s`;
+  return formatDuration(ms, "clock");
 }
 
 /**
@@ -162,7 +162,7 @@ export function terminalView(
     const parts = [
       leaves ? `${leaves.passed}/${leaves.total} leaves passed` : "leaves: …",
       `iteration ${recorded + 1}${facts.maxIterations !== undefined ? ` of ${facts.maxIterations}` : ""}`,
-      `${clockText(now() - facts.startedAt)} elapsed`,
+      `${formatDuration(now() - facts.startedAt, "clock")} elapsed`,
     ];
     return `  ${parts.join(" · ")}`;
   };

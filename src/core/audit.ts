@@ -5,6 +5,7 @@
 import { classifyChangedPaths } from "./classify.js";
 import { checkDerivedPasses, checkPassedImmutable } from "./invariants.js";
 import { leftTreeInvalid, parseLoopCommit, type LoopRecord } from "./loop-history.js";
+import { judgePersonEdit, onlyRunnerFiles, parsePersonEditSubject, type PersonEditFinding } from "./person-edit.js";
 import { formatProblem } from "./problems.js";
 import { selectLeftmostOpenLeaf } from "./select.js";
 import { walkTree, type TaskNode, type TaskTree } from "./tree.js";
@@ -22,6 +23,8 @@ export interface AuditCommit {
   changedPaths: string[];
   /** The tree at this commit; undefined when it does not validate. */
   tree: TaskTree | undefined;
+  /** Whether config.toml at this commit is valid (given for commits that changed it). */
+  configValid?: boolean;
 }
 
 export interface AuditViolation {
@@ -37,6 +40,8 @@ export interface AuditReport {
   violations: AuditViolation[];
   /** With --replay: how many passing commits had their guard run again. */
   replayed?: number;
+  /** The person's edits among the other commits (by a runner command or by hand), each judged by the rules. */
+  personEdits: PersonEditFinding[];
 }
 
 function byId(tree: TaskTree): Map<string, TaskNode> {
@@ -54,8 +59,12 @@ function ownedFieldChanges(before: TaskTree, after: TaskTree, allowed: ReadonlyS
   const previous = byId(before);
   const problems: string[] = [];
   for (const { node } of walkTree(after)) {
-    if (allowed.has(node.id)) continue;
     const was = previous.get(node.id);
+    if (was && node.max_attempts !== was.max_attempts)
+      problems.push(
+        `max_attempts of ${JSON.stringify(node.id)} moved from ${was.max_attempts} to ${node.max_attempts}; only a person changes it (\`runner unstick\`, \`runner edit\`)`,
+      );
+    if (allowed.has(node.id)) continue;
     const derived = node.children.length > 0 && node.children.every((child) => child.passes);
     if (!was) {
       if (node.attempts !== 0) problems.push(`new node ${JSON.stringify(node.id)} starts with attempts ${node.attempts}, not 0`);
@@ -120,11 +129,14 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
   // agent commit, so each needs a person's look. (After the last loop commit they are left alone:
   // a person's fix before the run goes on.)
   const lastLoop = commits.map((commit) => parseLoopCommit(commit.sha, commit.subject, commit.body, runId) !== undefined).lastIndexOf(true);
+  // A person's edit: made by a runner command (its subject), or by hand changing only the runner's files.
+  const isPersonEdit = (commit: AuditCommit) => parsePersonEditSubject(commit.subject) !== undefined || onlyRunnerFiles(commit.changedPaths);
+  const personEdits: PersonEditFinding[] = [];
   // The run's identity: the first loop commit's author; every loop commit is by it and committed by it.
   let identity: string | undefined;
   commits.forEach((commit, index) => {
     const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
-    if (!record && index < lastLoop) {
+    if (!record && index < lastLoop && !isPersonEdit(commit)) {
       violations.push({
         sha: commit.sha,
         iteration: undefined,
@@ -156,6 +168,18 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
     // the runner did not accept it, so it is not checked here, and the next loop commit must repair it.
     const after = record && leftTreeInvalid(record) ? undefined : commit.tree;
 
+    if (!record && isPersonEdit(commit)) {
+      otherCommits++;
+      const finding = judgePersonEdit({ ...commit, before: lastValid, after, runId });
+      personEdits.push(finding);
+      const who = finding.made === "runner" ? "a person's edit" : "a person's edit by hand";
+      for (const problem of finding.problems) fail(`${who} (${JSON.stringify(commit.subject)}) breaks the rules: ${problem}`);
+      if (commit.changedPaths.includes(".runner/state/tree.json")) {
+        current = after;
+        if (after) lastValid = after;
+      }
+      continue;
+    }
     if (!record) {
       otherCommits++;
       if (!commit.changedPaths.includes(".runner/state/tree.json")) continue;
@@ -232,5 +256,5 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
   const ordered = violations
     .map((violation, index) => ({ violation, index }))
     .sort((a, b) => (position.get(a.violation.sha) ?? -1) - (position.get(b.violation.sha) ?? -1) || a.index - b.index);
-  return { loopCommits, otherCommits, violations: ordered.map((entry) => entry.violation) };
+  return { loopCommits, otherCommits, violations: ordered.map((entry) => entry.violation), personEdits };
 }

@@ -6,11 +6,12 @@ import path from "node:path";
 import { GitRepo } from "../adapters/git.js";
 import { readOptional } from "../adapters/project-files.js";
 import { auditHistory, runBase } from "../adapters/run-audit.js";
-import { acceptedTree, checkedOutBranch } from "../adapters/run-trees.js";
+import { acceptedTree } from "../adapters/run-trees.js";
 import { checkTreeText } from "../adapters/tree-store.js";
 import { eventsFile, iterationDir, LAYOUT } from "../core/layout.js";
 import { leftTreeInvalid, loopRecords, type LoopRecord } from "../core/loop-history.js";
-import { formatCommitSubject, loopSubjectPattern, runIdFromBranch } from "../core/run-id.js";
+import { formatCommitSubject } from "../core/run-id.js";
+import { resolveRun } from "../adapters/resolve-run.js";
 import { walkTree, type TaskTree } from "../core/tree.js";
 import { RefusalError } from "../errors.js";
 import { boundedDiff, parseAddedLines, parseShowDiffs, RECORD } from "./git-text.js";
@@ -25,13 +26,6 @@ const NOTE_FILES = { [LAYOUT.questions]: "questions", [LAYOUT.assumptions]: "ass
  * The ref a run is read from: the checked-out run branch, else the local `runner/<id>` branch, else a
  * remote-tracking one (a fresh clone), else HEAD.
  */
-async function runRef(git: GitRepo, runId: string, branch: string | undefined): Promise<string> {
-  const local = `runner/${runId}`;
-  if (branch === local) return local;
-  if ((await git.resolve(`refs/heads/${local}`)) !== undefined) return local;
-  const remote = (await git.raw(["for-each-ref", "--format=%(refname:short)", `refs/remotes/*/${local}`]).catch(() => "")).split("\n").find(Boolean);
-  return remote ?? "HEAD";
-}
 
 /** Each commit's files and bounded patch, the tree file left out (the report shows the tree itself). */
 async function readDiffs(git: GitRepo, shas: readonly string[]) {
@@ -171,17 +165,10 @@ function toIteration(
 }
 
 export async function gatherReport(root: string, runIdOption: string | undefined, generatedAt: string): Promise<Report> {
-  const git = new GitRepo(root);
-  const branch = await checkedOutBranch(root).catch(() => undefined);
-  const runId = runIdOption ?? runIdFromBranch(branch);
-  if (runId === undefined) {
-    throw new RefusalError(`Branch ${branch ?? "(detached)"} is not a runner/<run-id> branch; check out a run branch or pass --run-id.`);
-  }
-  const ref = await runRef(git, runId, branch);
-  const tip = await git.resolve(ref);
+  const { git, runId, ref, tip, loopCommits } = await resolveRun(root, runIdOption);
   if (tip === undefined) throw new RefusalError(`There is no commit to read run ${runId} from (${ref} does not name one).`);
 
-  const records = loopRecords(await git.loopCommits(loopSubjectPattern(runId), tip), runId); // newest first
+  const records = loopRecords(loopCommits, runId); // newest first
   if (records.length === 0 && ref === "HEAD") {
     throw new RefusalError(`There is no run ${runId} here: no runner/${runId} branch, and HEAD's history has none of its loop commits.`);
   }
@@ -212,6 +199,17 @@ export async function gatherReport(root: string, runIdOption: string | undefined
     violations: audit.violations.map((v) =>
       v.iteration === undefined ? { commit: v.sha, message: v.message } : { commit: v.sha, iteration: v.iteration, message: v.message },
     ),
+    ...(audit.personEdits.length > 0
+      ? {
+          personEdits: audit.personEdits.map((edit) => ({
+            commit: edit.sha,
+            subject: edit.subject,
+            made: edit.made,
+            ...(edit.author !== undefined ? { author: edit.author } : {}),
+            valid: edit.problems.length === 0,
+          })),
+        }
+      : {}),
   };
   const target = guessTarget(holders.split("\n").filter(Boolean), `runner/${runId}`);
   const report: Report = {

@@ -100,9 +100,27 @@ function renderTimelineSection(report: Report): string {
   return `<section id="timeline"><h2>Timeline</h2>${renderTimeline(report.iterations)}${renderLegend(report)}${note ? `<p class="note">${esc(note)}</p>` : ""}</section>`;
 }
 
+/** A person's edits, in history order, apart from the iterations. */
+function renderPersonEdits(report: Report): string {
+  const edits = report.audit?.personEdits ?? [];
+  if (edits.length === 0) return "";
+  const items = edits
+    .map(
+      (edit) =>
+        `<li class="person-edit"><code>${esc(edit.commit.slice(0, 7))}</code> ${esc(edit.subject)} <span class="runs">${edit.made === "hand" ? "by hand, " : ""}by ${esc(edit.author ?? "?")}${edit.valid ? "" : " — breaks the rules"}</span></li>`,
+    )
+    .join("");
+  return `<section id="person-edits"><h2>Person edits</h2><p class="note">Changes a person made to the plan or the config between iterations; they are not iterations, and <code>runner audit</code> judges each by the rules.</p><ul>${items}</ul></section>`;
+}
+
 function renderMerge(report: Report): string {
   const items = report.merge.commands.map((c) => `<li>${esc(c.label)}<pre><code>${esc(c.command)}</code></pre></li>`).join("");
-  return `<section id="merge"><h2>Review and merge</h2><ol class="commands">${items}</ol></section>`;
+  const edits = report.audit?.personEdits ?? [];
+  const note =
+    edits.length === 0
+      ? ""
+      : `<p class="note">This run includes ${esc(plural(edits.length, "person's edit"))} of the plan or config (see Person edits); the merge carries them with the iterations.</p>`;
+  return `<section id="merge"><h2>Review and merge</h2>${note}<ol class="commands">${items}</ol></section>`;
 }
 
 function renderNode(node: ReportNode): string {
@@ -269,6 +287,7 @@ export function renderReport(report: Report): string {
 <main class="wrap">
 ${renderTiles(report.totals, report.iterations.length, report.notes)}
 ${renderTimelineSection(report)}
+${renderPersonEdits(report)}
 ${renderAudit(report)}
 ${renderMerge(report)}
 ${renderTree(report)}

@@ -14,6 +14,8 @@ export function iterationMeta(input: {
   finishedAt: number;
 }): object {
   const { context, output, record, durations } = input;
+  const agent = context.agent?.facts;
+  const guard = context.guard?.facts;
   return {
     run_id: record.runId,
     iteration: record.iteration,
@@ -34,19 +36,17 @@ export function iterationMeta(input: {
     changed_paths: record.changedPaths,
     // What the agent did to git itself (undone by the runner): its own commits, HEAD, control files.
     agent_git: record.agentGit ?? null,
-    executor: context.agent ? executorMeta(context.agent) : null,
+    executor: agent ? executorMeta(agent) : null,
     // Tokens and cost of the agent's session (src/core/agent-usage.ts), its own figures under its name.
-    usage: context.agent?.usage ?? null,
+    usage: agent?.usage ?? null,
     // A rate or usage limit the agent met; the run loop decides whether to wait for resets_at.
-    limit: context.agent?.limit
-      ? { kind: context.agent.limit.kind, resets_at: context.agent.limit.resetsAt ?? null, message: context.agent.limit.message }
-      : null,
-    guard: context.guardRun
+    limit: agent?.limit ? { kind: agent.limit.kind, resets_at: agent.limit.resetsAt ?? null, message: agent.limit.message } : null,
+    guard: guard
       ? {
-          command: context.config?.guard.command,
-          exit_code: context.guardRun.exitCode ?? null,
-          timed_out: context.guardRun.timedOut,
-          spawn_error: context.guardRun.spawnError ?? null,
+          command: context.start?.config.guard.command,
+          exit_code: guard.exitCode ?? null,
+          timed_out: guard.timedOut,
+          spawn_error: guard.spawnError ?? null,
         }
       : null,
     durations: { agent_ms: durations.agentMs, guard_ms: durations.guardMs, total_ms: durations.totalMs },

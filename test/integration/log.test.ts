@@ -57,6 +57,27 @@ beforeAll(async () => {
   states = graph.states.map((state) => state.id);
 });
 
+describe("usage from local logs is counted only for the commit it belongs to", () => {
+  it("a meta.json left by an earlier run under the same run id (another commit) adds no tokens to `log` or `status`", async () => {
+    const dir = tempDir();
+    cpSync(s.dir, dir, { recursive: true });
+    const metaFile = path.join(dir, ".runner", "iterations", "log-1", "0001", "meta.json");
+    const meta = JSON.parse(readFileSync(metaFile, "utf8")) as Record<string, unknown>;
+    const usage = { input_tokens: 1000, cached_input_tokens: 0, output_tokens: 10, reasoning_tokens: null, cost_usd: 0.5 };
+    const read = async () => {
+      const log = JSON.parse((await runner(dir, ["log", "--json"], { env: s.env })).stdout) as { usage: unknown; iterations: Entry[] };
+      const status = JSON.parse((await runner(dir, ["status", "--json"], { env: s.env })).stdout) as { usage?: unknown; run?: { usage?: unknown } };
+      return { log: log.usage, first: log.iterations[0]!.usage, status: JSON.stringify(status).includes('"input_tokens":1000') };
+    };
+    // Its own commit's meta.json counts (so the check below can fail)...
+    writeFileSync(metaFile, JSON.stringify({ ...meta, usage }));
+    expect(await read()).toMatchObject({ first: usage, status: true });
+    // ...one written for another commit (a reused run id) does not.
+    writeFileSync(metaFile, JSON.stringify({ ...meta, usage, commit: "0".repeat(40) }));
+    expect(await read()).toEqual({ log: null, first: null, status: false });
+  });
+});
+
 describe("runner log", () => {
   it("lists every iteration: number, node, kind, status, guard, attempts, duration, tokens, cost, summary", async () => {
     const result = await s.runner(["log"]);

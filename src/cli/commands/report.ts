@@ -7,8 +7,6 @@ import path from "node:path";
 import { gitDir } from "../../adapters/git.js";
 import { findOpener, openWith } from "../../adapters/opener.js";
 import { LAYOUT } from "../../core/layout.js";
-import { runIdProblem } from "../../core/run-id.js";
-import { UsageError } from "../../errors.js";
 import { gatherReport } from "../../report/gather.js";
 import { renderReport } from "../../report/render.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -16,10 +14,6 @@ import { printLine } from "../output.js";
 import { findProjectRoot, inProject } from "../repo.js";
 
 export async function run(argv: GlobalArgs & { runId?: string; output?: string; open?: boolean }): Promise<number> {
-  if (argv.runId !== undefined) {
-    const problem = runIdProblem(argv.runId);
-    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
-  }
   const root = findProjectRoot(argv.C);
   await gitDir(root); // refuses, in one sentence, where there is no repository
   const report = await gatherReport(root, argv.runId, new Date().toISOString());

@@ -11,10 +11,10 @@ import { beginIteration } from "./begin-iteration.js";
 
 export function prepareRecheckActor(deps: ActorDeps) {
   const { root, now } = deps;
-  return fromPromise<{ deadlineMs: number }, RecheckPrepareRequest>(async ({ input }) => {
-    const log = await beginIteration(deps, input, "recheck", input.nodeId);
+  return fromPromise<{ deadlineMs: number }, RecheckPrepareRequest>(async ({ input: { start, leaf } }) => {
+    const log = await beginIteration(deps, start, leaf.leaf.id);
     // The working tree was clean: the tree file is HEAD's.
     log.write("tree.before.json", await readFile(projectPath(root, LAYOUT.tree), "utf8"));
-    return { deadlineMs: now() + input.config.limits.iterationTimeoutSeconds * 1000 };
+    return { deadlineMs: now() + start.config.limits.iterationTimeoutSeconds * 1000 };
   });
 }
