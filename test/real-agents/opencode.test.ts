@@ -91,7 +91,7 @@ function opencodeHome(): string {
 async function opencodeRepo(
   runId: string,
   mock: MockServerHandle,
-  options: { timeoutSeconds?: number; env?: Record<string, string>; config?: Record<string, unknown> } = {},
+  options: { timeoutSeconds?: number; env?: Record<string, string>; config?: Record<string, unknown>; executor?: string[] } = {},
 ): Promise<{ s: Scenario; checkLog: string }> {
   const home = opencodeHome();
   const checkLog = checkLogFile();
@@ -110,7 +110,7 @@ async function opencodeRepo(
     OPENCODE_DISABLE_AUTOUPDATE: "1",
     ...options.env,
   };
-  const s = await realAgentScenario(runId, { env, executor: ['kind = "opencode"'], timeoutSeconds: options.timeoutSeconds });
+  const s = await realAgentScenario(runId, { env, executor: options.executor ?? ['kind = "opencode"'], timeoutSeconds: options.timeoutSeconds });
   for (const name of ["OPENCODE_PERMISSION", "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR"]) delete s.env[name];
   return { s, checkLog };
 }
@@ -176,16 +176,17 @@ describe("runner with the real opencode", () => {
     }
   });
 
-  it("a 401 from the model API is reported within seconds of the agent's exit, in OpenCode's own words", async () => {
+  it("a 401 from the model API is reported within seconds of the agent's exit, in OpenCode's own words (isolation = clean)", async () => {
     const mock = await mockFor([{ kind: "error", status: 401 }]);
-    const { s } = await opencodeRepo("opencode-401", mock);
+    const { s } = await opencodeRepo("opencode-401", mock, { executor: ['kind = "opencode"', 'isolation = "clean"'] });
     const step = await s.step();
     expect(step.exitCode).toBe(1);
     const own =
       "opencode failed (exit code 1): Incorrect API key provided: sk-mock***. You can find your API key at https://platform.openai.com/account/api-keys. (API status 401)";
     expect(step.stderr).toContain(`Iteration 1 ended in a runner error: ${own}`);
     const meta = s.meta(1);
-    expect(meta.executor).toMatchObject({ exit_code: 1, error: expect.stringContaining(own) });
+    expect(meta.executor).toMatchObject({ exit_code: 1, error: expect.stringContaining(own), isolation: "clean" });
+    expect((meta.executor as { argv: string[] }).argv).toContain("--pure");
     expect((await s.runner(["log", "--iteration", "1"])).stdout).toContain(`runner_error: agent_failed: ${own}`);
     expect(meta.durations.total_ms - meta.durations.agent_ms).toBeLessThan(5_000);
     // OpenCode does not retry a 401: one model request (after the session-title request).
