@@ -160,7 +160,8 @@ describe("runner with the real qwen", () => {
 
   it("`runner run` waits out the rate limit Qwen gave up on and goes on: the leaf passes on the next session", async () => {
     // Qwen states no reset time: the runner's first guess for a rate limit, 60 s, at a hundredth.
-    const limited: ModelTurn = { kind: "error", status: 429, headers: { "retry-after": "1" } };
+    // retry-after-ms keeps Qwen's own retries inside the session short (2 s instead of 6.5 s).
+    const limited: ModelTurn = { kind: "error", status: 429, headers: { "retry-after-ms": "20", "retry-after": "0" } };
     const server = await mock([
       // Qwen retries within the session even with maxRetries 0 (7 requests observed): serve the limit to all of them.
       { kind: "shell", command: "node act.mjs write root ok", errorsBefore: Array.from({ length: 12 }, () => limited) },
