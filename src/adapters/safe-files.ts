@@ -69,19 +69,22 @@ export function appendSafely(file: string, text: string): void {
   }
 }
 
+/** A file the agent could have written, read: its text, nothing there, or something else than a regular file. */
+export type AgentFileRead = { kind: "text"; text: string } | { kind: "missing" } | { kind: "not-regular" };
+
 /**
- * The text of a regular file the agent could have written, or undefined when there is none: nothing
- * there, a symbolic link, a FIFO, a device or a folder (opened without blocking, never followed).
+ * Reads a file the agent could have written, never through a symbolic link and never from a FIFO, a
+ * device or a folder (it is opened without following links and without blocking, then checked).
  */
-export function readRegularFile(file: string): string | undefined {
+export function readAgentFile(file: string): AgentFileRead {
   let fd: number;
   try {
     fd = openSync(file, READ);
-  } catch {
-    return undefined; // nothing there, a link (ELOOP), or no permission
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? { kind: "missing" } : { kind: "not-regular" }; // ELOOP: a link
   }
   try {
-    return fstatSync(fd).isFile() ? readFileSync(fd, "utf8") : undefined;
+    return fstatSync(fd).isFile() ? { kind: "text", text: readFileSync(fd, "utf8") } : { kind: "not-regular" };
   } finally {
     closeSync(fd);
   }

@@ -117,6 +117,11 @@ export function unwrapShell(command: string): string {
   return match[1] === "'" ? match[2]!.replace(/'\\''/g, "'") : match[2]!;
 }
 
+/** The version in what `<program> --version` printed, or undefined. */
+export function agentVersion(agent: AgentDefinition, output: string): string | undefined {
+  return agent.version.pattern.exec(output)?.[1];
+}
+
 /** The isolation the config asks for; "user" when unset (docs/decisions.md). */
 export function isolationOf(config: ExecutorConfig): Isolation {
   return config.isolation ?? "user";

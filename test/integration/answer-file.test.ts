@@ -5,11 +5,11 @@ import { describe, expect, it } from "vitest";
 import { scenario } from "../helpers/scenario.js";
 
 describe("the answer file the agent leaves", () => {
-  it("a FIFO planted at output.json is no answer: the step ends at once with the missing answer", async () => {
+  it("a FIFO planted at output.json is no answer: the step ends at once, naming it", async () => {
     const s = await scenario({ runId: "fifo-1" });
     s.script({ 1: { sh: 'rm -f "$RUNNER_OUTPUT_FILE" && mkfifo "$RUNNER_OUTPUT_FILE"' } });
     const step = await s.step();
-    expect(step.stderr).toContain("the agent wrote no output file");
+    expect(step.stderr).toMatch(/the output file \.runner\/iterations\/[a-z0-9-]+\/0001\/output\.json is not a regular file/);
     expect(step.exitCode).toBe(1);
   }, 30_000);
 
@@ -21,7 +21,7 @@ describe("the answer file the agent leaves", () => {
       },
     });
     const step = await s.step();
-    expect(step.stderr).toContain("the agent wrote no output file");
+    expect(step.stderr).toMatch(/the output file \.runner\/iterations\/[a-z0-9-]+\/0001\/output\.json is not a regular file/);
     expect(step.exitCode).toBe(1);
   });
 });

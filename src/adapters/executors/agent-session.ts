@@ -3,8 +3,9 @@
 // anything starts, the process run with the iteration's deadline, containment and output cap
 // (src/adapters/process-runner.ts through runArgv), its JSON-lines stdout read as it arrives into
 // readable live lines and the session's facts (src/agents/event-reader.ts), stderr passed through,
-// secrets redacted from both, and the answer: written to output.json by the runner when the agent's
-// final event carries it, and read once, safely, whoever wrote it.
+// secrets redacted from both, and the answer written to output.json by the runner when the agent's
+// final event carries it (the step reads and checks output.json once, whoever wrote it:
+// src/adapters/agent-answer.ts).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { isolationOf, type AgentDefinition, type AgentSession } from "../../agents/agent.js";
@@ -12,7 +13,7 @@ import { AgentEventReader } from "../../agents/event-reader.js";
 import type { AgentClock } from "../../core/agent-limits.js";
 import { redactSecrets } from "../../core/text-limits.js";
 import { packageRoot } from "../../package-files.js";
-import { readRegularFile, writeSafely } from "../safe-files.js";
+import { writeSafely } from "../safe-files.js";
 import { runArgv } from "./command.js";
 import type { ExecutorRequest, ExecutorResult } from "./executor.js";
 
@@ -101,16 +102,8 @@ export async function runAgentSession(agent: AgentDefinition, request: ExecutorR
   });
   show(reader.end());
   const session = redactDeep(reader.session, request.secrets);
-  return { ...result, isolation, session, outputText: answerText(agent, session, request) };
-}
-
-/** The answer's text: from the final event (the runner writes output.json), else output.json as the agent left it. */
-function answerText(agent: AgentDefinition, session: AgentSession, request: ExecutorRequest): string | undefined {
-  if (agent.answer.kind !== "event") return readRegularFile(request.outputFile);
-  const answer = agent.answer.from(session);
-  if (answer === undefined) return readRegularFile(request.outputFile);
+  const answer = agent.answer.kind === "event" ? agent.answer.from(session) : undefined;
   // The runner writes this file (not the agent): secrets are redacted like in every other log (CONTRACT §9).
-  const redacted = redactSecrets(answer, request.secrets);
-  writeSafely(request.outputFile, redacted);
-  return redacted;
+  if (answer !== undefined) writeSafely(request.outputFile, redactSecrets(answer, request.secrets));
+  return { ...result, isolation, session };
 }

@@ -44,8 +44,6 @@ export interface ExecutorResult {
   session?: AgentSession;
   /** What the session was allowed to read of the user's own setup (agents of src/agents/). */
   isolation?: "user" | "clean";
-  /** output.json's text, when the executor has read it already (once, safely: src/adapters/safe-files.ts). */
-  outputText?: string;
 }
 
 export interface Executor {

@@ -1,12 +1,14 @@
 // `runner init`: scaffold .runner/ (CONTRACT §2, docs/contract.md) at the top of a git repository;
 // refuses if it exists, and anywhere but a repository's top folder.
 import { existsSync, realpathSync } from "node:fs";
-import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AGENTS, agentFor } from "../../agents/registry.js";
 import { serializeTree } from "../../core/canonical.js";
 import { LAYOUT, RUNNER_DIR, RUNNER_GITIGNORE } from "../../core/layout.js";
-import type { TaskTree } from "../../core/tree.js";
+import { PlanEditError } from "../../core/plan-edit.js";
+import { importPlan } from "../../core/plan-import.js";
+import { countNodes, type TaskTree } from "../../core/tree.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import { GitRepo } from "../../adapters/git.js";
 import { projectPath } from "../../adapters/project-files.js";
@@ -17,14 +19,34 @@ import { printLine } from "../output.js";
 /** What `init --executor` takes (src/cli/commands.ts): every agent of src/agents/registry.ts, the bare command, the demo agent. */
 export type ExecutorChoice = string;
 
-export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: number; executor: ExecutorChoice }): Promise<number> {
+export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: number; executor: ExecutorChoice; plan?: string }): Promise<number> {
   const root = path.resolve(argv.C);
   await requireRepositoryTop(root);
-  const files = await scaffoldRunnerDir(root, { goal: argv.goal, maxAttempts: argv.maxAttempts, executor: argv.executor });
+  const tree = argv.plan === undefined ? undefined : await readPlan(argv.plan, argv);
+  const files = await scaffoldRunnerDir(root, {
+    goal: tree ? tree.root.goal || tree.root.title : argv.goal,
+    maxAttempts: argv.maxAttempts,
+    executor: argv.executor,
+    ...(tree ? { tree } : {}),
+  });
+  if (tree) printLine(`imported ${countNodes(tree) - 1} nodes from ${argv.plan} under the root "${tree.root.title}".`);
   printLine(`initialized ${RUNNER_DIR}/ in ${root}:`);
   for (const file of files) printLine(`  ${file}`);
   printLine("next: describe the goal in .runner/GOAL.md, check .runner/state/config.toml, commit, then `runner start`.");
   return 0;
+}
+
+/** The tree of a plan file (Markdown, ralph's prd.json, task-master's tasks.json); one sentence for what cannot be mapped. */
+async function readPlan(file: string, argv: { maxAttempts: number; goal?: string }): Promise<TaskTree> {
+  const text = await readFile(path.resolve(file), "utf8").catch(() => {
+    throw new UsageError(`--plan ${file} cannot be read; give the path of a Markdown plan, ralph's prd.json or task-master's tasks.json.`);
+  });
+  try {
+    return importPlan(path.basename(file), text, { maxAttempts: argv.maxAttempts, ...(argv.goal !== undefined ? { goal: argv.goal } : {}) });
+  } catch (error) {
+    if (error instanceof PlanEditError) throw new RefusalError(`${error.message.replace(/\.$/, "")}; nothing was written.`);
+    throw error;
+  }
 }
 
 /** `.runner/` belongs at the top of a git repository: a subfolder would get a second one, and no repository none. */
@@ -43,7 +65,7 @@ async function requireRepositoryTop(folder: string): Promise<void> {
 /** Writes the files of CONTRACT §2 into `root/.runner/`; refuses if it exists. Returns the files written. */
 export async function scaffoldRunnerDir(
   root: string,
-  options: { goal?: string; title?: string; maxAttempts: number; executor: ExecutorChoice; guardCommand?: string[] },
+  options: { goal?: string; title?: string; maxAttempts: number; executor: ExecutorChoice; guardCommand?: string[]; tree?: TaskTree },
 ): Promise<string[]> {
   if (!existsSync(root)) throw new UsageError(`The folder ${root} does not exist; create it or pass an existing one with -C.`);
   if (existsSync(path.join(root, RUNNER_DIR))) {
@@ -57,7 +79,7 @@ export async function scaffoldRunnerDir(
   }
   const goal = (options.goal ?? "").trim();
   const title = options.title ?? (goal.split("\n")[0]!.slice(0, 120) || "Project goal");
-  const tree: TaskTree = {
+  const tree: TaskTree = options.tree ?? {
     version: 1,
     root: { id: "root", order: 0, title, goal, acceptance: [], passes: false, attempts: 0, max_attempts: maxAttempts, children: [] },
   };
