@@ -189,7 +189,8 @@ export const gemini: AgentDefinition = {
   install: "install Gemini CLI (`npm install -g @google/gemini-cli`)",
   // `gemini --version` prints "0.61.0".
   version: { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ },
-  authEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA"],
+  // GOOGLE_API_KEY is Vertex AI express mode's (docs/agents.md); a Google login needs none.
+  authEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
   configKeys: ["model", "approval_mode", "allowed_tools", "extra_args", "isolation"],
   template: `approval_mode = "auto_edit"      # auto_edit | default | yolo | plan (the runner always allows the guard command)
 # model = "gemini-2.5-pro"       # unset: Gemini CLI's own choice (model "auto": routed per request)

@@ -167,6 +167,7 @@ export const qwen: AgentDefinition = {
   install: "install Qwen Code (`npm install -g @qwen-code/qwen-code`)",
   // `qwen --version` prints "0.24.4".
   version: { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ },
+  // Per auth type (--auth-type openai, the default with OPENAI_API_KEY; anthropic; gemini); DASHSCOPE_API_KEY for Alibaba Cloud (bundle).
   authEnv: ["OPENAI_API_KEY", "DASHSCOPE_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"],
   configKeys: ["model", "approval_mode", "allowed_tools", "max_turns", "extra_args", "isolation"],
   template: `approval_mode = "auto-edit"      # auto-edit | default | auto | yolo | plan (the runner always allows the guard command)
