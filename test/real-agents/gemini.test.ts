@@ -145,6 +145,24 @@ describe("runner with the real gemini", () => {
     }
   });
 
+  it("an answer Gemini writes to the output file, as the prompt asks, with prose as its last message, is the answer", async () => {
+    // The prompt names the file (`Write your answer as JSON to the file `<path>``); Gemini's write_file
+    // writes it although .runner/logs/ is ignored by git.
+    const server = await mock((conversation) => {
+      const file = /Write your answer as JSON to the file `([^`]+)`/.exec(conversation)?.[1] ?? "missing-output-file";
+      return [
+        { kind: "shell", command: "node act.mjs write root ok" },
+        { kind: "write", path: file, content: `${JSON.stringify({ status: "done", summary: "Wrote src/root.txt; answer in the file" })}\n` },
+        { kind: "final", answer: "I wrote src/root.txt and put my answer in the output file." },
+      ];
+    });
+    const { s } = await geminiRepo("gemini-file", server);
+    const step = await s.step();
+    expect(step.exitCode, step.stderr).toBe(0);
+    expect(await s.subjects()).toEqual([subject(s.runId, 1, "root", "execute", "pass")]);
+    expect(s.meta(1)).toMatchObject({ agent_status: "done" });
+  });
+
   it("a 401 from the model API is reported within seconds of Gemini's exit, in its own words", async () => {
     const server = await mock([{ kind: "error", status: 401 }]);
     const { s } = await geminiRepo("gemini-401", server);
