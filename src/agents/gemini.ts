@@ -95,9 +95,24 @@ export function geminiLimit(message: string, timestamp: string | undefined, cloc
   return { kind: usage ? "usage" : "rate", ...(resetsAt ? { resetsAt } : {}), message: geminiWords(message) };
 }
 
-/** Gemini's error message without its "[API Error: …]" wrapper, on one line. */
+/**
+ * Gemini's error message without its "[API Error: …]" wrapper, on one line; when what it wraps is
+ * the API's own JSON error (a 401's), its message and status: "Request had invalid … (API status 401
+ * UNAUTHENTICATED)".
+ */
 function geminiWords(message: string): string {
-  return oneLine(message.replace(/^\[API Error: ([\s\S]*?)\]\n?/, "$1 "), 2000);
+  const unwrapped = message.replace(/^\[API Error: ([\s\S]*?)\]\n?/, "$1 ").trim();
+  if (unwrapped.startsWith("{")) {
+    try {
+      const error = object(object(JSON.parse(unwrapped))?.error);
+      const said = text(error?.message);
+      const status = [error?.code, error?.status].filter((part) => typeof part === "number" || typeof part === "string").join(" ");
+      if (said) return oneLine(`${said}${status ? ` (API status ${status})` : ""}`, 2000);
+    } catch {
+      // not JSON: the text as it is
+    }
+  }
+  return oneLine(unwrapped, 2000);
 }
 
 /** One tool call of Gemini CLI or Qwen Code (the fork keeps the tool names), as a line. */

@@ -169,7 +169,8 @@ describe("runner with the real gemini", () => {
     const step = await s.step();
     expect(step.exitCode).toBe(1);
     // Gemini exits with the HTTP status modulo 256 (401 → 145).
-    const own = 'gemini failed (exit code 145): {"error":{"code":401,"message":"Request had invalid authentication credentials';
+    const own =
+      "gemini failed (exit code 145): Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. (API status 401 UNAUTHENTICATED)";
     expect(step.stderr).toContain(`Iteration 1 ended in a runner error: ${own}`);
     expect(step.stderr).not.toMatch(/output file|not valid JSON/);
     const meta = s.meta(1);

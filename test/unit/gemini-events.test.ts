@@ -114,7 +114,7 @@ describe("Gemini CLI events", () => {
       ),
     );
     expect(reader.session.error).toBe(
-      '{"error":{"code":401,"message":"Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.","status":"UNAUTHENTICATED"}}',
+      "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. (API status 401 UNAUTHENTICATED)",
     );
     expect(activity.at(-1)).toBe(`✗ ${reader.session.error}`);
     expect(reader.session.limit).toBeUndefined();
