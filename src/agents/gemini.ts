@@ -96,12 +96,21 @@ export function geminiLimit(message: string, timestamp: string | undefined, cloc
 }
 
 /**
+ * "[API Error: <what the API said>]\n<advice>" (Gemini CLI and Qwen Code) as "<what the API said> <advice>".
+ * The wrapper ends at the last "]" before a line break or the end: what it wraps may hold brackets (a JSON error's details).
+ */
+export function unwrapApiError(message: string): string {
+  const match = /^\[API Error: ([\s\S]*)\](?=\n|$)/.exec(message.trim());
+  return (match ? `${match[1]} ${message.trim().slice(match[0].length)}` : message).trim();
+}
+
+/**
  * Gemini's error message without its "[API Error: …]" wrapper, on one line; when what it wraps is
  * the API's own JSON error (a 401's), its message and status: "Request had invalid … (API status 401
  * UNAUTHENTICATED)".
  */
 function geminiWords(message: string): string {
-  const unwrapped = message.replace(/^\[API Error: ([\s\S]*?)\]\n?/, "$1 ").trim();
+  const unwrapped = unwrapApiError(message);
   if (unwrapped.startsWith("{")) {
     try {
       const error = object(object(JSON.parse(unwrapped))?.error);

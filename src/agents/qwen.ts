@@ -15,7 +15,7 @@ import { type AgentUsage, count } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
 import type { ExecutorConfig } from "../schemas/types.generated.js";
 import { type AgentDefinition, type AgentSession, type Json, jsonAnswerIn, object, objects, text } from "./agent.js";
-import { geminiGuardRule, geminiToolLine } from "./gemini.js";
+import { geminiGuardRule, geminiToolLine, unwrapApiError } from "./gemini.js";
 
 export const QWEN_DEFAULT_APPROVAL_MODE = "auto-edit";
 
@@ -64,7 +64,7 @@ export function qwenLimit(message: string): AgentLimit | undefined {
 
 /** Qwen's error message without its "[API Error: …]" wrapper, on one line. */
 function qwenWords(message: string): string {
-  return oneLine(message.replace(/^\[API Error: ([\s\S]*?)\]\n?/, "$1 "), 2000);
+  return oneLine(unwrapApiError(message), 2000);
 }
 
 /** The answer: `structured_result` (with --json-schema), else the JSON object of the final text. */

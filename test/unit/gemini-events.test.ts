@@ -120,6 +120,14 @@ describe("Gemini CLI events", () => {
     expect(reader.session.limit).toBeUndefined();
   });
 
+  it("the Gemini API's answer to a bad key (400 API_KEY_INVALID) reads the same way", () => {
+    const message =
+      '[API Error: {"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}]';
+    const { reader } = read(lines({ type: "result", timestamp: T, status: "error", error: { type: "unknown", message } }));
+    expect(reader.session.error).toBe("API key not valid. Please pass a valid API key. (API status 400 INVALID_ARGUMENT)");
+    expect(reader.session.limit).toBeUndefined();
+  });
+
   it("a rate limit Gemini gave up on, with the retry delay the API named counted from the event's time", () => {
     const message =
       "[API Error: You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.\nSuggested retry after 2s.]\nPlease wait and try again later. To increase your limits, request a quota increase through AI Studio, or switch to another /auth method";
