@@ -6,9 +6,10 @@
 // has not trusted, Gemini drops every approval mode back to "default", in which headless mode offers
 // neither the shell nor the file tools. `auto_edit` lets it edit files; the guard rule
 // `run_shell_command(<guard command>)` lets it run the guard (and nothing else unless allowed_tools
-// says so). Gemini has no output-schema flag: the prompt asks for the JSON answer as the last
-// message, which the runner reads from the events and writes to output.json. The JSON-lines events
-// go to executor.log and become the live lines; usage comes with the final `result` event.
+// says so). Gemini has no output-schema flag: the runner takes the JSON object of its last message
+// and writes it to output.json, else reads output.json as Gemini wrote it (the prompt asks for that
+// file). The JSON-lines events go to executor.log and become the live lines; usage comes with the
+// final `result` event.
 import type { AgentClock, AgentLimit } from "../core/agent-limits.js";
 import { type AgentUsage, count } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
