@@ -193,11 +193,12 @@ describe("runner with the real gemini", () => {
     expect(processesOf(realpathSync(s.dir))).toEqual([]);
   });
 
-  it("a daily quota is recorded as a usage limit in meta.json, in Gemini's words", async () => {
+  it("a daily quota is recorded as a usage limit in meta.json, in Gemini's words (isolation = clean)", async () => {
     const server = await mock([{ kind: "error", status: 429, body: geminiDailyQuotaBody() }]);
-    const { s } = await geminiRepo("gemini-daily", server);
+    const { s } = await geminiRepo("gemini-daily", server, { executor: ['kind = "gemini"', 'isolation = "clean"'] });
     const step = await s.step();
     expect(step.exitCode).toBe(1);
+    expect(s.meta(1).executor).toMatchObject({ isolation: "clean", argv: expect.arrayContaining(["-e", "none"]) });
     expect(s.meta(1).limit).toEqual({
       kind: "usage",
       resets_at: null,
