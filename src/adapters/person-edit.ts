@@ -59,7 +59,7 @@ export async function commitPersonEdit(options: {
   const identity = await personIdentity(git, env);
   const paths = Object.keys(options.files);
   for (const relative of paths) {
-    const [atHead] = await git.fileAtRevisions([target.head], relative);
+    const atHead = await git.showFile(target.head, relative);
     const onDisk = await readFile(projectPath(root, relative), "utf8").catch(() => undefined);
     if (atHead !== onDisk)
       throw new RefusalError(

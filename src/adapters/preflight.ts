@@ -3,7 +3,7 @@
 // a justfile that has the recipe. Each problem is one sentence with the way out. `runner doctor`
 // shows these checks and more; `start`, `step`, `run` and `recheck` refuse on a problem.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { findAgent } from "../agents/registry.js";
 import type { ResolvedConfig } from "../core/config.js";
@@ -63,7 +63,9 @@ export function preflight(root: string, config: ResolvedConfig, env: Record<stri
     const way = agent.install
       ? `${agent.install} or choose another [executor] kind in .runner/state/config.toml`
       : "fix [executor] command in .runner/state/config.toml";
-    checks.push({ ...programCheck("agent's program", agent.program, agent.where, stepEnv, root, way), agent: true });
+    const check = programCheck("agent's program", agent.program, agent.where, stepEnv, root, way);
+    const script = check.problem === undefined && config.executor.kind === "command" ? scriptCheck(config.executor.command ?? [], root) : undefined;
+    checks.push({ ...(script ?? check), agent: true });
   } else {
     checks.push({ name: "agent's program", detail: "the built-in demo agent", agent: true });
   }
@@ -86,6 +88,21 @@ export function preflight(root: string, config: ResolvedConfig, env: Record<stri
     checks.push(justfileCheck(root, guard, just.recipe, stepEnv));
   }
   return checks;
+}
+
+/** Interpreters whose first argument, when it is not an option, is the script they run. */
+const INTERPRETERS = new Set(["sh", "bash", "dash", "zsh", "ksh", "node", "python", "python3", "ruby", "perl"]);
+
+/** `["bash", "agent.sh"]`: the interpreter is there, so the script it runs must be too (else the agent fails at once, every iteration). */
+function scriptCheck(command: readonly string[], root: string): PreflightCheck | undefined {
+  const [program = "", script] = command;
+  if (!INTERPRETERS.has(path.basename(program)) || script === undefined || script.startsWith("-")) return undefined;
+  if (existsSync(path.resolve(root, script))) return undefined;
+  return {
+    name: "agent's program",
+    detail: `${script} (missing)`,
+    problem: `The agent's script ${JSON.stringify(script)} ([executor] command = ${JSON.stringify(command)}) does not exist in the repository; write it (CONTRACT §6 describes what it receives) and commit it, or fix [executor] command in .runner/state/config.toml.`,
+  };
 }
 
 function justfileCheck(root: string, guard: readonly string[], recipe: string | undefined, env: Record<string, string>): PreflightCheck {

@@ -6,9 +6,10 @@
 // has not trusted, Gemini drops every approval mode back to "default", in which headless mode offers
 // neither the shell nor the file tools. `auto_edit` lets it edit files; the guard rule
 // `run_shell_command(<guard command>)` lets it run the guard (and nothing else unless allowed_tools
-// says so). Gemini has no output-schema flag: the prompt asks for the JSON answer as the last
-// message, which the runner reads from the events and writes to output.json. The JSON-lines events
-// go to executor.log and become the live lines; usage comes with the final `result` event.
+// says so). Gemini has no output-schema flag: the runner takes the JSON object of its last message
+// and writes it to output.json, else reads output.json as Gemini wrote it (the prompt asks for that
+// file). The JSON-lines events go to executor.log and become the live lines; usage comes with the
+// final `result` event.
 import type { AgentClock, AgentLimit } from "../core/agent-limits.js";
 import { type AgentUsage, count } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
@@ -95,9 +96,33 @@ export function geminiLimit(message: string, timestamp: string | undefined, cloc
   return { kind: usage ? "usage" : "rate", ...(resetsAt ? { resetsAt } : {}), message: geminiWords(message) };
 }
 
-/** Gemini's error message without its "[API Error: …]" wrapper, on one line. */
+/**
+ * "[API Error: <what the API said>]\n<advice>" (Gemini CLI and Qwen Code) as "<what the API said> <advice>".
+ * The wrapper ends at the last "]" before a line break or the end: what it wraps may hold brackets (a JSON error's details).
+ */
+export function unwrapApiError(message: string): string {
+  const match = /^\[API Error: ([\s\S]*)\](?=\n|$)/.exec(message.trim());
+  return (match ? `${match[1]} ${message.trim().slice(match[0].length)}` : message).trim();
+}
+
+/**
+ * Gemini's error message without its "[API Error: …]" wrapper, on one line; when what it wraps is
+ * the API's own JSON error (a 401's), its message and status: "Request had invalid … (API status 401
+ * UNAUTHENTICATED)".
+ */
 function geminiWords(message: string): string {
-  return oneLine(message.replace(/^\[API Error: ([\s\S]*?)\]\n?/, "$1 "), 2000);
+  const unwrapped = unwrapApiError(message);
+  if (unwrapped.startsWith("{")) {
+    try {
+      const error = object(object(JSON.parse(unwrapped))?.error);
+      const said = text(error?.message);
+      const status = [error?.code, error?.status].filter((part) => typeof part === "number" || typeof part === "string").join(" ");
+      if (said) return oneLine(`${said}${status ? ` (API status ${status})` : ""}`, 2000);
+    } catch {
+      // not JSON: the text as it is
+    }
+  }
+  return oneLine(unwrapped, 2000);
 }
 
 /** One tool call of Gemini CLI or Qwen Code (the fork keeps the tool names), as a line. */
@@ -189,7 +214,8 @@ export const gemini: AgentDefinition = {
   install: "install Gemini CLI (`npm install -g @google/gemini-cli`)",
   // `gemini --version` prints "0.61.0".
   version: { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ },
-  authEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA"],
+  // GOOGLE_API_KEY is Vertex AI express mode's (docs/agents.md); a Google login needs none.
+  authEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
   configKeys: ["model", "approval_mode", "allowed_tools", "extra_args", "isolation"],
   template: `approval_mode = "auto_edit"      # auto_edit | default | yolo | plan (the runner always allows the guard command)
 # model = "gemini-2.5-pro"       # unset: Gemini CLI's own choice (model "auto": routed per request)

@@ -15,7 +15,7 @@ import { type AgentUsage, count } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
 import type { ExecutorConfig } from "../schemas/types.generated.js";
 import { type AgentDefinition, type AgentSession, type Json, jsonAnswerIn, object, objects, text } from "./agent.js";
-import { geminiGuardRule, geminiToolLine } from "./gemini.js";
+import { geminiGuardRule, geminiToolLine, unwrapApiError } from "./gemini.js";
 
 export const QWEN_DEFAULT_APPROVAL_MODE = "auto-edit";
 
@@ -64,7 +64,7 @@ export function qwenLimit(message: string): AgentLimit | undefined {
 
 /** Qwen's error message without its "[API Error: …]" wrapper, on one line. */
 function qwenWords(message: string): string {
-  return oneLine(message.replace(/^\[API Error: ([\s\S]*?)\]\n?/, "$1 "), 2000);
+  return oneLine(unwrapApiError(message), 2000);
 }
 
 /** The answer: `structured_result` (with --json-schema), else the JSON object of the final text. */
@@ -167,6 +167,7 @@ export const qwen: AgentDefinition = {
   install: "install Qwen Code (`npm install -g @qwen-code/qwen-code`)",
   // `qwen --version` prints "0.24.4".
   version: { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ },
+  // Per auth type (--auth-type openai, the default with OPENAI_API_KEY; anthropic; gemini); DASHSCOPE_API_KEY for Alibaba Cloud (bundle).
   authEnv: ["OPENAI_API_KEY", "DASHSCOPE_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"],
   configKeys: ["model", "approval_mode", "allowed_tools", "max_turns", "extra_args", "isolation"],
   template: `approval_mode = "auto-edit"      # auto-edit | default | auto | yolo | plan (the runner always allows the guard command)

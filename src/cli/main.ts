@@ -7,6 +7,7 @@ import { parseCommandLine } from "./parse.js";
 
 export async function main(argv: string[]): Promise<number> {
   const debug = argv.includes("--debug");
+  quietOnClosedPipe();
   try {
     const parsed = parseCommandLine(argv);
     if (parsed.kind === "help") {
@@ -22,5 +23,18 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     reportError(error, debug);
     return exitCodeOfError(error);
+  }
+}
+
+/**
+ * A reader that stops early (`runner status | head -1`) closes the pipe: the command ends quietly, as
+ * git and other tools do, instead of dying with a `write EPIPE` stack trace.
+ */
+function quietOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+      process.exit(process.exitCode ?? 0);
+    });
   }
 }

@@ -9,6 +9,11 @@ export function printLine(line = ""): void {
   process.stdout.write(`${line}\n`);
 }
 
+/** Text printed exactly as it is (a file's bytes as text: no newline added). */
+export function printText(text: string): void {
+  process.stdout.write(text);
+}
+
 export function printError(line: string): void {
   process.stderr.write(`${line}\n`);
 }

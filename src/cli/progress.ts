@@ -83,6 +83,11 @@ function noticeLine(notice: RunNotice, style: Style): string {
   return notice.type === "stuck" ? style.warning(notice.message) : style.dim(notice.message);
 }
 
+/** A stall notice ends the run, whose summary opens with the same sentence: a person reads it once (the JSON events keep both). */
+function shownAsLine(notice: RunNotice): boolean {
+  return !(notice.type === "stuck" && notice.cause === "no-progress");
+}
+
 /** One JSON object per line on stdout. */
 export function jsonView(write: (line: string) => void, now: () => number): ProgressView {
   const emit = (value: object) => write(`${JSON.stringify(value)}\n`);
@@ -119,7 +124,7 @@ export function plainView(write: (line: string) => void, options: ViewOptions = 
       for (const line of iterationLines(result, style)) write(`${line}\n`);
     },
     notice(notice) {
-      write(`${noticeLine(notice, style)}\n`);
+      if (shownAsLine(notice)) write(`${noticeLine(notice, style)}\n`);
     },
     summary(summary) {
       for (const line of styledSummary(summary, style, options.runId)) write(`${line}\n`);
@@ -160,7 +165,7 @@ export function terminalView(
   };
   const progressLine = () => {
     const parts = [
-      leaves ? `${leaves.passed}/${leaves.total} leaves passed` : "leaves: …",
+      leaves ? `${leaves.passed}/${leaves.total} ${leaves.total === 1 ? "leaf" : "leaves"} passed` : "leaves: …",
       `iteration ${recorded + 1}${facts.maxIterations !== undefined ? ` of ${facts.maxIterations}` : ""}`,
       `${formatDuration(now() - facts.startedAt, "clock")} elapsed`,
     ];
@@ -211,7 +216,7 @@ export function terminalView(
     },
     notice(notice) {
       erase();
-      stream.write(`${noticeLine(notice, style)}\n`);
+      if (shownAsLine(notice)) stream.write(`${noticeLine(notice, style)}\n`);
       if (notice.type === "wait") {
         phase = `waiting until ${new Date(notice.until).toLocaleTimeString("en-GB")}`;
         iterationStart = now();

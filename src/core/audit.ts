@@ -44,9 +44,14 @@ export interface AuditReport {
   personEdits: PersonEditFinding[];
 }
 
+/** Each tree's nodes by id, built once per tree (a tree is the "after" of one commit and the "before" of the next). */
+const nodesById = new WeakMap<TaskTree, Map<string, TaskNode>>();
 function byId(tree: TaskTree): Map<string, TaskNode> {
-  const map = new Map<string, TaskNode>();
+  let map = nodesById.get(tree);
+  if (map) return map;
+  map = new Map<string, TaskNode>();
   for (const { node } of walkTree(tree)) map.set(node.id, node);
+  nodesById.set(tree, map);
   return map;
 }
 
@@ -112,36 +117,57 @@ function expectedLeaf(record: LoopRecord, before: TaskNode, after: TaskNode): st
 
 /**
  * Audits a run: `base` is the tree the run started from (the parent of its first loop commit),
- * `commits` every commit after it on the branch, oldest first (first-parent history).
+ * `commits` every commit after it on the branch, oldest first (first-parent history). The commits are
+ * taken one at a time as they come (a stream read from git): only the tree before and the tree after
+ * the commit in hand are held, whatever the length of the run.
  */
-export function auditRun(runId: string, base: TaskTree | undefined, commits: readonly AuditCommit[]): AuditReport {
-  const violations: AuditViolation[] = [];
+export async function auditRun(
+  runId: string,
+  base: TaskTree | undefined,
+  commits: Iterable<AuditCommit> | AsyncIterable<AuditCommit>,
+): Promise<AuditReport> {
+  // Each violation with its commit's place in the history, and the pass that found it (-1 the base,
+  // 0 the commit's identity and place, 1 its transition): reported in that order.
+  const found: { violation: AuditViolation; position: number; pass: number }[] = [];
+  let position = 0;
+  let pass = 0;
+  let firstSha: string | undefined;
+  const violations = { push: (violation: AuditViolation) => found.push({ violation, position, pass }) };
   let loopCommits = 0;
   let otherCommits = 0;
-  if (!base) violations.push({ sha: commits[0]?.sha ?? "", iteration: undefined, message: "the tree the run started from is invalid" });
-  else
-    for (const problem of checkDerivedPasses(base))
-      violations.push({ sha: commits[0]?.sha ?? "", iteration: undefined, message: `the tree the run started from: ${formatProblem(problem)}` });
+  const baseProblems: string[] = [];
+  if (!base) baseProblems.push("the tree the run started from is invalid");
+  else for (const problem of checkDerivedPasses(base)) baseProblems.push(`the tree the run started from: ${formatProblem(problem)}`);
 
   let current: TaskTree | undefined = base; // the tree at the previous commit (undefined: invalid)
   let lastValid: TaskTree | undefined = base;
   // Commits the runner did not make, between loop commits of the run: the runner never lets an
   // agent commit, so each needs a person's look. (After the last loop commit they are left alone:
-  // a person's fix before the run goes on.)
-  const lastLoop = commits.map((commit) => parseLoopCommit(commit.sha, commit.subject, commit.body, runId) !== undefined).lastIndexOf(true);
+  // a person's fix before the run goes on.) Held until the next loop commit shows they are between.
+  let notLoop: { sha: string; subject: string; position: number }[] = [];
   // A person's edit: made by a runner command (its subject), or by hand changing only the runner's files.
   const isPersonEdit = (commit: AuditCommit) => parsePersonEditSubject(commit.subject) !== undefined || onlyRunnerFiles(commit.changedPaths);
   const personEdits: PersonEditFinding[] = [];
   // The run's identity: the first loop commit's author; every loop commit is by it and committed by it.
   let identity: string | undefined;
-  commits.forEach((commit, index) => {
+  for await (const commit of commits) {
+    firstSha ??= commit.sha;
+    pass = 0;
     const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
-    if (!record && index < lastLoop && !isPersonEdit(commit)) {
-      violations.push({
-        sha: commit.sha,
-        iteration: undefined,
-        message: `a commit between loop commits that the runner did not make (${JSON.stringify(commit.subject)}); the runner never lets the agent commit, so check it by hand`,
-      });
+    if (!record) {
+      if (!isPersonEdit(commit)) notLoop.push({ sha: commit.sha, subject: commit.subject, position });
+    } else {
+      for (const other of notLoop)
+        found.push({
+          violation: {
+            sha: other.sha,
+            iteration: undefined,
+            message: `a commit between loop commits that the runner did not make (${JSON.stringify(other.subject)}); the runner never lets the agent commit, so check it by hand`,
+          },
+          position: other.position,
+          pass: 0,
+        });
+      notLoop = [];
     }
     if (record && commit.author !== undefined) {
       identity ??= commit.author;
@@ -160,9 +186,16 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
         message: `has ${commit.parents.length} parents; a loop commit has exactly one, the commit its iteration started from`,
       });
     }
-  });
-  for (const commit of commits) {
-    const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
+    pass = 1;
+    audit(commit, record);
+    position++;
+  }
+  for (const message of baseProblems) found.push({ violation: { sha: firstSha ?? "", iteration: undefined, message }, position: 0, pass: -1 });
+  // In history order: the first one printed is the first commit that breaks a rule.
+  found.sort((a, b) => a.position - b.position || a.pass - b.pass);
+  return { loopCommits, otherCommits, violations: found.map((entry) => entry.violation), personEdits };
+
+  function audit(commit: AuditCommit, record: LoopRecord | undefined): void {
     const fail = (message: string) => violations.push({ sha: commit.sha, iteration: record?.subject.iteration, message });
     // An iteration that left the tree invalid commits it as the agent wrote it (Runner-Tree: invalid);
     // the runner did not accept it, so it is not checked here, and the next loop commit must repair it.
@@ -178,11 +211,11 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
         current = after;
         if (after) lastValid = after;
       }
-      continue;
+      return;
     }
     if (!record) {
       otherCommits++;
-      if (!commit.changedPaths.includes(".runner/state/tree.json")) continue;
+      if (!commit.changedPaths.includes(".runner/state/tree.json")) return;
       if (!after) {
         fail("a commit that is not a loop commit left the task tree invalid");
       } else if (lastValid) {
@@ -191,7 +224,7 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
       }
       current = after;
       if (after) lastValid = after;
-      continue;
+      return;
     }
 
     loopCommits++;
@@ -251,10 +284,4 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
     current = after;
     if (after) lastValid = after;
   }
-  // In history order: the first one printed is the first commit that breaks a rule.
-  const position = new Map(commits.map((commit, index) => [commit.sha, index]));
-  const ordered = violations
-    .map((violation, index) => ({ violation, index }))
-    .sort((a, b) => (position.get(a.violation.sha) ?? -1) - (position.get(b.violation.sha) ?? -1) || a.index - b.index);
-  return { loopCommits, otherCommits, violations: ordered.map((entry) => entry.violation), personEdits };
 }

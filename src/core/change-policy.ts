@@ -57,6 +57,8 @@ export function checkChangePolicy(input: PolicyInput): PolicyResult {
   const git = input.git;
   if (git && git.controlChanged.length > 0)
     parts.push(`changed git's own files (${git.controlChanged.map((name) => `.git/${name}`).join(", ")}), which the runner put back`);
+  if (git?.runnerFilesRestored && git.runnerFilesRestored.length > 0)
+    parts.push(`changed the runner's own files (${git.runnerFilesRestored.join(", ")}), which the runner put back`);
   if (git?.guardProgramChanged) parts.push(`changed the guard's program (${git.guardProgramChanged})`);
   if (git && git.hiddenByIgnoreRules.length > 0) {
     parts.push(

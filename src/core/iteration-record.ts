@@ -125,6 +125,9 @@ export function describeAgentGit(git: AgentGitFacts | undefined): string | undef
     parts.push(`created repositories without a commit (${git.nestedRepositories.join(", ")}), moved to the iteration's log`);
   if (git.hiddenByIgnoreRules.length > 0) parts.push(`hid ${git.hiddenByIgnoreRules.join(", ")} with an ignore rule it changed`);
   if (git.guardProgramChanged) parts.push(`changed the guard's program ${git.guardProgramChanged}`);
+  if (git.runnerFilesRestored && git.runnerFilesRestored.length > 0)
+    parts.push(`changed the runner's own ${git.runnerFilesRestored.join(", ")}, put back`);
+  if (git.indexLockRemoved) parts.push("left .git/index.lock, removed");
   return parts.length > 0 ? `The agent ${parts.join("; ")}.` : undefined;
 }
 

@@ -130,6 +130,10 @@ export interface AgentGitFacts {
   nestedRepositories: string[];
   /** The guard's program, when the file changed since the iteration began. */
   guardProgramChanged?: string;
+  /** The runner's own files under .runner/ the agent changed or replaced (`.runner/.gitignore`, a link in place of `.runner/context`), put back. */
+  runnerFilesRestored?: string[];
+  /** A `.git/index.lock` the agent left (its processes ended, so nobody holds it), removed. */
+  indexLockRemoved?: boolean;
 }
 
 /** collectResult: what the agent left behind. */

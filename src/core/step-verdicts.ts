@@ -3,6 +3,7 @@
 // and the kinds of one verdict exclude each other, so the order of the branches does not matter.
 import type { Judgement } from "./classify.js";
 import type { ResolvedConfig } from "./config.js";
+import { checkDerivedPasses } from "./invariants.js";
 import { checkAgentTree, failureFeedback, guardFailure } from "./iteration.js";
 import { lastLeafNode, nextIterationNumber, trailingRepairs, type LoopRecord } from "./loop-history.js";
 import { formatProblem, type Problem } from "./problems.js";
@@ -43,7 +44,14 @@ export interface StartingPoint {
 
 export type LoadVerdict =
   | {
-      kind: "configInvalid" | "preflightFailed" | "treeMissing" | "repairsExhausted" | "noValidTreeInHistory" | "recheckOnInvalidTree";
+      kind:
+        | "configInvalid"
+        | "preflightFailed"
+        | "treeMissing"
+        | "passesDisagree"
+        | "repairsExhausted"
+        | "noValidTreeInHistory"
+        | "recheckOnInvalidTree";
       message: string;
     }
   | ({ kind: "treeValid" } & StartingPoint)
@@ -71,10 +79,14 @@ export function judgeLoadedState(loaded: LoadedState, options: { recheck?: boole
   if (!tree.ok && tree.missing && loaded.lastValidTree === undefined) {
     return {
       kind: "treeMissing",
-      message: ".runner/state/tree.json does not exist and no valid tree exists in this branch's history; run `runner init` and commit it first.",
+      message: `.runner/state/tree.json does not exist and no valid tree exists in this branch's history; write one by hand (CONTRACT §3) and commit it, or, to start over, remove .runner/ and run \`runner init\`.`,
     };
   }
   const start = { config: config.config, records, iteration: nextIterationNumber(records) };
+  // A parent whose passes disagrees with its children was edited by hand (a person removed a
+  // child): no agent may set passes, so the person is told the one edit that makes it right.
+  const disagree = tree.ok ? checkDerivedPasses(tree.tree) : [];
+  if (disagree.length > 0) return { kind: "passesDisagree", message: `.runner/state/tree.json: ${formatProblem(disagree[0]!)}.` };
   if (tree.ok) return { kind: "treeValid", ...start, previousTree: tree.tree };
   const repairs = trailingRepairs(records);
   if (repairs >= config.config.limits.maxRepairAttempts) {

@@ -77,7 +77,8 @@ export interface ReportIteration {
   failure?: string;
   runnerError?: string;
   treeLeftInvalid: boolean;
-  diff: IterationDiff;
+  /** Read as the page is written (iterationDiffs), one iteration at a time; absent in the gathered model. */
+  diff?: IterationDiff;
   local?: LocalLog;
 }
 

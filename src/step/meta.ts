@@ -3,6 +3,7 @@ import type { IterationContext, StepOutput } from "../../machines/iteration-type
 import { commitSubjectOf, type IterationRecord } from "../core/iteration-record.js";
 import { formatCommitSubject } from "../core/run-id.js";
 import type { AgentRunFacts } from "../core/step-facts.js";
+import { keptSummary } from "../core/loop-history.js";
 
 export function iterationMeta(input: {
   context: IterationContext;
@@ -29,7 +30,8 @@ export function iterationMeta(input: {
     max_attempts: record.maxAttempts ?? null,
     passes_after: record.passesAfter ?? null,
     derived_passes: record.derivedPasses,
-    summary: record.summary,
+    // (bounded: output.json beside it holds the agent's whole answer, which may be any size)
+    summary: keptSummary(record.summary),
     failure: record.failure ?? null,
     runner_error: record.runnerError ?? null,
     tree_problems: record.treeProblems,

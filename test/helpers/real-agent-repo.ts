@@ -28,16 +28,17 @@ if (bad.length > 0) { console.error("wrong content: " + bad.join(", ")); process
 console.log("ci ok: " + files.length + " file(s)");
 `;
 
-/** The scripted model's hands: `node act.mjs decompose` splits the root into a, b, c; `node act.mjs write <id> ok|bad`. */
+/** The scripted model's hands: `node act.mjs decompose [ids…]` splits the root into a, b, c (or the ids given); `node act.mjs write <id> ok|bad`. */
 export const ACT = String.raw`import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 const [what, id, quality] = process.argv.slice(2);
 if (what === "decompose") {
   const file = ".runner/state/tree.json";
   const tree = JSON.parse(readFileSync(file, "utf8"));
-  tree.root.children = ["a", "b", "c"].map((leaf, order) => ({ id: leaf, order, title: "Leaf " + leaf, goal: "src/" + leaf + ".txt says ok " + leaf,
+  const leaves = process.argv.length > 3 ? process.argv.slice(3) : ["a", "b", "c"];
+  tree.root.children = leaves.map((leaf, order) => ({ id: leaf, order, title: "Leaf " + leaf, goal: "src/" + leaf + ".txt says ok " + leaf,
     acceptance: ["just ci passes"], passes: false, attempts: 0, max_attempts: 3, children: [] }));
   writeFileSync(file, JSON.stringify(tree, null, 2) + "\n");
-  console.log("split root into a, b, c");
+  console.log("split root into " + leaves.join(", "));
 } else {
   mkdirSync("src", { recursive: true });
   writeFileSync("src/" + id + ".txt", (quality === "bad" ? "not yet " : "ok ") + id + "\n");
@@ -46,11 +47,11 @@ if (what === "decompose") {
 `;
 
 /**
- * The model of the three-leaf run, per conversation: the root is decomposed; each leaf gets its file
- * written and `just ci` run by the agent; leaf b's first attempt writes a wrong file (the guard fails
- * once, the runner retries it).
+ * The model of the three-leaf run, per conversation: the root is decomposed (into a, b, c, or the
+ * leaves given); each leaf gets its file written and `just ci` run by the agent; leaf b's first
+ * attempt writes a wrong file (the guard fails once, the runner retries it).
  */
-export function threeLeafModel(): (conversation: string) => ModelTurn[] {
+export function threeLeafModel(leaves: readonly string[] = ["a", "b", "c"]): (conversation: string) => ModelTurn[] {
   const scripts = new Map<string, ModelTurn[]>();
   return (conversation) => {
     const nodeId = /Your task: node `([^`]+)`/.exec(conversation)?.[1] ?? "?";
@@ -61,8 +62,8 @@ export function threeLeafModel(): (conversation: string) => ModelTurn[] {
         key,
         nodeId === "root"
           ? [
-              { kind: "shell", command: "node act.mjs decompose" },
-              { kind: "final", answer: { status: "decomposed", summary: "Split root into a, b, c" } },
+              { kind: "shell", command: leaves.join(",") === "a,b,c" ? "node act.mjs decompose" : `node act.mjs decompose ${leaves.join(" ")}` },
+              { kind: "final", answer: { status: "decomposed", summary: `Split root into ${leaves.join(", ")}` } },
             ]
           : [
               { kind: "shell", command: `node act.mjs write ${nodeId} ${nodeId === "b" && attempts === 0 ? "bad" : "ok"}` },

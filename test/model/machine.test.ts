@@ -314,6 +314,12 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
       tree: { ok: false, problems: [problem("the file does not exist")], missing: true },
       records: pick([[], repairRecords(CONFIG.limits.maxRepairAttempts)]),
     }),
+  // A person removed the open child of a parent (by hand): the parent's passes disagrees with its children.
+  "loadTree:always:passesDisagree": ({ pick }) =>
+    loaded({
+      tree: { ok: true, tree: tree(node("root", { children: [node("p", { passes: true })] })) },
+      records: pick([[], [leafRecord("a")]]),
+    }),
   "loadTree:always:treeValid": ({ world, pick, next }) => {
     const selecting = next("selectLeaf")?.guard;
     const rootPasses = selecting === "rootPasses";

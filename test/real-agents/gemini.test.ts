@@ -145,13 +145,32 @@ describe("runner with the real gemini", () => {
     }
   });
 
+  it("an answer Gemini writes to the output file, as the prompt asks, with prose as its last message, is the answer", async () => {
+    // The prompt names the file (`Write your answer as JSON to the file `<path>``); Gemini's write_file
+    // writes it although .runner/logs/ is ignored by git.
+    const server = await mock((conversation) => {
+      const file = /Write your answer as JSON to the file `([^`]+)`/.exec(conversation)?.[1] ?? "missing-output-file";
+      return [
+        { kind: "shell", command: "node act.mjs write root ok" },
+        { kind: "write", path: file, content: `${JSON.stringify({ status: "done", summary: "Wrote src/root.txt; answer in the file" })}\n` },
+        { kind: "final", answer: "I wrote src/root.txt and put my answer in the output file." },
+      ];
+    });
+    const { s } = await geminiRepo("gemini-file", server);
+    const step = await s.step();
+    expect(step.exitCode, step.stderr).toBe(0);
+    expect(await s.subjects()).toEqual([subject(s.runId, 1, "root", "execute", "pass")]);
+    expect(s.meta(1)).toMatchObject({ agent_status: "done" });
+  });
+
   it("a 401 from the model API is reported within seconds of Gemini's exit, in its own words", async () => {
     const server = await mock([{ kind: "error", status: 401 }]);
     const { s } = await geminiRepo("gemini-401", server);
     const step = await s.step();
     expect(step.exitCode).toBe(1);
     // Gemini exits with the HTTP status modulo 256 (401 → 145).
-    const own = 'gemini failed (exit code 145): {"error":{"code":401,"message":"Request had invalid authentication credentials';
+    const own =
+      "gemini failed (exit code 145): Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. (API status 401 UNAUTHENTICATED)";
     expect(step.stderr).toContain(`Iteration 1 ended in a runner error: ${own}`);
     expect(step.stderr).not.toMatch(/output file|not valid JSON/);
     const meta = s.meta(1);
@@ -174,11 +193,12 @@ describe("runner with the real gemini", () => {
     expect(processesOf(realpathSync(s.dir))).toEqual([]);
   });
 
-  it("a daily quota is recorded as a usage limit in meta.json, in Gemini's words", async () => {
+  it("a daily quota is recorded as a usage limit in meta.json, in Gemini's words (isolation = clean)", async () => {
     const server = await mock([{ kind: "error", status: 429, body: geminiDailyQuotaBody() }]);
-    const { s } = await geminiRepo("gemini-daily", server);
+    const { s } = await geminiRepo("gemini-daily", server, { executor: ['kind = "gemini"', 'isolation = "clean"'] });
     const step = await s.step();
     expect(step.exitCode).toBe(1);
+    expect(s.meta(1).executor).toMatchObject({ isolation: "clean", argv: expect.arrayContaining(["-e", "none"]) });
     expect(s.meta(1).limit).toEqual({
       kind: "usage",
       resets_at: null,

@@ -114,9 +114,17 @@ describe("Gemini CLI events", () => {
       ),
     );
     expect(reader.session.error).toBe(
-      '{"error":{"code":401,"message":"Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.","status":"UNAUTHENTICATED"}}',
+      "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. (API status 401 UNAUTHENTICATED)",
     );
     expect(activity.at(-1)).toBe(`✗ ${reader.session.error}`);
+    expect(reader.session.limit).toBeUndefined();
+  });
+
+  it("the Gemini API's answer to a bad key (400 API_KEY_INVALID) reads the same way", () => {
+    const message =
+      '[API Error: {"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}]';
+    const { reader } = read(lines({ type: "result", timestamp: T, status: "error", error: { type: "unknown", message } }));
+    expect(reader.session.error).toBe("API key not valid. Please pass a valid API key. (API status 400 INVALID_ARGUMENT)");
     expect(reader.session.limit).toBeUndefined();
   });
 

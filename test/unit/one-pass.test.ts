@@ -150,7 +150,7 @@ function refCheckDerivedPasses(tree: TaskTree): Problem[] {
       problems.push({
         path: childPath(jsonPath, "passes"),
         message: allPass
-          ? `is false although every child passes; the runner derives a parent's passes from its children`
+          ? `is false although every child passes (a child was removed by hand?); set it to true and commit: a parent passes when all its children do`
           : `is true although a child has not passed; only the runner sets passes`,
       });
     }

@@ -92,6 +92,15 @@ describe("Qwen Code events", () => {
     }
   });
 
+  it("without structured_result the answer is the JSON object of the final text, else none (output.json is read instead)", () => {
+    const answer = (result: string) => {
+      const { reader } = read(lines({ type: "result", subtype: "success", session_id: SID, is_error: false, num_turns: 1, result }));
+      return qwen.answer.kind === "event" ? qwen.answer.from(reader.session) : undefined;
+    };
+    expect(answer('Done.\n```json\n{"status":"retry","summary":"half"}\n```')).toBe('{"status":"retry","summary":"half"}\n');
+    expect(answer("I wrote the answer to the output file.")).toBeUndefined();
+  });
+
   it("a 401 is a failure in Qwen's own words, said once", () => {
     const said =
       "[API Error: 401 Incorrect API key provided: sk-mock***. You can find your API key at https://platform.openai.com/account/api-keys.]";

@@ -27,7 +27,7 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; r
   const report = await auditHistory(git, runId, base, tip);
   if (argv.replay) {
     // Each commit that passed a leaf, its guard run again on exactly what was committed.
-    const replays = await replayPasses(git, await git.commitsSince(base, tip), runId, processEnv());
+    const replays = await replayPasses(git, git.streamCommitsSince(base, tip), runId, processEnv());
     for (const replay of replays.filter((r) => !r.passed)) {
       report.violations.push({
         sha: replay.sha,

@@ -13,7 +13,7 @@ import { preflight, type PreflightCheck } from "../../adapters/preflight.js";
 import { loadConfig } from "../../adapters/project-files.js";
 import { loadTree } from "../../adapters/tree-store.js";
 import { checkDerivedPasses } from "../../core/invariants.js";
-import { formatProblem } from "../../core/problems.js";
+import { formatProblem, MISSING_TREE_WAY_OUT } from "../../core/problems.js";
 import { runIdFromBranch } from "../../core/run-id.js";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { countNodes } from "../../core/tree.js";
@@ -22,6 +22,7 @@ import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
 import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
+import { plural } from "../../report/format.js";
 
 export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number> {
   const root = findProjectRoot(argv.C);
@@ -120,7 +121,7 @@ async function treeCheck(root: string): Promise<PreflightCheck> {
       return {
         name: "task tree",
         detail: "missing",
-        problem: ".runner/state/tree.json does not exist; run `runner init` (or restore it from the branch's history) and commit it.",
+        problem: `.runner/state/tree.json does not exist; ${MISSING_TREE_WAY_OUT}.`,
       };
     // An invalid tree is not a setup problem: the next step repairs it (REPAIR TREE).
     return { name: "task tree", detail: `invalid (${formatProblem(load.problems[0]!)}); the next \`runner step\` repairs it` };
@@ -130,7 +131,7 @@ async function treeCheck(root: string): Promise<PreflightCheck> {
   const selection = selectLeftmostOpenLeaf(load.tree);
   return {
     name: "task tree",
-    detail: `${countNodes(load.tree)} nodes; ${selection.kind === "complete" ? "the root passes" : `next leaf ${selection.leaf.id}`}`,
+    detail: `${plural(countNodes(load.tree), "node")}; ${selection.kind === "complete" ? "the root passes" : `next leaf ${selection.leaf.id}`}`,
   };
 }
 

@@ -8,9 +8,11 @@ import { formatDuration } from "../../core/durations.js";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { readIterationMeta } from "../../adapters/iteration-usage.js";
+import { GitRepo } from "../../adapters/git.js";
 import { resolveRun, type ResolvedRun } from "../../adapters/resolve-run.js";
 import { parseEvents } from "../../report/local-log.js";
 import { readOptional } from "../../adapters/project-files.js";
+import { readSnapshot } from "../../adapters/tree-snapshots.js";
 import { addUsage, describeUsage, formatCost, shortCount, usageFromMeta, type UsageTotals } from "../../core/agent-usage.js";
 import { eventsFile, iterationDir } from "../../core/layout.js";
 import { oneLine } from "../../core/text-limits.js";
@@ -21,8 +23,8 @@ import { personEditsAmong, type PersonEditEntry } from "../../core/person-edit.j
 import { runBase } from "../../adapters/run-audit.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
-import { guardOutputOf, lastLines } from "../guard-tail.js";
-import { printJson, printLine } from "../output.js";
+import { failingLines, guardOutputOf } from "../guard-tail.js";
+import { printJson, printLine, printText } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { describeRunInProgress, runInProgress } from "../run-in-progress.js";
 import { styleFor, type Style } from "../style.js";
@@ -53,6 +55,9 @@ export interface LogEntry {
   guard_output_tail: string[];
   /** The iteration's local guard.log (repository-relative) and its last lines, when this machine ran it. */
   guard_log: { path: string; tail: string[] } | null;
+  /** Where its tree snapshots are (`runner log --iteration N --tree before|after` prints them): a commit's tree file, or the local log's copy. */
+  tree_before?: string | null;
+  tree_after?: string | null;
 }
 
 /** How many of the guard's last lines one iteration shows. */
@@ -86,7 +91,9 @@ async function runPersonEdits(run: ResolvedRun, records: readonly LoopRecord[]):
     const parsed = parseCommitSubject(subject);
     return parsed?.runId === run.runId ? parsed.iteration : undefined;
   };
-  return personEditsAmong(await run.git.commitsSince(base, run.tip), iterationOf);
+  const commits = [];
+  for await (const commit of run.git.streamCommitsSince(base, run.tip)) commits.push(commit);
+  return personEditsAmong(commits, iterationOf);
 }
 
 /** The last lines of the local guard.log of an iteration, when the local log is this commit's (a run id used twice has another's). */
@@ -102,7 +109,7 @@ async function guardLogTail(
   if (text === undefined) return null;
   // The runner's own closing note (bytes per stream) is not the guard's.
   const lines = text.split("\n").filter((line) => !line.startsWith("[runner] "));
-  return { path: file, tail: lastLines(lines.join("\n"), GUARD_LINES) };
+  return { path: file, tail: failingLines(lines.join("\n"), GUARD_LINES) };
 }
 
 async function toEntry(root: string, runId: string, record: LoopRecord): Promise<LogEntry> {
@@ -133,7 +140,7 @@ async function toEntry(root: string, runId: string, record: LoopRecord): Promise
         : null,
     session_id: typeof executor?.session_id === "string" ? executor.session_id : null,
     failure_text: record.failure ?? null,
-    guard_output_tail: guardOutput === undefined ? [] : lastLines(guardOutput, GUARD_LINES),
+    guard_output_tail: guardOutput === undefined ? [] : failingLines(guardOutput, GUARD_LINES),
     guard_log: guardFailed ? await guardLogTail(root, runId, record, meta) : null,
   };
 }
@@ -177,7 +184,15 @@ function fieldText(key: string, value: LogEntry[keyof LogEntry]): string {
 }
 
 export async function run(
-  argv: GlobalArgs & { json?: boolean; runId?: string; iteration?: number; diagram?: boolean; format?: "dot" | "svg"; output?: string },
+  argv: GlobalArgs & {
+    json?: boolean;
+    runId?: string;
+    iteration?: number;
+    diagram?: boolean;
+    tree?: "before" | "after";
+    format?: "dot" | "svg";
+    output?: string;
+  },
 ): Promise<number> {
   const root = findProjectRoot(argv.C);
   const [{ runId, entries, personEdits }, working] = await Promise.all([readRunLog(root, argv.runId), runInProgress(root)]);
@@ -189,9 +204,23 @@ export async function run(
     await emit(await renderMachine(argv.format ?? "dot", highlight), argv.output);
     return 0;
   }
+  if (argv.tree !== undefined && argv.iteration === undefined) throw new UsageError("--tree needs --iteration N: the iteration whose tree to print.");
   if (argv.iteration !== undefined) {
     const entry = entries.find((e) => e.iteration === argv.iteration);
     if (!entry) throw new UsageError(`Run ${runId} has no iteration ${argv.iteration}; \`runner log\` lists them.`);
+    const git = new GitRepo(root);
+    const [before, after] = await Promise.all((["before", "after"] as const).map((side) => readSnapshot(root, git, runId, entry.iteration, side)));
+    if (argv.tree !== undefined) {
+      const snapshot = argv.tree === "before" ? before : after;
+      if (!snapshot)
+        throw new RefusalError(
+          `Iteration ${entry.iteration} of run ${runId} has no tree ${argv.tree} snapshot here (.runner/iterations/ is local to the machine that ran it).`,
+        );
+      printText(await snapshot.text());
+      return 0;
+    }
+    entry.tree_before = before?.where ?? null;
+    entry.tree_after = after?.where ?? null;
     if (argv.json) {
       printJson(entry);
       return 0;

@@ -8,7 +8,7 @@ import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { findNode, orderedChildren, parentIds, type TaskNode, type TaskTree } from "../../core/tree.js";
 import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
-import { firstLines } from "../guard-tail.js";
+import { firstLines, guardTail } from "../guard-tail.js";
 import { printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { PLAIN, styleFor, type Style } from "../style.js";
@@ -159,7 +159,7 @@ function entryLines(entry: LogEntry, style: Style): string[] {
   if (failure) {
     const [first] = firstLines(failure, 1);
     if (first) lines.push(style.failed(`      failure: ${first}`));
-    const tail = entry.guard_output_tail.slice(-GUARD_LINES);
+    const tail = guardTail(entry.failure_text ?? undefined, GUARD_LINES);
     for (const line of tail.length > 0 ? tail : firstLines(failure, 3).slice(1)) lines.push(style.dim(`        │ ${line}`));
   }
   return lines;

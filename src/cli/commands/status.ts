@@ -16,6 +16,7 @@ import { findProjectRoot } from "../repo.js";
 import { describeRunInProgress, runInProgress } from "../run-in-progress.js";
 import { PLAIN, styleFor, type Style } from "../style.js";
 import { loadValidTree } from "../valid-tree.js";
+import { plural } from "../../report/format.js";
 
 interface RunInfo {
   branch: string | null;
@@ -56,13 +57,13 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string })
       : `no run: ${runInfo.branch ? `branch ${runInfo.branch} is not a runner/<id> branch` : "not on a branch"} (\`runner start\` begins one)`,
   );
   if (working) printLine(style.warning(describeRunInProgress(working, Date.now())));
-  printLine(`progress: ${leaves.passed} of ${leaves.total} leaves passed`);
+  printLine(`progress: ${leaves.passed} of ${plural(leaves.total, "leaf", "leaves")} passed`);
   printLine(style.dim(LEGEND));
   for (const line of renderTree(tree.root, nextId, style)) printLine(line);
   printLine(
     selection.kind === "complete"
-      ? style.passed(`complete: all ${nodes.length} nodes passed.`)
-      : `${passed} of ${nodes.length} nodes passed; next: ${selection.leaf.id}${selection.stuck ? style.warning(" (stuck: the next step asks to decompose it)") : ""}`,
+      ? style.passed(`complete: all ${plural(nodes.length, "node")} passed.`)
+      : `${passed} of ${plural(nodes.length, "node")} passed; next: ${selection.leaf.id}${selection.stuck ? style.warning(" (stuck: the next step asks to decompose it)") : ""}`,
   );
   return 0;
 }

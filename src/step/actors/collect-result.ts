@@ -6,7 +6,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { fromPromise } from "xstate";
 import { readAgentAnswer } from "../../adapters/agent-answer.js";
-import { undoAgentControl, undoAgentRefs } from "../../adapters/agent-git.js";
+import { restoreRunnerFiles, undoAgentControl, undoAgentRefs } from "../../adapters/agent-git.js";
 import { changedPathList } from "../../adapters/git.js";
 import { hiddenByChangedIgnoreRules, isIgnoreFile } from "../../adapters/ignore-rules.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
@@ -25,9 +25,13 @@ export function collectResultActor({ root, git, gitDir, secrets }: ActorDeps) {
     const control = undoAgentControl(gitDir, start.control);
     const log = new IterationLog(root, start.runId, start.iteration, secrets);
     // Usually the agent left HEAD alone: the status taken beside the check is the one; else again.
-    const [refs, first] = await Promise.all([undoAgentRefs(git, start.from), git.status()]);
-    const status = refs.moved ? await git.status() : first;
-    const { moved: _moved, ...undone } = { ...control, ...refs };
+    const [refs, runnerFilesRestored, first] = await Promise.all([
+      undoAgentRefs(git, start.from),
+      restoreRunnerFiles(root, git, start.from),
+      git.status(),
+    ]);
+    const status = refs.moved || runnerFilesRestored.length > 0 ? await git.status() : first;
+    const { moved: _moved, ...undone } = { ...control, ...refs, ...(runnerFilesRestored.length > 0 ? { runnerFilesRestored } : {}) };
     let changedPaths = changedPathList(status.changes);
     const nestedRepositories = await uncommittableRepositories(root, changedPaths);
     if (nestedRepositories.length > 0) {

@@ -10,6 +10,7 @@ import { removeJournal } from "../../adapters/journal.js";
 import { projectPath } from "../../adapters/project-files.js";
 import { addToHistory } from "../../adapters/run-history.js";
 import { publishRunnerIndex } from "../../adapters/runner-index.js";
+import { settleTreeAfter } from "../../adapters/tree-snapshots.js";
 import { commitSubjectOf, describeAgentGit } from "../../core/iteration-record.js";
 import { LAYOUT } from "../../core/layout.js";
 import { formatCommitMessage } from "../../core/loop-history.js";
@@ -59,7 +60,7 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
       }
       await git.addAll();
       // diff.patch: what is staged now is what the commit holds; taken beside the commit. It leaves out
-      // the tree file (tree.before.json and tree.after.json hold it whole).
+      // the tree file (the commit and its parent hold it whole; the log's trees.json refers to them).
       const patch = git.diffToFile(start.head, "index", [LAYOUT.tree], log.file("diff.patch"), PATCH_CAP_BYTES, secrets);
       const commit = (async () => {
         const sha = await git.commitTree(await git.writeTree(), start.head, message, identity);
@@ -75,6 +76,8 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
       );
       const sha = await commit;
       await patched;
+      // tree.after.json, once the commit holds the same bytes, becomes a reference to it.
+      await settleTreeAfter(log, projectPath(root, LAYOUT.tree), sha).catch(() => undefined);
       // The run's history as the next step will read it: this commit on top of the one it kept.
       const newline = message.indexOf("\n");
       await addToHistory(

@@ -6,6 +6,7 @@ import { fromPromise } from "xstate";
 import { answerFile } from "../../adapters/agent-answer.js";
 import { clearContext, writeContext } from "../../adapters/context-writer.js";
 import { loadPolicy, projectPath, readOptional } from "../../adapters/project-files.js";
+import { referToCommittedTree } from "../../adapters/tree-snapshots.js";
 import { LAYOUT } from "../../core/layout.js";
 import { lastFailure, renderHistory } from "../../core/loop-history.js";
 import { BUILTIN_TEMPLATES, buildLeafPrompt, buildRepairPrompt, renderNodeContext, repairContextFiles } from "../../core/prompt-pack.js";
@@ -92,9 +93,10 @@ export function preparePromptActor(deps: ActorDeps) {
     log.write("prompt.md", redacted);
     // A leaf step starts from the tree file as loaded (the working tree was clean): tree.before.json
     // is that file as it is. A repair starts from the tree it repairs against, in canonical form.
+    // HEAD holds that file: the log refers to it (tree-snapshots.ts) rather than copying it.
     if (!leaf) log.write("tree.before.json", serializeTree(start.previousTree));
     else if (secrets.length === 0 || (start.previousTreeText !== undefined && !log.redacts(start.previousTreeText)))
-      log.copyFile("tree.before.json", file(LAYOUT.tree));
+      await referToCommittedTree(log, "before", file(LAYOUT.tree), start.from.head);
     else log.write("tree.before.json", start.previousTreeText ?? (await readFile(file(LAYOUT.tree), "utf8")));
     return { prompt: redacted, policy };
   });
