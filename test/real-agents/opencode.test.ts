@@ -50,12 +50,12 @@ function session(conversation: string, work: ModelTurn[], answer: Record<string,
 const RATE_LIMITED: ErrorTurn = { kind: "error", status: 429, headers: { "retry-after": "1" } };
 
 /**
- * The three-leaf run of the other real agents (real-agent-repo.ts), with OpenCode's answer: each
- * session's final answer is written to the file the prompt names; leaf a's first request meets two
- * 429s, which OpenCode waits out itself.
+ * The run of the other real agents (real-agent-repo.ts) with one leaf, b (decompose, a guard failure,
+ * a retry, a pass: 3 sessions), with OpenCode's answer: each session's final answer is written to the
+ * file the prompt names; b's first request meets two 429s, which OpenCode waits out itself.
  */
-function opencodeThreeLeafModel(): (conversation: string) => ModelTurn[] {
-  const model = threeLeafModel();
+function opencodeOneLeafModel(): (conversation: string) => ModelTurn[] {
+  const model = threeLeafModel(["b"]);
   const scripts = new WeakMap<ModelTurn[], ModelTurn[]>();
   return (conversation) => {
     const script = model(conversation);
@@ -63,7 +63,11 @@ function opencodeThreeLeafModel(): (conversation: string) => ModelTurn[] {
       const final = script.at(-1);
       const work = script
         .slice(0, -1)
-        .map((turn, i) => (i === 0 && /Your task: node `a`/.test(conversation) ? { ...turn, errorsBefore: [RATE_LIMITED, RATE_LIMITED] } : turn));
+        .map((turn, i) =>
+          i === 0 && /Your task: node `b`/.test(conversation) && /Attempts used: 0 of/.test(conversation)
+            ? { ...turn, errorsBefore: [RATE_LIMITED, RATE_LIMITED] }
+            : turn,
+        );
       scripts.set(script, session(conversation, work, final?.kind === "final" ? final.answer : "no answer"));
     }
     return scripts.get(script)!;
@@ -118,34 +122,28 @@ async function opencodeRepo(
 const chatRequests = (mock: MockServerHandle) => mock.requests.filter((request) => request.path === "/v1/chat/completions");
 
 describe("runner with the real opencode", () => {
-  it("`runner run` drives a three-leaf tree to passes=true: a decomposition, `just ci` run by the agent and by the guard, one guard failure and a retry, two 429s OpenCode waits out itself, usage and cost recorded", async () => {
-    const mock = await mockFor(opencodeThreeLeafModel());
+  it("`runner run` drives a tree to passes=true: a decomposition into one leaf, `just ci` run by the agent and by the guard, one guard failure and a retry, two 429s OpenCode waits out itself, usage and cost recorded", async () => {
+    const mock = await mockFor(opencodeOneLeafModel());
     const { s, checkLog } = await opencodeRepo("opencode-run", mock);
     const started = Date.now();
     const run = await s.runner(["run"]);
-    console.log(`opencode: runner run of 5 iterations in ${Date.now() - started} ms`);
+    console.log(`opencode: runner run of 3 iterations in ${Date.now() - started} ms`);
     expect(run.stderr).toBe("");
     expect(run.exitCode).toBe(0);
     expect(await s.subjects()).toEqual([
       subject(s.runId, 1, "root", "decompose", "skipped"),
-      subject(s.runId, 2, "a", "execute", "pass"),
-      subject(s.runId, 3, "b", "execute", "fail"),
-      subject(s.runId, 4, "b", "execute", "pass"),
-      subject(s.runId, 5, "c", "execute", "pass"),
+      subject(s.runId, 2, "b", "execute", "fail"),
+      subject(s.runId, 3, "b", "execute", "pass"),
     ]);
     expect(s.readTree().root.passes).toBe(true);
     expect(await s.git(["status", "--porcelain"])).toBe("");
 
     const runs = checkRuns(checkLog);
     expect(runs.map((r) => `${r.iteration} ${r.who} ${r.ok ? "pass" : "fail"}`)).toEqual([
-      "2 agent pass",
-      "2 guard pass",
-      "3 agent fail",
-      "3 guard fail",
-      "4 agent pass",
-      "4 guard pass",
-      "5 agent pass",
-      "5 guard pass",
+      "2 agent fail",
+      "2 guard fail",
+      "3 agent pass",
+      "3 guard pass",
     ]);
     for (const r of runs) expect(r.justDir).toBe(JUST_BIN);
 
@@ -154,7 +152,7 @@ describe("runner with the real opencode", () => {
     expect(s.meta(2).limit ?? null).toBeNull();
 
     // Usage per iteration: every step's tokens and cost summed (the mock: 1200 in, 300 cached, 80 out, 16 reasoning per response).
-    for (let iteration = 1; iteration <= 5; iteration++) {
+    for (let iteration = 1; iteration <= 3; iteration++) {
       const meta = s.meta(iteration);
       const steps = iteration === 1 ? 3 : 4;
       expect(meta.usage, `iteration ${iteration}`).toMatchObject({
@@ -169,7 +167,7 @@ describe("runner with the real opencode", () => {
     }
     expect(run.stdout).toMatch(/\nusage: tokens [\d,]+ in \([\d,]+ cached\), [\d,]+ out/);
     expect(run.stdout).toMatch(/; cost \$\d+\.\d{4}$/m);
-    for (let iteration = 1; iteration <= 5; iteration++) {
+    for (let iteration = 1; iteration <= 3; iteration++) {
       for (const file of readdirSync(path.join(s.dir, s.iterFile(iteration, "")))) {
         expect(readFileSync(path.join(s.dir, s.iterFile(iteration, file)), "utf8"), file).not.toContain(KEY);
       }
