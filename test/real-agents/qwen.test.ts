@@ -171,6 +171,24 @@ describe("runner with the real qwen", () => {
   });
 });
 
+describe("runner with the real qwen: its own limits", () => {
+  it("max_turns is --max-session-turns; reaching it is a failure in Qwen's words (exit 53, said on stderr: no result event)", async () => {
+    const server = await mock([
+      { kind: "shell", command: "just ci" },
+      { kind: "shell", command: "just ci" },
+      { kind: "final", answer: { status: "done", summary: "never" } },
+    ]);
+    const { s } = await qwenRepo("qwen-turns", server, { executor: ['kind = "qwen"', "max_turns = 1"] });
+    const step = await s.step();
+    expect(step.exitCode).toBe(1);
+    expect(step.stderr).toContain("Iteration 1 ended in a runner error: qwen exited with code 53: ");
+    expect(step.stderr).toContain(
+      "Reached max session turns for this session. Increase the number of turns by specifying maxSessionTurns in settings.json",
+    );
+    expect((s.meta(1).executor as { argv: string[] }).argv).toEqual(expect.arrayContaining(["--max-session-turns", "1"]));
+  });
+});
+
 describe("the pinned Qwen Code's --help lists every flag the module passes", () => {
   it("qwen --help", async () => {
     const home = tempDir("runner-cli-home-");
