@@ -126,3 +126,23 @@ export function agentVersion(agent: AgentDefinition, output: string): string | u
 export function isolationOf(config: ExecutorConfig): Isolation {
   return config.isolation ?? "user";
 }
+
+/**
+ * The JSON object a final message holds, as the text of output.json: the whole text, the last
+ * fenced block, or the object the text ends with (models often put a sentence before it); undefined
+ * when it holds none.
+ */
+export function jsonAnswerIn(message: string): string | undefined {
+  const answer = message.trim();
+  const fenced = [...answer.matchAll(/```(?:json)?\s*\n([\s\S]*?)\n?```/g)].map((match) => match[1]!);
+  const braces = answer.lastIndexOf("}") > answer.indexOf("{") ? [answer.slice(answer.indexOf("{"), answer.lastIndexOf("}") + 1)] : [];
+  for (const candidate of [answer, ...fenced.reverse(), ...braces]) {
+    try {
+      const value: unknown = JSON.parse(candidate);
+      if (value !== null && typeof value === "object" && !Array.isArray(value)) return `${JSON.stringify(value)}\n`;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}

@@ -15,7 +15,7 @@ import type { AgentClock, AgentLimit, LimitKind } from "../core/agent-limits.js"
 import { count, type AgentUsage, type UsageTotals } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
 import type { ExecutorConfig } from "../schemas/types.generated.js";
-import { object, objects, text, type AgentDefinition, type AgentSession, type Json } from "./agent.js";
+import { jsonAnswerIn, object, objects, text, type AgentDefinition, type AgentSession, type Json } from "./agent.js";
 
 export const CLAUDE_DEFAULT_PERMISSION_MODE = "acceptEdits";
 
@@ -54,21 +54,8 @@ export function outputFromResult(result: Json | undefined): string | undefined {
   if (!result) return undefined;
   const structured = result.structured_output;
   if (structured !== null && typeof structured === "object") return `${JSON.stringify(structured)}\n`;
-  // Without structured output, the final message may hold the JSON answer: the whole text, the last
-  // fenced block, or the object the text ends with (models often put a sentence before it).
-  if (typeof result.result === "string") {
-    const answer = result.result.trim();
-    const fenced = [...answer.matchAll(/```(?:json)?\s*\n([\s\S]*?)\n?```/g)].map((match) => match[1]!);
-    const braces = answer.lastIndexOf("}") > answer.indexOf("{") ? [answer.slice(answer.indexOf("{"), answer.lastIndexOf("}") + 1)] : [];
-    for (const candidate of [answer, ...fenced.reverse(), ...braces]) {
-      try {
-        const value: unknown = JSON.parse(candidate);
-        if (value !== null && typeof value === "object" && !Array.isArray(value)) return `${JSON.stringify(value)}\n`;
-      } catch {
-        // not this one
-      }
-    }
-  }
+  // Without structured output, the final message may hold the JSON answer.
+  if (typeof result.result === "string") return jsonAnswerIn(result.result);
   return undefined;
 }
 

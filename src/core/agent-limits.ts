@@ -29,4 +29,6 @@ export interface AgentClock {
   localTime(time: LocalTime): string | undefined;
   /** ISO 8601 of seconds since the epoch. */
   epochSeconds(seconds: number): string;
+  /** Seconds since the epoch of an ISO 8601 time an agent stamped on an event, or undefined when it is none. */
+  isoSeconds(iso: string): number | undefined;
 }

@@ -342,7 +342,7 @@ await import("./agent.mjs");
 `;
 
 /** The flags named in the comment at the top of an adapter source file (its documented argv), in order. */
-export function documentedFlags(source: string, program: "codex" | "claude"): string[] {
+export function documentedFlags(source: string, program: string): string[] {
   const lines = source.split("\n");
   const start = lines.findIndex((line) => line.startsWith(`//   ${program} `));
   if (start === -1) throw new Error(`no documented ${program} argv in the adapter's header comment`);

@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { AGENTS } from "../../src/agents/registry.js";
 import { git, PROJECT_ROOT, runner, tempDir } from "../helpers/sandbox.js";
 
 const CONFIG = ".runner/state/config.toml";
@@ -18,7 +19,7 @@ function everyOptionOn(text: string): string {
 }
 
 describe("runner init templates", () => {
-  for (const executor of ["codex", "claude", "command", "demo"] as const) {
+  for (const executor of [...AGENTS.map((agent) => agent.kind), "command", "demo"]) {
     it(`--executor ${executor}: valid as written and with every commented option switched on`, async () => {
       const dir = tempDir(`runner-init-${executor}-`);
       await git(dir, ["init", "-q"]);

@@ -3,13 +3,9 @@
 // repositories, through the built binary: `codex` and `claude` are on PATH as a user's install puts
 // them, each with its default sandbox / permission settings, an empty HOME, and the mock's address
 // and key in the environment (Codex: a custom provider in [executor] config_overrides).
-//
-// The scripted model works through the project's own tools: `node act.mjs …` (committed) edits the
-// tree or writes a leaf's file, then the agent runs `just ci` itself; the guard (`just ci`, the
-// runner's own `just`) records every run in CHECK_LOG (who ran it: the agent, whose environment has
-// RUNNER_OUTPUT_FILE, or the guard) and fails while a leaf's file is wrong.
+// The repository, its guard and the scripted model's hands: test/helpers/real-agent-repo.ts.
 import { execa } from "execa";
-import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { installTestAgents } from "../../scripts/install-test-agents.mjs";
@@ -17,8 +13,9 @@ import { documentedFlags } from "../helpers/fake-agents.js";
 import { startMockAnthropic } from "../helpers/mock-anthropic.js";
 import type { MockServerHandle, ModelTurn } from "../helpers/mock-model-script.js";
 import { codexMockProviderArgs, startMockOpenAI } from "../helpers/mock-openai.js";
-import { CONFIG_FILE, scenario, subject, type Scenario } from "../helpers/scenario.js";
-import { PROJECT_ROOT, node, runEvents, tempDir, tree, writeFiles } from "../helpers/sandbox.js";
+import { checkLogFile, checkRuns, JUST_BIN, processesOf, realAgentScenario, threeLeafModel } from "../helpers/real-agent-repo.js";
+import { subject, type Scenario } from "../helpers/scenario.js";
+import { PROJECT_ROOT, runEvents, tempDir, type tree } from "../helpers/sandbox.js";
 
 type Agent = "codex" | "claude";
 
@@ -39,67 +36,6 @@ afterEach(async () => {
 afterAll(async () => {
   for (const server of servers.splice(0)) await server.close();
 });
-
-/** The native `just` of the rust-just package the runner was installed with (its platform package's bin/). */
-const JUST_BIN = path.join(PROJECT_ROOT, "node_modules", `rust-just-${process.platform}-${process.arch}`, "bin");
-
-/** The guard (`just ci` runs it): every src/<id>.txt must say `ok <id>`; each run is logged with who ran it and which `just` PATH finds. */
-const CHECK = String.raw`import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
-const justDir = (process.env.PATH ?? "").split(":").find((dir) => dir && existsSync(dir + "/just")) ?? null;
-const files = existsSync("src") ? readdirSync("src").filter((f) => f.endsWith(".txt")) : [];
-const bad = files.filter((f) => readFileSync("src/" + f, "utf8") !== "ok " + f.slice(0, -4) + "\n");
-const who = process.env.RUNNER_OUTPUT_FILE ? "agent" : "guard";
-appendFileSync(process.env.CHECK_LOG, JSON.stringify({ who, iteration: Number(process.env.RUNNER_ITERATION), ok: bad.length === 0, justDir }) + "\n");
-if (bad.length > 0) { console.error("wrong content: " + bad.join(", ")); process.exit(1); }
-console.log("ci ok: " + files.length + " file(s)");
-`;
-
-/** The scripted model's hands: `node act.mjs decompose` splits the root into a, b, c; `node act.mjs write <id> ok|bad`. */
-const ACT = String.raw`import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-const [what, id, quality] = process.argv.slice(2);
-if (what === "decompose") {
-  const file = ".runner/state/tree.json";
-  const tree = JSON.parse(readFileSync(file, "utf8"));
-  tree.root.children = ["a", "b", "c"].map((leaf, order) => ({ id: leaf, order, title: "Leaf " + leaf, goal: "src/" + leaf + ".txt says ok " + leaf,
-    acceptance: ["just ci passes"], passes: false, attempts: 0, max_attempts: 3, children: [] }));
-  writeFileSync(file, JSON.stringify(tree, null, 2) + "\n");
-  console.log("split root into a, b, c");
-} else {
-  mkdirSync("src", { recursive: true });
-  writeFileSync("src/" + id + ".txt", (quality === "bad" ? "not yet " : "ok ") + id + "\n");
-  console.log("wrote src/" + id + ".txt");
-}
-`;
-
-/**
- * The model of the three-leaf run, per conversation: the root is decomposed; each leaf gets its file
- * written and `just ci` run by the agent; leaf b's first attempt writes a wrong file (the guard fails
- * once, the runner retries it).
- */
-function threeLeafModel(): (conversation: string) => ModelTurn[] {
-  const scripts = new Map<string, ModelTurn[]>();
-  return (conversation) => {
-    const nodeId = /Your task: node `([^`]+)`/.exec(conversation)?.[1] ?? "?";
-    const attempts = Number(/Attempts used: (\d+) of/.exec(conversation)?.[1] ?? "0");
-    const key = `${nodeId}/${attempts}`;
-    if (!scripts.has(key)) {
-      scripts.set(
-        key,
-        nodeId === "root"
-          ? [
-              { kind: "shell", command: "node act.mjs decompose" },
-              { kind: "final", answer: { status: "decomposed", summary: "Split root into a, b, c" } },
-            ]
-          : [
-              { kind: "shell", command: `node act.mjs write ${nodeId} ${nodeId === "b" && attempts === 0 ? "bad" : "ok"}` },
-              { kind: "shell", command: "just ci" },
-              { kind: "final", answer: { status: "done", summary: `Wrote src/${nodeId}.txt and ran just ci` } },
-            ],
-      );
-    }
-    return scripts.get(key)!;
-  };
-}
 
 async function mockFor(agent: Agent, script: ModelTurn[] | ((conversation: string) => ModelTurn[])): Promise<MockServerHandle> {
   const server = await (agent === "codex" ? startMockOpenAI({ script }) : startMockAnthropic({ script }));
@@ -125,7 +61,7 @@ async function agentRepo(
   const home = tempDir(`runner-${agent}-home-`);
   mkdirSync(path.join(home, ".codex"));
   mkdirSync(path.join(home, ".claude"));
-  const checkLog = path.join(tempDir("runner-check-log-"), "check.jsonl");
+  const checkLog = checkLogFile();
   const env: Record<string, string> = {
     PATH: `${agentBin}${path.delimiter}${process.env.PATH ?? ""}`,
     HOME: home,
@@ -135,22 +71,6 @@ async function agentRepo(
       : { CLAUDE_CONFIG_DIR: path.join(home, ".claude"), ANTHROPIC_BASE_URL: mock.url, ANTHROPIC_API_KEY: "sk-ant-mock-claude-key-123" }),
     ...options.env,
   };
-  const s = await scenario({
-    runId,
-    start: false,
-    tree: options.tree ?? tree(node("root", { title: "Three files", goal: "src/a.txt, src/b.txt and src/c.txt say ok" })),
-    env,
-    files: { justfile: "ci:\n    node check.mjs\n", "check.mjs": CHECK, "act.mjs": ACT },
-  });
-  for (const name of [
-    "ANTHROPIC_AUTH_TOKEN",
-    "CLAUDE_CODE_OAUTH_TOKEN",
-    "OPENAI_API_KEY",
-    "CODEX_API_KEY",
-    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
-    "IS_SANDBOX",
-  ])
-    delete s.env[name];
   // The guard is the default, `just ci`; Codex reaches the mock through a custom provider, Claude
   // through ANTHROPIC_BASE_URL. Claude may also run the project's act.mjs (the user's own rule).
   const executor =
@@ -161,46 +81,8 @@ async function agentRepo(
           `config_overrides = ${toml(codexMockProviderArgs(mock.url, { requestMaxRetries: options.providerRetries, streamMaxRetries: options.providerRetries }).filter((arg) => arg !== "-c"))}`,
         ]
       : ['kind = "claude"', `allowed_tools = ${toml(["Bash(node act.mjs:*)"])}`]);
-  writeFiles(s.dir, {
-    [CONFIG_FILE]: ["[executor]", ...executor, "", "[limits]", `iteration_timeout_seconds = ${options.timeoutSeconds ?? 120}`, ""].join("\n"),
-  });
-  await s.git(["commit", "-q", "-am", `use ${agent}`]);
-  const start = await s.runner(["start", "--run-id", runId]);
-  expect(start.stderr).toBe("");
+  const s = await realAgentScenario(`${runId}`, { env, executor, timeoutSeconds: options.timeoutSeconds, tree: options.tree });
   return { s, checkLog };
-}
-
-interface CheckRun {
-  who: string;
-  iteration: number;
-  ok: boolean;
-  /** The PATH folder `just` was found in. */
-  justDir: string | null;
-}
-
-function checkRuns(checkLog: string): CheckRun[] {
-  if (!existsSync(checkLog)) return [];
-  return readFileSync(checkLog, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as CheckRun);
-}
-
-/** Processes (other than zombies) that run with this repository's agent environment. */
-function processesOf(repo: string): number[] {
-  const marker = `RUNNER_REPO_ROOT=${repo}\0`;
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (!readFileSync(`/proc/${entry}/environ`, "latin1").includes(marker)) continue;
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") pids.push(Number(entry));
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return pids;
 }
 
 for (const agent of ["codex", "claude"] as const) {

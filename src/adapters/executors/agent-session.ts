@@ -47,6 +47,10 @@ export function localClock(now: () => number): AgentClock {
       return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
     },
     epochSeconds: (seconds) => new Date(seconds * 1000).toISOString(),
+    isoSeconds: (iso) => {
+      const ms = Date.parse(iso);
+      return Number.isFinite(ms) ? ms / 1000 : undefined;
+    },
   };
 }
 

@@ -1,0 +1,155 @@
+// What the real-agent tests (test/real-agents/runner.test.ts for Codex and Claude, <kind>.test.ts
+// for each other agent) share: a repository whose guard is `just ci` (check.mjs, which records every
+// run with who ran it), the scripted model's hands (act.mjs), the three-leaf model, and a scenario
+// started with the real agent as its executor.
+//
+// The scripted model works through the project's own tools: `node act.mjs …` (committed) edits the
+// tree or writes a leaf's file, then the agent runs `just ci` itself; the guard (`just ci`, the
+// runner's own `just`) records every run in CHECK_LOG (who ran it: the agent, whose environment has
+// RUNNER_OUTPUT_FILE, or the guard) and fails while a leaf's file is wrong.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { expect } from "vitest";
+import type { ModelTurn } from "./mock-model-script.js";
+import { CONFIG_FILE, scenario, type Scenario } from "./scenario.js";
+import { PROJECT_ROOT, node, tempDir, tree, writeFiles } from "./sandbox.js";
+
+/** The native `just` of the rust-just package the runner was installed with (its platform package's bin/). */
+export const JUST_BIN = path.join(PROJECT_ROOT, "node_modules", `rust-just-${process.platform}-${process.arch}`, "bin");
+
+/** The guard (`just ci` runs it): every src/<id>.txt must say `ok <id>`; each run is logged with who ran it and which `just` PATH finds. */
+export const CHECK = String.raw`import { appendFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
+const justDir = (process.env.PATH ?? "").split(":").find((dir) => dir && existsSync(dir + "/just")) ?? null;
+const files = existsSync("src") ? readdirSync("src").filter((f) => f.endsWith(".txt")) : [];
+const bad = files.filter((f) => readFileSync("src/" + f, "utf8") !== "ok " + f.slice(0, -4) + "\n");
+const who = process.env.RUNNER_OUTPUT_FILE ? "agent" : "guard";
+appendFileSync(process.env.CHECK_LOG, JSON.stringify({ who, iteration: Number(process.env.RUNNER_ITERATION), ok: bad.length === 0, justDir }) + "\n");
+if (bad.length > 0) { console.error("wrong content: " + bad.join(", ")); process.exit(1); }
+console.log("ci ok: " + files.length + " file(s)");
+`;
+
+/** The scripted model's hands: `node act.mjs decompose [ids…]` splits the root into a, b, c (or the ids given); `node act.mjs write <id> ok|bad`. */
+export const ACT = String.raw`import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+const [what, id, quality] = process.argv.slice(2);
+if (what === "decompose") {
+  const file = ".runner/state/tree.json";
+  const tree = JSON.parse(readFileSync(file, "utf8"));
+  const leaves = process.argv.length > 3 ? process.argv.slice(3) : ["a", "b", "c"];
+  tree.root.children = leaves.map((leaf, order) => ({ id: leaf, order, title: "Leaf " + leaf, goal: "src/" + leaf + ".txt says ok " + leaf,
+    acceptance: ["just ci passes"], passes: false, attempts: 0, max_attempts: 3, children: [] }));
+  writeFileSync(file, JSON.stringify(tree, null, 2) + "\n");
+  console.log("split root into " + leaves.join(", "));
+} else {
+  mkdirSync("src", { recursive: true });
+  writeFileSync("src/" + id + ".txt", (quality === "bad" ? "not yet " : "ok ") + id + "\n");
+  console.log("wrote src/" + id + ".txt");
+}
+`;
+
+/**
+ * The model of the three-leaf run, per conversation: the root is decomposed (into a, b, c, or the
+ * leaves given); each leaf gets its file written and `just ci` run by the agent; leaf b's first
+ * attempt writes a wrong file (the guard fails once, the runner retries it).
+ */
+export function threeLeafModel(leaves: readonly string[] = ["a", "b", "c"]): (conversation: string) => ModelTurn[] {
+  const scripts = new Map<string, ModelTurn[]>();
+  return (conversation) => {
+    const nodeId = /Your task: node `([^`]+)`/.exec(conversation)?.[1] ?? "?";
+    const attempts = Number(/Attempts used: (\d+) of/.exec(conversation)?.[1] ?? "0");
+    const key = `${nodeId}/${attempts}`;
+    if (!scripts.has(key)) {
+      scripts.set(
+        key,
+        nodeId === "root"
+          ? [
+              { kind: "shell", command: leaves.join(",") === "a,b,c" ? "node act.mjs decompose" : `node act.mjs decompose ${leaves.join(" ")}` },
+              { kind: "final", answer: { status: "decomposed", summary: `Split root into ${leaves.join(", ")}` } },
+            ]
+          : [
+              { kind: "shell", command: `node act.mjs write ${nodeId} ${nodeId === "b" && attempts === 0 ? "bad" : "ok"}` },
+              { kind: "shell", command: "just ci" },
+              { kind: "final", answer: { status: "done", summary: `Wrote src/${nodeId}.txt and ran just ci` } },
+            ],
+      );
+    }
+    return scripts.get(key)!;
+  };
+}
+
+/** Variables of the test process that would give an agent credentials or settings of their own. */
+export const AGENT_ENV_UNSET = [
+  "ANTHROPIC_AUTH_TOKEN",
+  "CLAUDE_CODE_OAUTH_TOKEN",
+  "OPENAI_API_KEY",
+  "CODEX_API_KEY",
+  "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC",
+  "IS_SANDBOX",
+  "GEMINI_API_KEY",
+  "GOOGLE_API_KEY",
+  "GOOGLE_GEMINI_BASE_URL",
+  "GOOGLE_GENAI_USE_VERTEXAI",
+  "GOOGLE_GENAI_USE_GCA",
+];
+
+/**
+ * A repository on run branch `runId` (guard `just ci`, check.mjs, act.mjs, CHECK_LOG in `env`) whose
+ * `[executor]` is `executor`, committed and started with `runner start`.
+ */
+export async function realAgentScenario(
+  runId: string,
+  options: { env: Record<string, string>; executor: string[]; timeoutSeconds?: number; tree?: ReturnType<typeof tree> },
+): Promise<Scenario> {
+  const s = await scenario({
+    runId,
+    start: false,
+    tree: options.tree ?? tree(node("root", { title: "Three files", goal: "src/a.txt, src/b.txt and src/c.txt say ok" })),
+    env: options.env,
+    files: { justfile: "ci:\n    node check.mjs\n", "check.mjs": CHECK, "act.mjs": ACT },
+  });
+  for (const name of AGENT_ENV_UNSET) if (!(name in options.env)) delete s.env[name];
+  writeFiles(s.dir, {
+    [CONFIG_FILE]: ["[executor]", ...options.executor, "", "[limits]", `iteration_timeout_seconds = ${options.timeoutSeconds ?? 120}`, ""].join("\n"),
+  });
+  await s.git(["commit", "-q", "-am", "use the agent"]);
+  const start = await s.runner(["start", "--run-id", runId]);
+  expect(start.stderr).toBe("");
+  return s;
+}
+
+/** A CHECK_LOG in a temp folder of its own. */
+export function checkLogFile(): string {
+  return path.join(tempDir("runner-check-log-"), "check.jsonl");
+}
+
+export interface CheckRun {
+  who: string;
+  iteration: number;
+  ok: boolean;
+  /** The PATH folder `just` was found in. */
+  justDir: string | null;
+}
+
+export function checkRuns(checkLog: string): CheckRun[] {
+  if (!existsSync(checkLog)) return [];
+  return readFileSync(checkLog, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as CheckRun);
+}
+
+/** Processes (other than zombies) that run with this repository's agent environment. */
+export function processesOf(repo: string): number[] {
+  const marker = `RUNNER_REPO_ROOT=${repo}\0`;
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/environ`, "latin1").includes(marker)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") pids.push(Number(entry));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return pids;
+}

@@ -1,0 +1,262 @@
+// The runner with the real OpenCode (opencode-ai, pinned in versions.json, installed outside
+// node_modules by scripts/install-test-agents.mjs) against the scripted Chat Completions server
+// (test/helpers/mock-opencode.ts), in real git repositories, through the built binary: `opencode` on
+// PATH as a user's install puts it, an empty HOME whose OpenCode config folder is pre-seeded (so
+// OpenCode does not `npm install @opencode-ai/plugin` into it in the background), and the mock as a
+// custom provider in OPENCODE_CONFIG_CONTENT. OpenCode has no output-schema mode: the scripted
+// model writes the answer with OpenCode's `write` tool to the file the prompt names.
+// The repository, its guard and the three-leaf model are the other real-agent tests' own
+// (test/helpers/real-agent-repo.ts).
+import { execa } from "execa";
+import { mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { installTestAgent } from "../../scripts/install-test-agents.mjs";
+import { documentedFlags } from "../helpers/fake-agents.js";
+import type { ErrorTurn, MockServerHandle, ModelTurn } from "../helpers/mock-model-script.js";
+import { opencodeMockConfig, startMockOpenCode } from "../helpers/mock-opencode.js";
+import { checkLogFile, checkRuns, JUST_BIN, processesOf, realAgentScenario, threeLeafModel } from "../helpers/real-agent-repo.js";
+import { subject, type Scenario } from "../helpers/scenario.js";
+import { PROJECT_ROOT, runEvents, tempDir } from "../helpers/sandbox.js";
+
+let opencodeBin: string;
+let agentBin: string;
+const servers: MockServerHandle[] = [];
+const KEY = "sk-mock-opencode-key-123";
+
+beforeAll(() => {
+  opencodeBin = installTestAgent("opencode", { log: (line: string) => console.log(line) });
+  agentBin = tempDir("runner-opencode-bin-");
+  symlinkSync(opencodeBin, path.join(agentBin, "opencode"));
+}, 10 * 60_000);
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+/** The answer file the prompt names (OpenCode writes it with its own `write` tool). */
+function answerFile(conversation: string): string {
+  const file = /Write your answer as JSON to the file `([^`]+)`/.exec(conversation)?.[1];
+  if (!file) throw new Error("mock: the prompt names no answer file");
+  return file;
+}
+
+/** The work of one session, then the answer written to the file the prompt names, then a last word. */
+function session(conversation: string, work: ModelTurn[], answer: Record<string, unknown> | string): ModelTurn[] {
+  return [...work, { kind: "write", path: answerFile(conversation), content: `${JSON.stringify(answer)}\n` }, { kind: "final", answer: "Done." }];
+}
+
+/** A rate limit OpenCode retries by itself (it honours retry-after). */
+const RATE_LIMITED: ErrorTurn = { kind: "error", status: 429, headers: { "retry-after": "1" } };
+
+/**
+ * The run of the other real agents (real-agent-repo.ts) with one leaf, b (decompose, a guard failure,
+ * a retry, a pass: 3 sessions), with OpenCode's answer: each session's final answer is written to the
+ * file the prompt names; b's first request meets two 429s, which OpenCode waits out itself.
+ */
+function opencodeOneLeafModel(): (conversation: string) => ModelTurn[] {
+  const model = threeLeafModel(["b"]);
+  const scripts = new WeakMap<ModelTurn[], ModelTurn[]>();
+  return (conversation) => {
+    const script = model(conversation);
+    if (!scripts.has(script)) {
+      const final = script.at(-1);
+      const work = script
+        .slice(0, -1)
+        .map((turn, i) =>
+          i === 0 && /Your task: node `b`/.test(conversation) && /Attempts used: 0 of/.test(conversation)
+            ? { ...turn, errorsBefore: [RATE_LIMITED, RATE_LIMITED] }
+            : turn,
+        );
+      scripts.set(script, session(conversation, work, final?.kind === "final" ? final.answer : "no answer"));
+    }
+    return scripts.get(script)!;
+  };
+}
+
+async function mockFor(script: ModelTurn[] | ((conversation: string) => ModelTurn[])): Promise<MockServerHandle> {
+  const server = await startMockOpenCode({ script });
+  servers.push(server);
+  return server;
+}
+
+/** A HOME whose OpenCode config folder already "has" its plugin dependency: no background `npm install` into it. */
+function opencodeHome(): string {
+  const home = tempDir("runner-opencode-home-");
+  const config = path.join(home, ".config", "opencode");
+  mkdirSync(path.join(config, "node_modules"), { recursive: true });
+  const dependencies = { "@opencode-ai/plugin": "1.18.33" };
+  writeFileSync(path.join(config, "package.json"), JSON.stringify({ dependencies }));
+  writeFileSync(path.join(config, "package-lock.json"), JSON.stringify({ lockfileVersion: 3, packages: { "": { dependencies } } }));
+  return home;
+}
+
+/** A repository on run branch `runId` whose executor is the real OpenCode, pointed at `mock`. */
+async function opencodeRepo(
+  runId: string,
+  mock: MockServerHandle,
+  options: { timeoutSeconds?: number; env?: Record<string, string>; config?: Record<string, unknown>; executor?: string[] } = {},
+): Promise<{ s: Scenario; checkLog: string }> {
+  const home = opencodeHome();
+  const checkLog = checkLogFile();
+  const env: Record<string, string> = {
+    PATH: `${agentBin}${path.delimiter}${process.env.PATH ?? ""}`,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_DATA_HOME: path.join(home, ".local", "share"),
+    XDG_CACHE_HOME: path.join(home, ".cache"),
+    XDG_STATE_HOME: path.join(home, ".local", "state"),
+    CHECK_LOG: checkLog,
+    MOCK_OPENAI_API_KEY: KEY,
+    OPENCODE_CONFIG_CONTENT: JSON.stringify(opencodeMockConfig(mock.url, options.config)),
+    // No models.dev fetch and no update check from a test (the mock is a custom provider).
+    OPENCODE_DISABLE_MODELS_FETCH: "1",
+    OPENCODE_DISABLE_AUTOUPDATE: "1",
+    ...options.env,
+  };
+  const s = await realAgentScenario(runId, { env, executor: options.executor ?? ['kind = "opencode"'], timeoutSeconds: options.timeoutSeconds });
+  for (const name of ["OPENCODE_PERMISSION", "OPENCODE_CONFIG", "OPENCODE_CONFIG_DIR"]) delete s.env[name];
+  return { s, checkLog };
+}
+
+const chatRequests = (mock: MockServerHandle) => mock.requests.filter((request) => request.path === "/v1/chat/completions");
+
+describe("runner with the real opencode", () => {
+  it("`runner run` drives a tree to passes=true: a decomposition into one leaf, `just ci` run by the agent and by the guard, one guard failure and a retry, two 429s OpenCode waits out itself, usage and cost recorded", async () => {
+    const mock = await mockFor(opencodeOneLeafModel());
+    const { s, checkLog } = await opencodeRepo("opencode-run", mock);
+    const started = Date.now();
+    const run = await s.runner(["run"]);
+    console.log(`opencode: runner run of 3 iterations in ${Date.now() - started} ms`);
+    expect(run.stderr).toBe("");
+    expect(run.exitCode).toBe(0);
+    expect(await s.subjects()).toEqual([
+      subject(s.runId, 1, "root", "decompose", "skipped"),
+      subject(s.runId, 2, "b", "execute", "fail"),
+      subject(s.runId, 3, "b", "execute", "pass"),
+    ]);
+    expect(s.readTree().root.passes).toBe(true);
+    expect(await s.git(["status", "--porcelain"])).toBe("");
+
+    const runs = checkRuns(checkLog);
+    expect(runs.map((r) => `${r.iteration} ${r.who} ${r.ok ? "pass" : "fail"}`)).toEqual([
+      "2 agent fail",
+      "2 guard fail",
+      "3 agent pass",
+      "3 guard pass",
+    ]);
+    for (const r of runs) expect(r.justDir).toBe(JUST_BIN);
+
+    // The 429s were OpenCode's to wait out: served, retried, not a limit of the run.
+    expect(chatRequests(mock).filter((request) => request.answeredWith === "error")).toHaveLength(2);
+    expect(s.meta(2).limit ?? null).toBeNull();
+
+    // Usage per iteration: every step's tokens and cost summed (the mock: 1200 in, 300 cached, 80 out, 16 reasoning per response).
+    for (let iteration = 1; iteration <= 3; iteration++) {
+      const meta = s.meta(iteration);
+      const steps = iteration === 1 ? 3 : 4;
+      expect(meta.usage, `iteration ${iteration}`).toMatchObject({
+        input_tokens: 1200 * steps,
+        cached_input_tokens: 300 * steps,
+        output_tokens: 80 * steps,
+        reasoning_tokens: 16 * steps,
+        opencode: { steps },
+      });
+      expect((meta.usage as { cost_usd: number }).cost_usd).toBeCloseTo(0.00106 * steps, 8);
+      expect(meta.executor).toMatchObject({ exit_code: 0, error: null, session_id: expect.stringMatching(/^ses_/), isolation: "user" });
+    }
+    expect(run.stdout).toMatch(/\nusage: tokens [\d,]+ in \([\d,]+ cached\), [\d,]+ out/);
+    expect(run.stdout).toMatch(/; cost \$\d+\.\d{4}$/m);
+    for (let iteration = 1; iteration <= 3; iteration++) {
+      for (const file of readdirSync(path.join(s.dir, s.iterFile(iteration, "")))) {
+        expect(readFileSync(path.join(s.dir, s.iterFile(iteration, file)), "utf8"), file).not.toContain(KEY);
+      }
+    }
+  });
+
+  it("a 401 from the model API is reported within seconds of the agent's exit, in OpenCode's own words (isolation = clean)", async () => {
+    const mock = await mockFor([{ kind: "error", status: 401 }]);
+    const { s } = await opencodeRepo("opencode-401", mock, { executor: ['kind = "opencode"', 'isolation = "clean"'] });
+    const step = await s.step();
+    expect(step.exitCode).toBe(1);
+    const own =
+      "opencode failed (exit code 1): Incorrect API key provided: sk-mock***. You can find your API key at https://platform.openai.com/account/api-keys. (API status 401)";
+    expect(step.stderr).toContain(`Iteration 1 ended in a runner error: ${own}`);
+    const meta = s.meta(1);
+    expect(meta.executor).toMatchObject({ exit_code: 1, error: expect.stringContaining(own), isolation: "clean" });
+    expect((meta.executor as { argv: string[] }).argv).toContain("--pure");
+    expect((await s.runner(["log", "--iteration", "1"])).stdout).toContain(`runner_error: agent_failed: ${own}`);
+    expect(meta.durations.total_ms - meta.durations.agent_ms).toBeLessThan(5_000);
+    // OpenCode does not retry a 401: one model request (after the session-title request).
+    expect(chatRequests(mock).filter((request) => request.answeredWith === "error")).toHaveLength(1);
+    console.log(`opencode: 401 reported, agent ${meta.durations.agent_ms} ms, step ${meta.durations.total_ms} ms`);
+  });
+
+  it("a permission set to ask in the user's config is rejected by `opencode run` (exit 0): a runner error in OpenCode's words", async () => {
+    const mock = await mockFor((conversation) =>
+      session(conversation, [{ kind: "shell", command: "just ci" }], { status: "done", summary: "never reached" }),
+    );
+    const { s } = await opencodeRepo("opencode-ask", mock, { config: { permission: { bash: "ask" } } });
+    const step = await s.step();
+    expect(step.exitCode).toBe(1);
+    expect(step.stderr).toContain(
+      "Iteration 1 ended in a runner error: opencode failed (exit code 0): bash needs a permission OpenCode would ask for, and `opencode run` cannot ask: The user rejected permission to use this specific tool call",
+    );
+  });
+
+  it("a model that hangs: OpenCode is killed at the deadline, nothing of it is left, the timeout is a runner error", async () => {
+    const mock = await mockFor([{ kind: "hang", mode: "mid-stream" }]);
+    const { s } = await opencodeRepo("opencode-hang", mock, { timeoutSeconds: 8 });
+    const step = await s.step();
+    expect(step.exitCode).toBe(1);
+    expect(step.stderr).toContain("Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of 8 s and was killed");
+    expect(mock.requests.some((request) => request.answeredWith === "hang")).toBe(true);
+    expect(s.meta(1).executor).toMatchObject({ timed_out: true });
+    expect(processesOf(realpathSync(s.dir))).toEqual([]);
+  });
+
+  it("a rate limit OpenCode gives up on (six 429s) is recorded with its reset, `runner run` waits it out and the leaf passes on the next session", async () => {
+    // One script per session (the answer file names the iteration); the first session's first request meets 429 six times (OpenCode's request and its five retries).
+    const scripts = new Map<string, ModelTurn[]>();
+    const mock = await mockFor((conversation) => {
+      const file = answerFile(conversation);
+      if (!scripts.has(file)) {
+        const limited = scripts.size === 0 ? { errorsBefore: Array.from({ length: 6 }, () => RATE_LIMITED) } : {};
+        scripts.set(
+          file,
+          session(conversation, [{ kind: "shell", command: "node act.mjs write root ok", ...limited }], {
+            status: "done",
+            summary: "Wrote src/root.txt",
+          }),
+        );
+      }
+      return scripts.get(file)!;
+    });
+    const { s } = await opencodeRepo("opencode-limit", mock, { env: { RUNNER_TEST_HOOKS: "1", RUNNER_TEST_WAIT_SCALE: "0.01" } });
+    const run = await s.runner(["run", "--json"]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const limit = s.meta(1).limit as { kind: string; resets_at: string | null; message: string };
+    expect(limit).toMatchObject({ kind: "rate", message: expect.stringMatching(/^Rate limit reached for /) });
+    expect(limit.resets_at).not.toBeNull();
+    const waits = runEvents(run.stdout).filter((event) => event.type === "wait");
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toMatchObject({ cause: "limit" });
+    expect(await s.subjects()).toEqual([subject(s.runId, 1, "root", "decompose", "skipped"), subject(s.runId, 2, "root", "execute", "pass")]);
+    expect(s.readTree().root).toMatchObject({ passes: true, attempts: 0 });
+    expect((await s.runner(["log", "--iteration", "1"])).stdout).toMatch(/\nlimit: rate limit/);
+  });
+
+  it("opencode run --help lists every flag the module passes", async () => {
+    const help = await execa(opencodeBin, ["run", "--help"], {
+      reject: false,
+      timeout: 30_000,
+      env: { ...process.env, HOME: opencodeHome(), NO_COLOR: "1" },
+      stdin: "ignore",
+    });
+    const text = `${String(help.stdout)}\n${String(help.stderr)}`;
+    const flags = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/agents/opencode.ts"), "utf8"), "opencode");
+    const listed = (flag: string) => new RegExp(`(^|[\\s,])${flag.replace(/-/g, "\\-")}([\\s,=<]|$)`, "m").test(text);
+    expect(flags.filter((flag) => !listed(flag))).toEqual([]);
+    expect(flags).toEqual(expect.arrayContaining(["--format", "--print-logs", "--log-level", "--dir", "--pure", "-m"]));
+  });
+});
