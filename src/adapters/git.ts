@@ -445,25 +445,35 @@ export class GitRepo {
 
   /** The text of `path` at each revision (undefined where it does not exist), in one git process. */
   async fileAtRevisions(revisions: readonly string[], path: string): Promise<(string | undefined)[]> {
-    if (revisions.length === 0) return [];
+    return this.catFiles(revisions.map((revision) => `${revision}:${path}`));
+  }
+
+  /** The text of each of `paths` at `revision` (undefined where it is not a file there), in one git process. */
+  async filesAtRevision(revision: string, paths: readonly string[]): Promise<(string | undefined)[]> {
+    return this.catFiles(paths.map((file) => `${revision}:${file}`));
+  }
+
+  private async catFiles(specs: readonly string[]): Promise<(string | undefined)[]> {
+    if (specs.length === 0) return [];
     const result = await runGit(this.root, ["cat-file", "--batch"], this.where, {
-      input: revisions.map((revision) => `${revision}:${path}\n`).join(""),
+      input: specs.map((spec) => `${spec}\n`).join(""),
     });
     if (result.code !== 0) throw asGitError(["cat-file"], new Error(result.stderr.trim()));
     const out = result.stdout;
     const texts: (string | undefined)[] = [];
     let at = 0;
-    for (let i = 0; i < revisions.length; i++) {
+    for (let i = 0; i < specs.length; i++) {
       const newline = out.indexOf(10, at);
       const header = out.subarray(at, newline).toString("utf8");
       at = newline + 1;
-      const match = /^[0-9a-f]+ blob ([0-9]+)$/.exec(header);
+      const match = /^[0-9a-f]+ ([a-z]+) ([0-9]+)$/.exec(header);
       if (!match) {
         texts.push(undefined); // "<name> missing"
         continue;
       }
-      const size = Number(match[1]);
-      texts.push(out.subarray(at, at + size).toString("utf8"));
+      const size = Number(match[2]);
+      // (a folder is a tree object: not a file)
+      texts.push(match[1] === "blob" ? out.subarray(at, at + size).toString("utf8") : undefined);
       at += size + 1;
     }
     return texts;
