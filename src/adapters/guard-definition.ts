@@ -1,5 +1,6 @@
 // The guard's definition as a commit has it (src/core/guard-definition.ts), read from git alone:
 // the files it needs are read at the revision, round after round, until nothing is left unread.
+import { protectGuardDefinition, type ResolvedConfig } from "../core/config.js";
 import { deriveGuardDefinition, type GuardDefinition } from "../core/guard-definition.js";
 import type { GitRepo } from "./git.js";
 
@@ -22,4 +23,11 @@ export async function guardDefinitionAt(git: GitRepo, revision: string, guard: r
     derived = deriveGuardDefinition(guard, texts);
   }
   return { guard, definition: derived.definition, texts };
+}
+
+/** The config as a step applies it: the guard's definition at the starting commit protected too (none before the first commit). */
+export async function withGuardDefinition(git: GitRepo, head: string | undefined, config: ResolvedConfig): Promise<ResolvedConfig> {
+  if (head === undefined) return config;
+  const { definition } = await guardDefinitionAt(git, head, config.guard.command);
+  return protectGuardDefinition(config, definition);
 }

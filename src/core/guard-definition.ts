@@ -356,15 +356,17 @@ export function splitWords(part: string): string[] {
 }
 
 function justCommand(c: Collector, args: string[], dir: string, depth: number): void {
+  const positionals = args.filter((arg, i) => !arg.startsWith("-") && !arg.includes("=") && !isOptionValue(args, i));
+  // `just sub/ci` runs the recipe ci of sub/'s justfile.
+  const recipes = positionals.map((arg) => arg.slice(arg.lastIndexOf("/") + 1));
   const justfile = optionValue(args, ["-f", "--justfile"]);
   if (justfile !== undefined) {
-    justfileAndImports(c, join(dir, justfile), depth);
+    justfileAndImports(c, join(dir, justfile), recipes, depth);
     return;
   }
   const workdir = optionValue(args, ["-d", "--working-directory"]);
-  // `just sub/ci` runs the recipe ci of sub/'s justfile.
-  const positional = args.find((arg, i) => !arg.startsWith("-") && !arg.includes("=") && !isOptionValue(args, i));
-  const searchDir = join(workdir !== undefined ? (join(dir, workdir) ?? dir) : dir, positional?.includes("/") ? dirname(positional) : "") ?? dir;
+  const first = positionals[0];
+  const searchDir = join(workdir !== undefined ? (join(dir, workdir) ?? dir) : dir, first?.includes("/") ? dirname(first) : "") ?? dir;
   // `just` looks in the folder, then in each one above it, for the first justfile.
   let at: string | undefined = searchDir;
   while (at !== undefined) {
@@ -372,7 +374,7 @@ function justCommand(c: Collector, args: string[], dir: string, depth: number): 
     for (const name of names) c.files.add(name);
     const found = names.find((name) => text(c, name) !== null);
     if (found !== undefined) {
-      justfileAndImports(c, found, depth);
+      justfileAndImports(c, found, recipes, depth);
       return;
     }
     at = at === "" ? undefined : dirname(at);
@@ -382,36 +384,133 @@ function justCommand(c: Collector, args: string[], dir: string, depth: number): 
 function isOptionValue(args: readonly string[], index: number): boolean {
   const previous = args[index - 1];
   return (
-    previous !== undefined && /^-(f|d|-justfile|-working-directory|-set|-shell|-dotenv-filename|-dotenv-path|-color|-command-color)$/.test(previous)
+    previous !== undefined &&
+    /^-(f|d|C|-justfile|-working-directory|-set|-shell|-dotenv-filename|-dotenv-path|-color|-command-color|-directory|-file|-makefile)$/.test(
+      previous,
+    )
   );
 }
 
-function justfileAndImports(c: Collector, file: string | undefined, depth: number): void {
-  const content = shellLines(c, file, depth);
+/** A justfile: protected whole; the recipes the guard runs (and theirs) followed — all of them when a recipe is not found in it. */
+function justfileAndImports(c: Collector, file: string | undefined, recipes: readonly string[] | undefined, depth: number): void {
+  const content = protect(c, file);
   if (content === null || file === undefined) return;
   const dir = dirname(file);
-  for (const match of content.matchAll(/^import\??\s+['"]([^'"]+)['"]/gm)) justfileAndImports(c, join(dir, match[1]!), depth + 1);
+  const imports: string[] = [];
+  for (const match of content.matchAll(/^import\??\s+['"]([^'"]+)['"]/gm)) imports.push(match[1]!);
   for (const match of content.matchAll(/^mod\??\s+([A-Za-z0-9_-]+)(?:\s+['"]([^'"]+)['"])?/gm)) {
-    const candidates =
-      match[2] !== undefined ? [match[2]] : [`${match[1]}.just`, `${match[1]}/mod.just`, `${match[1]}/justfile`, `${match[1]}/.justfile`];
-    for (const candidate of candidates) justfileAndImports(c, join(dir, candidate), depth + 1);
+    imports.push(
+      ...(match[2] !== undefined ? [match[2]] : [`${match[1]}.just`, `${match[1]}/mod.just`, `${match[1]}/justfile`, `${match[1]}/.justfile`]),
+    );
   }
+  const followedAll = followRules(c, file, content, justRules(content), recipes, depth);
+  // An imported file's recipes are followed whole when the recipe was not found here (or the file's are all followed).
+  for (const imported of imports) justfileAndImports(c, join(dir, imported), followedAll ? undefined : recipes, depth + 1);
+}
+
+interface Rules {
+  rules: Map<string, { deps: string[]; body: string[] }>;
+  first: string | undefined;
+}
+
+/** Recipes of a justfile: `[@]name params: deps` and the indented lines under it; `alias a := b`. */
+function justRules(content: string): Rules {
+  const rules: Rules["rules"] = new Map();
+  let first: string | undefined;
+  let body: string[] | undefined;
+  for (const line of content.split("\n")) {
+    if (/^\s/.test(line) || line === "") {
+      body?.push(line);
+      continue;
+    }
+    body = undefined;
+    const alias = /^alias\s+([A-Za-z0-9_-]+)\s*:=\s*([A-Za-z0-9_:-]+)/.exec(line);
+    if (alias) {
+      rules.set(alias[1]!, { deps: [alias[2]!], body: [] });
+      continue;
+    }
+    const header = /^@?([A-Za-z_][A-Za-z0-9_-]*)[^:]*:(?!=)(.*)$/.exec(line);
+    if (!header || /^(set|export|import|mod|alias)\b/.test(line)) continue;
+    const deps = [...header[2]!.matchAll(/\(?([A-Za-z_][A-Za-z0-9_-]*)/g)].map((m) => m[1]!);
+    body = [];
+    rules.set(header[1]!, { deps, body });
+    first ??= header[1]!;
+  }
+  return { rules, first };
+}
+
+/** Rules of a Makefile: `targets: prerequisites [; recipe]` and the tab-indented lines under it. */
+function makeRules(content: string): Rules {
+  const rules: Rules["rules"] = new Map();
+  let first: string | undefined;
+  let body: string[] | undefined;
+  for (const line of content.replace(/\\\n/g, " ").split("\n")) {
+    if (line.startsWith("\t")) {
+      body?.push(line);
+      continue;
+    }
+    if (line.trim() === "" || line.startsWith("#")) continue;
+    body = undefined;
+    const header = /^([^\t#=:][^=:]*?)\s*::?(?![:=])([^=]*)$/.exec(line) ?? /^([^\t#=:][^=:]*?)\s*::?(?![:=])([^;]*;.*)$/.exec(line);
+    if (!header) continue;
+    const [prerequisites, inline] = header[2]!.split(/;(.*)/s);
+    body = inline !== undefined ? [inline] : [];
+    const deps = splitWords(prerequisites!.replace("|", " "));
+    for (const target of splitWords(header[1]!)) {
+      rules.set(target, { deps, body });
+      if (!target.startsWith(".") && !target.includes("%")) first ??= target;
+    }
+  }
+  return { rules, first };
+}
+
+/** Follows the wanted rules (the first one when none is named) and their dependencies; all lines when the first wanted is not there. Whether all were followed. */
+function followRules(
+  c: Collector,
+  file: string,
+  content: string,
+  { rules, first }: Rules,
+  wanted: readonly string[] | undefined,
+  depth: number,
+): boolean {
+  const dir = dirname(file);
+  const targets =
+    wanted === undefined ? undefined : wanted.length > 0 ? wanted.filter((name) => rules.has(name)) : first !== undefined ? [first] : [];
+  if (targets === undefined || (wanted !== undefined && wanted.length > 0 && !rules.has(wanted[0]!))) {
+    if (!c.seen.has(file)) {
+      c.seen.add(file);
+      shellText(c, content, dir, depth + 1);
+    }
+    return true;
+  }
+  const queue = [...targets];
+  while (queue.length > 0) {
+    const name = queue.shift()!;
+    const key = `${file}#${name}`;
+    const rule = rules.get(name);
+    if (rule === undefined || c.seen.has(key)) continue;
+    c.seen.add(key);
+    shellText(c, rule.body.join("\n"), dir, depth + 1);
+    queue.push(...rule.deps);
+  }
+  return false;
 }
 
 function makeCommand(c: Collector, args: string[], dir: string, depth: number): void {
   const where = optionValue(args, ["-C", "--directory"]);
   const makeDir = where !== undefined ? (join(dir, where) ?? dir) : dir;
   const file = optionValue(args, ["-f", "--file", "--makefile"]);
+  const targets = args.filter((arg, i) => !arg.startsWith("-") && !arg.includes("=") && !isOptionValue(args, i));
   const names = file !== undefined ? [join(makeDir, file)] : MAKEFILE_NAMES.map((name) => join(makeDir, name));
-  for (const name of names) makefileAndIncludes(c, name, depth);
+  for (const name of names) makefileAndIncludes(c, name, targets, depth);
 }
 
-function makefileAndIncludes(c: Collector, file: string | undefined, depth: number): void {
-  const content = shellLines(c, file, depth);
+function makefileAndIncludes(c: Collector, file: string | undefined, targets: readonly string[] | undefined, depth: number): void {
+  const content = protect(c, file);
   if (content === null || file === undefined) return;
-  for (const match of content.matchAll(/^-?s?include\s+(.+)$/gm)) {
-    for (const included of splitWords(match[1]!)) makefileAndIncludes(c, join(dirname(file), included), depth + 1);
-  }
+  const includes = [...content.matchAll(/^-?s?include\s+(.+)$/gm)].flatMap((match) => splitWords(match[1]!));
+  const followedAll = followRules(c, file, content, makeRules(content), targets, depth);
+  for (const included of includes) makefileAndIncludes(c, join(dirname(file), included), followedAll ? undefined : targets, depth + 1);
 }
 
 function packageManagerCommand(c: Collector, program: string, args: string[], dir: string, depth: number): void {

@@ -55,6 +55,20 @@ describe("the guard's definition", () => {
     expect(derive(["just", "sub/ci"], repo).definition.present).toContain("sub/justfile");
   });
 
+  it("only the recipes the guard runs (and their dependencies) are followed: the program a `run` recipe starts stays the agent's", () => {
+    const repo = {
+      justfile: "run:\n    python app.py\nci: lint\n    ./test.sh\nlint:\n    bash lint.sh\n",
+      "app.py": "",
+      "test.sh": "",
+      "lint.sh": "",
+    };
+    expect(derive(["just", "ci"], repo).definition.present).toEqual(["justfile", "lint.sh", "test.sh"]);
+    expect(derive(["just"], repo).definition.present).toEqual(["app.py", "justfile"]);
+    const make = { Makefile: "run:\n\tpython app.py\ncheck: unit\nunit:\n\t./test.sh\n", "app.py": "", "test.sh": "" };
+    expect(derive(["make", "check"], make).definition.present).toEqual(["Makefile", "test.sh"]);
+    expect(derive(["make", "nothing-like-it"], make).definition.present).toEqual(["Makefile", "app.py", "test.sh"]);
+  });
+
   it("make check: all three makefile names (GNUmakefile wins), includes, -C and -f, $(MAKE) -C sub", () => {
     const repo = {
       Makefile: "include common.mk\ncheck:\n\t$(MAKE) -C sub test\n\t./run.sh\n",
