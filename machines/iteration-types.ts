@@ -1,6 +1,7 @@
 // The iteration machine's context, input and output (machines/iteration.ts holds only the machine).
 // Facts come from the actors (src/core/step-facts.ts); verdicts from src/core/step-verdicts.ts.
 import type { ResolvedConfig } from "../src/core/config.js";
+import type { ProtectedScripts } from "../src/core/guard-definition.js";
 import type { Judgement } from "../src/core/iteration.js";
 import type { IterationRecord } from "../src/core/iteration-record.js";
 import type { LoopRecord } from "../src/core/loop-history.js";
@@ -158,6 +159,8 @@ export interface CollectRequest extends IterationRef {
   treeFromStart: boolean;
   control: ControlSnapshot;
   guardProgram: ProgramIdentity;
+  /** The guard's definition's script entries (taken back when the agent changed them). */
+  protectedScripts: ProtectedScripts[];
 }
 
 export interface AgentRequest extends IterationRef {

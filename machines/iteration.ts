@@ -577,6 +577,7 @@ function collectRequest(context: IterationContext): CollectRequest {
     start: startPoint(context),
     control: context.repository!.control,
     guardProgram: context.guardProgram!,
+    protectedScripts: context.config?.guard.protectedScripts ?? [],
     treeFromStart: context.treeFromStart === true,
   };
 }

@@ -22,6 +22,8 @@ export interface AuditCommit {
   changedPaths: string[];
   /** The tree at this commit; undefined when it does not validate. */
   tree: TaskTree | undefined;
+  /** What of the guard's definition the commit changed (src/core/guard-definition.ts), when it changed any. */
+  definitionChanged?: string[];
 }
 
 export interface AuditViolation {
@@ -124,6 +126,20 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
   let identity: string | undefined;
   commits.forEach((commit, index) => {
     const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
+    const definition = commit.definitionChanged ?? [];
+    if (definition.length > 0 && record) {
+      violations.push({
+        sha: commit.sha,
+        iteration: record.subject.iteration,
+        message: `changed the guard's definition (${definition.join(", ")}), which the runner takes back from every iteration`,
+      });
+    } else if (definition.length > 0 && index < lastLoop) {
+      violations.push({
+        sha: commit.sha,
+        iteration: undefined,
+        message: `a commit between iterations changed the guard's definition (${definition.join(", ")}): the iterations after it were judged by another guard, so check it by hand`,
+      });
+    }
     if (!record && index < lastLoop) {
       violations.push({
         sha: commit.sha,

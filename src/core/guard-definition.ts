@@ -169,7 +169,8 @@ export function definitionDifferences(
   const differences: string[] = [];
   if (JSON.stringify(before.guard) !== JSON.stringify(after.guard)) differences.push(`the guard command (${after.guard.join(" ")})`);
   for (const file of new Set([...before.definition.files, ...after.definition.files])) {
-    if ((before.texts.get(file) ?? null) !== (after.texts.get(file) ?? null)) differences.push(file);
+    // (a file only one side read is named through the file that led to it)
+    if (before.texts.has(file) && after.texts.has(file) && before.texts.get(file) !== after.texts.get(file)) differences.push(file);
   }
   const entries = (d: GuardDefinition) =>
     new Map(d.scripts.flatMap((s) => Object.entries(s.entries).map(([n, v]) => [`${s.manifest} scripts.${n}`, v])));

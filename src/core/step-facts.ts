@@ -122,6 +122,8 @@ export interface AgentGitFacts {
   nestedRepositories: string[];
   /** The guard's program, when the file changed since the iteration began. */
   guardProgramChanged?: string;
+  /** Script entries of the guard's definition it changed ("package.json scripts.test"), taken back. */
+  scriptEntriesChanged?: string[];
 }
 
 /** collectResult: what the agent left behind. */

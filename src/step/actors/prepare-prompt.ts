@@ -77,7 +77,11 @@ export function preparePromptActor(deps: ActorDeps) {
           nodeContext,
           notes,
           guardCommand: input.config.guard.command,
-          protectedPaths: input.config.guard.protectedPaths,
+          // (the guard's script entries too: "package.json scripts.test")
+          protectedPaths: [
+            ...input.config.guard.protectedPaths,
+            ...(input.config.guard.protectedScripts ?? []).flatMap((s) => Object.keys(s.entries).map((name) => `${s.manifest} scripts.${name}`)),
+          ],
           allowedWritePaths: policy?.allowedWritePaths,
           outputFile,
         },
