@@ -341,10 +341,13 @@ function shellLines(c: Collector, file: string | undefined, depth: number): stri
 /** Shell text: every simple command in it. Conservative: comments and recipe headers are read as commands too, and mostly name nothing. */
 function shellText(c: Collector, content: string, dir: string, depth: number): void {
   const plain = content.replace(/\\\n/g, " ").replace(/\$\(MAKE\)|\$\{MAKE\}/g, "make");
+  // `cd sub` moves where the commands after it run (to the end of the text: a script's lines share one shell).
+  let at = dir;
   for (const line of plain.split("\n")) {
     for (const part of line.split(/&&|\|\||[;|&()`]|\$\(/)) {
       const words = splitWords(part);
-      if (words.length > 0) command(c, words, dir, depth);
+      if (words[0] === "cd" && words[1] !== undefined) at = join(at, words[1]) ?? at;
+      else if (words.length > 0) command(c, words, at, depth);
     }
   }
 }
@@ -491,7 +494,8 @@ function followRules(
     const rule = rules.get(name);
     if (rule === undefined || c.seen.has(key)) continue;
     c.seen.add(key);
-    shellText(c, rule.body.join("\n"), dir, depth + 1);
+    // (each recipe line runs in a shell of its own, in the file's folder)
+    for (const line of rule.body) shellText(c, line, dir, depth + 1);
     queue.push(...rule.deps);
   }
   return false;
