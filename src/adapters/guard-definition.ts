@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import {
   changedScriptEntries,
   deriveGuardDefinition,
+  describeGuardDefinition,
   restoreScriptEntries,
   type GuardDefinition,
   type ProtectedScripts,
@@ -90,4 +91,11 @@ function sameJson(a: string, b: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** For `runner init` and `runner doctor`: what protects `guard` at HEAD, in a sentence's end ("justfile, scripts/ci.sh"); undefined before the first commit. */
+export async function guardDefinitionSummary(git: GitRepo, guard: readonly string[]): Promise<string | undefined> {
+  const head = await git.resolve("HEAD");
+  if (head === undefined) return undefined;
+  return describeGuardDefinition((await guardDefinitionAt(git, head, guard)).definition);
 }

@@ -116,8 +116,7 @@ export function describeGuardDefinition(definition: GuardDefinition): string {
   const parts = [...definition.present];
   for (const { manifest, entries } of definition.scripts) {
     const present = Object.keys(entries).filter((name) => entries[name] !== null);
-    const names = present.length > 0 ? present : Object.keys(entries);
-    parts.push(`${manifest} scripts (${names.join(", ")})`);
+    if (present.length > 0) parts.push(`${manifest} scripts (${present.join(", ")})`);
   }
   return parts.length > 0 ? parts.join(", ") : "no file of the repository";
 }
@@ -314,10 +313,10 @@ function command(c: Collector, argv: string[], dir: string, depth: number): void
     const content = text(c, file);
     if (content === null) continue; // not a file of the starting commit (a folder, a program elsewhere)
     c.files.add(file);
-    // A shell script runs in its caller's folder (paths in it are read from there, and from its own folder).
+    // A shell script runs in its caller's folder (`cd "$(dirname "$0")"` is not followed).
     if ((SHELL_SCRIPT.test(file) || /^#!.*\b(ba|z|da)?sh\b/.test(content)) && !c.seen.has(file)) {
       c.seen.add(file);
-      for (const folder of new Set([dir, dirname(file)])) shellText(c, content, folder, depth + 1);
+      shellText(c, content, dir, depth + 1);
     }
   }
 }

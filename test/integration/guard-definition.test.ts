@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { node, tree } from "../helpers/sandbox.js";
+import { git, node, runner, tempDir, tree, writeFiles } from "../helpers/sandbox.js";
 import { expectAudit, expectLoopHistory, GUARD_SH, hostileScenario, runHistory } from "../helpers/hostile.js";
 import { subject, type Scenario } from "../helpers/scenario.js";
 
@@ -142,5 +142,27 @@ describe.concurrent("runner audit re-checks the guard's definition from git alon
     const audit = await s.runner(["audit"]);
     expect(audit.exitCode, audit.stdout).toBe(1);
     expect(audit.stderr).toContain("changed the guard's definition (package.json scripts.test)");
+  });
+});
+
+describe.concurrent("runner init and runner doctor say what protects the guard", () => {
+  it("init (guard `just ci`) and doctor (guard `make check`) name the definition's files and script entries", async () => {
+    const dir = tempDir();
+    await git(dir, ["init", "-q", "-b", "main"]);
+    writeFiles(dir, { justfile: "ci:\n    bash scripts/ci.sh\n", "scripts/ci.sh": "npm test\n", "package.json": manifest({ test: "node --test" }) });
+    await git(dir, ["add", "-A"]);
+    await git(dir, ["commit", "-q", "-m", "project"]);
+    const init = await runner(dir, ["init"]);
+    expect(init.exitCode, init.stderr).toBe(0);
+    expect(init.stdout).toContain("the guard `just ci` is protected by: justfile, scripts/ci.sh, package.json scripts (test)");
+
+    const s = await hostileScenario({
+      guard: ["make", "check"],
+      files: { Makefile: "check:\n\t./run-checks.sh\n", "run-checks.sh": "sh guard.sh\n" },
+    });
+    const doctor = await s.runner(["doctor"]);
+    expect(doctor.stdout).toMatch(
+      /✓ guard's definition: Makefile, guard\.sh, run-checks\.sh \(at HEAD; the agent's changes to them are taken back\)/,
+    );
   });
 });
