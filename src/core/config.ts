@@ -8,6 +8,7 @@ import { LAYOUT, nodeSidecar } from "./layout.js";
 import { pathEntryProblem } from "./path-rules.js";
 import type { Problem } from "./problems.js";
 import { validateConfigSchema } from "./schema.js";
+import { DEFAULT_TEST_PATTERNS } from "./test-files.js";
 
 export type ExecutorKind = NonNullable<ExecutorConfig["kind"]>;
 
@@ -16,6 +17,8 @@ export interface ResolvedConfig {
   guard: {
     command: string[];
     protectedPaths: string[];
+    /** Globs naming the test files an iteration's record lists (src/core/test-files.ts). */
+    testPatterns: string[];
     /** The package.json script entries of the guard's definition (src/core/guard-definition.ts), added when a step reads it from the starting commit. */
     protectedScripts?: ProtectedScripts[];
     /** Run in a clean checkout before the guard there (audit --replay, isolation = worktree). */
@@ -125,6 +128,7 @@ export function resolveConfig(raw: unknown): ConfigResult {
         command: [...guardCommand],
         protectedPaths: unique([...ALWAYS_PROTECTED, ...(protectedPaths ?? defaultGuardFiles(guardCommand))]),
         setup: config.guard?.setup ? [...config.guard.setup] : undefined,
+        testPatterns: [...(config.guard?.test_patterns ?? DEFAULT_TEST_PATTERNS)],
         isolation: config.guard?.isolation ?? "in-place",
       },
       limits: {

@@ -4,6 +4,7 @@ import { classifyChangedPaths, type IterationKind } from "./classify.js";
 import type { ResolvedConfig } from "./config.js";
 import type { Judgement } from "./iteration.js";
 import { pathsInside } from "./path-rules.js";
+import { testFilesIn } from "./test-files.js";
 import type { Problem } from "./problems.js";
 import type { AgentStatus, GuardOutcome, StateUpdateResult } from "./state-update.js";
 import type { AgentGitFacts, CollectedFacts, RunnerErrorFact, StepKind } from "./step-facts.js";
@@ -34,6 +35,8 @@ export interface IterationRecord {
   derivedPasses: string[];
   /** Changed paths the agent may not touch: restored before the commit. */
   protectedChanged: string[];
+  /** Test files the commit changes (by `[guard] test_patterns`): Runner-Tests. */
+  testFilesChanged: string[];
   /** What the agent did to git itself (undone), when its result was collected. */
   agentGit: AgentGitFacts | undefined;
   /** The iteration changed the task tree (a runner-owned field or an open node): what `run` counts as progress. */
@@ -67,6 +70,7 @@ export function iterationRecord(source: RecordSource): IterationRecord {
   const leaf = !isRepair && leafId !== undefined && source.previousTree ? findNode(source.previousTree, leafId) : undefined;
   const after = source.updated?.selected;
   const changedPaths = source.collected?.changedPaths ?? [];
+  const protectedChanged = source.config ? pathsInside(changedPaths, source.config.guard.protectedPaths) : [];
   return {
     runId: source.runId,
     iteration: source.iteration,
@@ -87,7 +91,13 @@ export function iterationRecord(source: RecordSource): IterationRecord {
     treeProblems: source.treeProblems,
     changedPaths,
     derivedPasses: source.updated?.derivedPasses ?? [],
-    protectedChanged: source.config ? pathsInside(changedPaths, source.config.guard.protectedPaths) : [],
+    protectedChanged,
+    testFilesChanged: source.config
+      ? testFilesIn(
+          changedPaths.filter((file) => !protectedChanged.includes(file)),
+          source.config.guard.testPatterns,
+        )
+      : [],
     agentGit: source.collected?.git,
     // (a tree left invalid is no progress; a repair is progress only if the tree differs from the last valid one)
     progressed: source.progressed ?? false,

@@ -9,7 +9,7 @@ import { auditHistory, runBase } from "../adapters/run-audit.js";
 import { acceptedTree, checkedOutBranch } from "../adapters/run-trees.js";
 import { checkTreeText } from "../adapters/tree-store.js";
 import { eventsFile, iterationDir, LAYOUT } from "../core/layout.js";
-import { leftTreeInvalid, loopRecords, type LoopRecord } from "../core/loop-history.js";
+import { leftTreeInvalid, loopRecords, testsOf, type LoopRecord } from "../core/loop-history.js";
 import { formatCommitSubject, loopSubjectPattern, runIdFromBranch } from "../core/run-id.js";
 import { walkTree, type TaskTree } from "../core/tree.js";
 import { RefusalError } from "../errors.js";
@@ -165,6 +165,8 @@ function toIteration(
   const failure = record.failure ?? record.trailers.failure;
   if (failure !== undefined) it.failure = failure;
   if (record.trailers.error !== undefined) it.runnerError = record.trailers.error;
+  const tests = testsOf(record);
+  if (tests.files.length > 0) it.testsChanged = tests.more > 0 ? [...tests.files, `and ${tests.more} more`] : tests.files;
   if (local) it.local = local;
   it.outcome = iterationOutcome(it);
   return it;

@@ -548,7 +548,7 @@ return errors === 0;
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRunnerConfig = validate24;
-const schema34 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://runner.dev/schemas/config/v1.schema.json","title":"RunnerConfig","description":"The runner's configuration (.runner/state/config.toml). Defaults fill what is left out; kind = \"command\" (the default kind) needs executor.command.","type":"object","additionalProperties":false,"properties":{"executor":{"title":"ExecutorConfig","type":"object","additionalProperties":false,"properties":{"kind":{"type":"string","enum":["command","codex","claude","demo"]},"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"kind = \"command\": the argv, run in the repository root with the prompt on stdin."},"model":{"type":"string","minLength":1,"description":"codex / claude: the model to ask for (-m / --model); unset: the agent's own default (Codex 0.169.0: gpt-6.1-sol; Claude Code 2.1.330: claude-opus-5-5)."},"profile":{"type":"string","minLength":1,"description":"codex: -p NAME, which layers $CODEX_HOME/NAME.config.toml on top of the user's config.toml (Codex 0.169.0; a legacy [profiles.NAME] table in config.toml makes Codex exit 1)."},"sandbox":{"type":"string","enum":["read-only","workspace-write","danger-full-access"],"description":"codex: --sandbox (default workspace-write). The runner also passes -c allow_login_shell=false, so commands see the runner's PATH."},"config_overrides":{"type":"array","items":{"type":"string","pattern":"^[^=\\s]+=.*$"},"description":"codex: each entry becomes -c key=value."},"permission_mode":{"type":"string","enum":["acceptEdits","manual","default","dontAsk","plan","auto","bypassPermissions"],"description":"claude: --permission-mode (default acceptEdits; \"default\" is Claude Code's old name of \"manual\"). bypassPermissions as root needs IS_SANDBOX=1 in the environment."},"allowed_tools":{"type":"array","items":{"type":"string","minLength":1},"description":"claude: more --allowedTools rules (e.g. \"Bash(npm test:*)\"), after the rule the runner derives from the guard command (\"Bash(just ci:*)\")."},"max_turns":{"type":"integer","minimum":1,"maximum":100000,"description":"claude: --max-turns."},"max_budget_usd":{"type":"number","exclusiveMinimum":0,"maximum":100000,"description":"claude: --max-budget-usd (checked after each model response, so one response may go over it)."},"extra_args":{"type":"array","items":{"type":"string"},"description":"codex / claude: appended to the argv as given."},"isolation":{"type":"string","enum":["user","clean"],"description":"codex / claude: \"user\" (default) runs the agent with the user's own config, settings, MCP servers and saved sessions; \"clean\" gives a reproducible session: codex --ignore-user-config --ephemeral; claude --setting-sources project --strict-mcp-config --no-session-persistence and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1."},"fail_once":{"type":"boolean","description":"demo: fail the first execution on purpose so a retry shows."}}},"guard":{"title":"GuardConfig","type":"object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"The guard entrypoint, run in the repository root after an EXECUTE iteration whose agent said done."},"protected_paths":{"type":"array","items":{"type":"string"},"description":"Repository-relative paths (a trailing / means a folder) the agent may not change."},"setup":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"Run (argv) in a clean checkout before the guard there: by `runner audit --replay`, and by every guard run when isolation = \"worktree\" (e.g. [\"npm\", \"ci\"] to install what the guard needs)."},"isolation":{"type":"string","enum":["in-place","worktree"],"description":"Where the guard runs: \"in-place\" (default) in the work tree the agent left; \"worktree\" in a clean checkout of exactly what will be committed (slower; proof that the committed content passes)."}}},"limits":{"title":"LimitsConfig","type":"object","additionalProperties":false,"properties":{"iteration_timeout_seconds":{"type":"integer","minimum":1,"maximum":604800,"description":"One budget shared by the agent and the guard of an iteration (default 1800). A timeout stops `runner run`."},"max_iterations":{"type":"integer","minimum":1,"maximum":1000000,"description":"Iterations one `runner run` may take (default 50; --max-iterations overrides it)."},"output_cap_bytes":{"type":"integer","minimum":1024,"maximum":1073741824,"description":"Bytes kept per captured stream in the logs (default 1 MiB)."},"max_repair_attempts":{"type":"integer","minimum":1,"maximum":100,"description":"Repair steps in a row before the runner gives up on an invalid tree (default 3)."},"max_stalled_iterations":{"type":"integer","minimum":0,"maximum":1000,"description":"`runner run` stops (exit 3) after this many iterations in a row that changed nothing in the task tree — no runner-owned field, no open node (default 3; 0: never). Runner errors neither count nor reset it."},"max_consecutive_runner_errors":{"type":"integer","minimum":1,"maximum":1000,"description":"`runner run` retries a runner error a retry can cure (the agent crashed or its model API failed, invalid or missing output, the runner killed mid-iteration) until this many come in a row (default 3)."},"retry_backoff_seconds":{"type":"number","minimum":0,"maximum":3600,"description":"The wait before the first retry after a runner error (default 30); it doubles with each further error in a row, up to 15 minutes."},"max_limit_wait_seconds":{"type":"integer","minimum":0,"maximum":604800,"description":"How long `runner run` may wait for an agent's rate or usage limit to reset (default 21600, six hours); a limit that resets later stops the run (exit 3). 0: never wait."},"max_run_seconds":{"type":"integer","minimum":1,"maximum":31536000,"description":"A budget for one `runner run`: wall-clock seconds, checked between iterations (and before a wait). Reached: the run stops cleanly (exit 3). Unset: none."},"max_run_tokens":{"type":"integer","minimum":1,"description":"A budget for one `runner run`: tokens (input + output) the agents reported, checked between iterations. Unset: none."},"max_run_cost_usd":{"type":"number","exclusiveMinimum":0,"maximum":1000000,"description":"A budget for one `runner run`: cost in USD the agents reported (Claude reports it; Codex does not), checked between iterations; what is left is passed to Claude as --max-budget-usd. Unset: none."}}},"hooks":{"title":"HooksConfig","type":"object","additionalProperties":false,"description":"Commands `runner run` starts on its events, each given the event as one JSON object on stdin (the shape of `runner run --json`'s lines). A failing hook is logged in .runner/iterations/<run-id>/hooks.log, never fatal, never committed.","properties":{"on_iteration":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"argv run after every iteration (its `iteration` event)."},"on_run_end":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"argv run when the run ends: done, stopped early, or an error (its `summary` event)."},"on_stuck":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"argv run when a leaf becomes stuck (attempts reach max_attempts) or the run stops for lack of progress (a `stuck` event)."},"timeout_seconds":{"type":"integer","minimum":1,"maximum":3600,"description":"Each hook's time limit (default 30); a hook still running then is killed with its process tree."},"bell":{"type":"boolean","description":"Ring the terminal bell (on stderr, when it is a terminal) when the run ends or a leaf is stuck (default false)."}}}}};
+const schema34 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://runner.dev/schemas/config/v1.schema.json","title":"RunnerConfig","description":"The runner's configuration (.runner/state/config.toml). Defaults fill what is left out; kind = \"command\" (the default kind) needs executor.command.","type":"object","additionalProperties":false,"properties":{"executor":{"title":"ExecutorConfig","type":"object","additionalProperties":false,"properties":{"kind":{"type":"string","enum":["command","codex","claude","demo"]},"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"kind = \"command\": the argv, run in the repository root with the prompt on stdin."},"model":{"type":"string","minLength":1,"description":"codex / claude: the model to ask for (-m / --model); unset: the agent's own default (Codex 0.169.0: gpt-6.1-sol; Claude Code 2.1.330: claude-opus-5-5)."},"profile":{"type":"string","minLength":1,"description":"codex: -p NAME, which layers $CODEX_HOME/NAME.config.toml on top of the user's config.toml (Codex 0.169.0; a legacy [profiles.NAME] table in config.toml makes Codex exit 1)."},"sandbox":{"type":"string","enum":["read-only","workspace-write","danger-full-access"],"description":"codex: --sandbox (default workspace-write). The runner also passes -c allow_login_shell=false, so commands see the runner's PATH."},"config_overrides":{"type":"array","items":{"type":"string","pattern":"^[^=\\s]+=.*$"},"description":"codex: each entry becomes -c key=value."},"permission_mode":{"type":"string","enum":["acceptEdits","manual","default","dontAsk","plan","auto","bypassPermissions"],"description":"claude: --permission-mode (default acceptEdits; \"default\" is Claude Code's old name of \"manual\"). bypassPermissions as root needs IS_SANDBOX=1 in the environment."},"allowed_tools":{"type":"array","items":{"type":"string","minLength":1},"description":"claude: more --allowedTools rules (e.g. \"Bash(npm test:*)\"), after the rule the runner derives from the guard command (\"Bash(just ci:*)\")."},"max_turns":{"type":"integer","minimum":1,"maximum":100000,"description":"claude: --max-turns."},"max_budget_usd":{"type":"number","exclusiveMinimum":0,"maximum":100000,"description":"claude: --max-budget-usd (checked after each model response, so one response may go over it)."},"extra_args":{"type":"array","items":{"type":"string"},"description":"codex / claude: appended to the argv as given."},"isolation":{"type":"string","enum":["user","clean"],"description":"codex / claude: \"user\" (default) runs the agent with the user's own config, settings, MCP servers and saved sessions; \"clean\" gives a reproducible session: codex --ignore-user-config --ephemeral; claude --setting-sources project --strict-mcp-config --no-session-persistence and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1."},"fail_once":{"type":"boolean","description":"demo: fail the first execution on purpose so a retry shows."}}},"guard":{"title":"GuardConfig","type":"object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"The guard entrypoint, run in the repository root after an EXECUTE iteration whose agent said done."},"protected_paths":{"type":"array","items":{"type":"string"},"description":"Repository-relative paths (a trailing / means a folder) the agent may not change, on top of the guard's definition (its files and package.json script entries), which is always protected."},"test_patterns":{"type":"array","items":{"type":"string","minLength":1},"description":"Which changed files are tests (globs: * within a folder name, ** across folders), recorded per iteration (Runner-Tests) and shown by log, show and the report. Default: the common conventions (**/*.test.*, **/*.spec.*, test/**, tests/**, **/__tests__/**, **/*_test.go, **/test_*.py, …)."},"setup":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"Run (argv) in a clean checkout before the guard there: by `runner audit --replay`, and by every guard run when isolation = \"worktree\" (e.g. [\"npm\", \"ci\"] to install what the guard needs)."},"isolation":{"type":"string","enum":["in-place","worktree"],"description":"Where the guard runs: \"in-place\" (default) in the work tree the agent left; \"worktree\" in a clean checkout of exactly what will be committed (slower; proof that the committed content passes)."}}},"limits":{"title":"LimitsConfig","type":"object","additionalProperties":false,"properties":{"iteration_timeout_seconds":{"type":"integer","minimum":1,"maximum":604800,"description":"One budget shared by the agent and the guard of an iteration (default 1800). A timeout stops `runner run`."},"max_iterations":{"type":"integer","minimum":1,"maximum":1000000,"description":"Iterations one `runner run` may take (default 50; --max-iterations overrides it)."},"output_cap_bytes":{"type":"integer","minimum":1024,"maximum":1073741824,"description":"Bytes kept per captured stream in the logs (default 1 MiB)."},"max_repair_attempts":{"type":"integer","minimum":1,"maximum":100,"description":"Repair steps in a row before the runner gives up on an invalid tree (default 3)."},"max_stalled_iterations":{"type":"integer","minimum":0,"maximum":1000,"description":"`runner run` stops (exit 3) after this many iterations in a row that changed nothing in the task tree — no runner-owned field, no open node (default 3; 0: never). Runner errors neither count nor reset it."},"max_consecutive_runner_errors":{"type":"integer","minimum":1,"maximum":1000,"description":"`runner run` retries a runner error a retry can cure (the agent crashed or its model API failed, invalid or missing output, the runner killed mid-iteration) until this many come in a row (default 3)."},"retry_backoff_seconds":{"type":"number","minimum":0,"maximum":3600,"description":"The wait before the first retry after a runner error (default 30); it doubles with each further error in a row, up to 15 minutes."},"max_limit_wait_seconds":{"type":"integer","minimum":0,"maximum":604800,"description":"How long `runner run` may wait for an agent's rate or usage limit to reset (default 21600, six hours); a limit that resets later stops the run (exit 3). 0: never wait."},"max_run_seconds":{"type":"integer","minimum":1,"maximum":31536000,"description":"A budget for one `runner run`: wall-clock seconds, checked between iterations (and before a wait). Reached: the run stops cleanly (exit 3). Unset: none."},"max_run_tokens":{"type":"integer","minimum":1,"description":"A budget for one `runner run`: tokens (input + output) the agents reported, checked between iterations. Unset: none."},"max_run_cost_usd":{"type":"number","exclusiveMinimum":0,"maximum":1000000,"description":"A budget for one `runner run`: cost in USD the agents reported (Claude reports it; Codex does not), checked between iterations; what is left is passed to Claude as --max-budget-usd. Unset: none."}}},"hooks":{"title":"HooksConfig","type":"object","additionalProperties":false,"description":"Commands `runner run` starts on its events, each given the event as one JSON object on stdin (the shape of `runner run --json`'s lines). A failing hook is logged in .runner/iterations/<run-id>/hooks.log, never fatal, never committed.","properties":{"on_iteration":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"argv run after every iteration (its `iteration` event)."},"on_run_end":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"argv run when the run ends: done, stopped early, or an error (its `summary` event)."},"on_stuck":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"argv run when a leaf becomes stuck (attempts reach max_attempts) or the run stops for lack of progress (a `stuck` event)."},"timeout_seconds":{"type":"integer","minimum":1,"maximum":3600,"description":"Each hook's time limit (default 30); a hook still running then is killed with its process tree."},"bell":{"type":"boolean","description":"Ring the terminal bell (on stderr, when it is a terminal) when the run ends or a leaf is stuck (default false)."}}}}};
 const pattern5 = new RegExp("^[^=\\s]+=.*$", "u");
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -991,7 +991,7 @@ if(data.guard !== undefined){
 let data18 = data.guard;
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 for(const key2 in data18){
-if(!((((key2 === "command") || (key2 === "protected_paths")) || (key2 === "setup")) || (key2 === "isolation"))){
+if(!(((((key2 === "command") || (key2 === "protected_paths")) || (key2 === "test_patterns")) || (key2 === "setup")) || (key2 === "isolation"))){
 const err34 = {instancePath:instancePath+"/guard",schemaPath:"#/properties/guard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err34];
@@ -1081,11 +1081,15 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data18.setup !== undefined){
-let data23 = data18.setup;
+if(data18.test_patterns !== undefined){
+let data23 = data18.test_patterns;
 if(Array.isArray(data23)){
-if(data23.length < 1){
-const err41 = {instancePath:instancePath+"/guard/setup",schemaPath:"#/properties/guard/properties/setup/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len6 = data23.length;
+for(let i6=0; i6<len6; i6++){
+let data24 = data23[i6];
+if(typeof data24 === "string"){
+if(func2(data24) < 1){
+const err41 = {instancePath:instancePath+"/guard/test_patterns/" + i6,schemaPath:"#/properties/guard/properties/test_patterns/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1094,12 +1098,9 @@ vErrors.push(err41);
 }
 errors++;
 }
-const len6 = data23.length;
-for(let i6=0; i6<len6; i6++){
-let data24 = data23[i6];
-if(typeof data24 === "string"){
-if(func2(data24) < 1){
-const err42 = {instancePath:instancePath+"/guard/setup/" + i6,schemaPath:"#/properties/guard/properties/setup/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err42 = {instancePath:instancePath+"/guard/test_patterns/" + i6,schemaPath:"#/properties/guard/properties/test_patterns/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1109,8 +1110,9 @@ vErrors.push(err42);
 errors++;
 }
 }
+}
 else {
-const err43 = {instancePath:instancePath+"/guard/setup/" + i6,schemaPath:"#/properties/guard/properties/setup/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err43 = {instancePath:instancePath+"/guard/test_patterns",schemaPath:"#/properties/guard/properties/test_patterns/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1120,9 +1122,11 @@ vErrors.push(err43);
 errors++;
 }
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/guard/setup",schemaPath:"#/properties/guard/properties/setup/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data18.setup !== undefined){
+let data25 = data18.setup;
+if(Array.isArray(data25)){
+if(data25.length < 1){
+const err44 = {instancePath:instancePath+"/guard/setup",schemaPath:"#/properties/guard/properties/setup/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1131,11 +1135,12 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-if(data18.isolation !== undefined){
-let data25 = data18.isolation;
-if(typeof data25 !== "string"){
-const err45 = {instancePath:instancePath+"/guard/isolation",schemaPath:"#/properties/guard/properties/isolation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len7 = data25.length;
+for(let i7=0; i7<len7; i7++){
+let data26 = data25[i7];
+if(typeof data26 === "string"){
+if(func2(data26) < 1){
+const err45 = {instancePath:instancePath+"/guard/setup/" + i7,schemaPath:"#/properties/guard/properties/setup/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1144,8 +1149,9 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(!((data25 === "in-place") || (data25 === "worktree"))){
-const err46 = {instancePath:instancePath+"/guard/isolation",schemaPath:"#/properties/guard/properties/isolation/enum",keyword:"enum",params:{allowedValues: schema34.properties.guard.properties.isolation.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err46 = {instancePath:instancePath+"/guard/setup/" + i7,schemaPath:"#/properties/guard/properties/setup/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1157,7 +1163,7 @@ errors++;
 }
 }
 else {
-const err47 = {instancePath:instancePath+"/guard",schemaPath:"#/properties/guard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err47 = {instancePath:instancePath+"/guard/setup",schemaPath:"#/properties/guard/properties/setup/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1167,12 +1173,10 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data.limits !== undefined){
-let data26 = data.limits;
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-for(const key3 in data26){
-if(!(func1.call(schema34.properties.limits.properties, key3))){
-const err48 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(data18.isolation !== undefined){
+let data27 = data18.isolation;
+if(typeof data27 !== "string"){
+const err48 = {instancePath:instancePath+"/guard/isolation",schemaPath:"#/properties/guard/properties/isolation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1181,11 +1185,8 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
-if(data26.iteration_timeout_seconds !== undefined){
-let data27 = data26.iteration_timeout_seconds;
-if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-const err49 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((data27 === "in-place") || (data27 === "worktree"))){
+const err49 = {instancePath:instancePath+"/guard/isolation",schemaPath:"#/properties/guard/properties/isolation/enum",keyword:"enum",params:{allowedValues: schema34.properties.guard.properties.isolation.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1194,9 +1195,10 @@ vErrors.push(err49);
 }
 errors++;
 }
-if((typeof data27 == "number") && (isFinite(data27))){
-if(data27 > 604800 || isNaN(data27)){
-const err50 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/guard",schemaPath:"#/properties/guard/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1205,8 +1207,13 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(data27 < 1 || isNaN(data27)){
-const err51 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.limits !== undefined){
+let data28 = data.limits;
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+for(const key3 in data28){
+if(!(func1.call(schema34.properties.limits.properties, key3))){
+const err51 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1216,11 +1223,10 @@ vErrors.push(err51);
 errors++;
 }
 }
-}
-if(data26.max_iterations !== undefined){
-let data28 = data26.max_iterations;
-if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-const err52 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data28.iteration_timeout_seconds !== undefined){
+let data29 = data28.iteration_timeout_seconds;
+if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
+const err52 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1229,9 +1235,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-if((typeof data28 == "number") && (isFinite(data28))){
-if(data28 > 1000000 || isNaN(data28)){
-const err53 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+if((typeof data29 == "number") && (isFinite(data29))){
+if(data29 > 604800 || isNaN(data29)){
+const err53 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1240,8 +1246,8 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(data28 < 1 || isNaN(data28)){
-const err54 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data29 < 1 || isNaN(data29)){
+const err54 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1252,10 +1258,10 @@ errors++;
 }
 }
 }
-if(data26.output_cap_bytes !== undefined){
-let data29 = data26.output_cap_bytes;
-if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
-const err55 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data28.max_iterations !== undefined){
+let data30 = data28.max_iterations;
+if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
+const err55 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1264,9 +1270,9 @@ vErrors.push(err55);
 }
 errors++;
 }
-if((typeof data29 == "number") && (isFinite(data29))){
-if(data29 > 1073741824 || isNaN(data29)){
-const err56 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"};
+if((typeof data30 == "number") && (isFinite(data30))){
+if(data30 > 1000000 || isNaN(data30)){
+const err56 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1275,8 +1281,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(data29 < 1024 || isNaN(data29)){
-const err57 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(data30 < 1 || isNaN(data30)){
+const err57 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1287,10 +1293,10 @@ errors++;
 }
 }
 }
-if(data26.max_repair_attempts !== undefined){
-let data30 = data26.max_repair_attempts;
-if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
-const err58 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data28.output_cap_bytes !== undefined){
+let data31 = data28.output_cap_bytes;
+if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
+const err58 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1299,9 +1305,9 @@ vErrors.push(err58);
 }
 errors++;
 }
-if((typeof data30 == "number") && (isFinite(data30))){
-if(data30 > 100 || isNaN(data30)){
-const err59 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if((typeof data31 == "number") && (isFinite(data31))){
+if(data31 > 1073741824 || isNaN(data31)){
+const err59 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1310,8 +1316,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(data30 < 1 || isNaN(data30)){
-const err60 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data31 < 1024 || isNaN(data31)){
+const err60 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1322,10 +1328,10 @@ errors++;
 }
 }
 }
-if(data26.max_stalled_iterations !== undefined){
-let data31 = data26.max_stalled_iterations;
-if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
-const err61 = {instancePath:instancePath+"/limits/max_stalled_iterations",schemaPath:"#/properties/limits/properties/max_stalled_iterations/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data28.max_repair_attempts !== undefined){
+let data32 = data28.max_repair_attempts;
+if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
+const err61 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1334,9 +1340,9 @@ vErrors.push(err61);
 }
 errors++;
 }
-if((typeof data31 == "number") && (isFinite(data31))){
-if(data31 > 1000 || isNaN(data31)){
-const err62 = {instancePath:instancePath+"/limits/max_stalled_iterations",schemaPath:"#/properties/limits/properties/max_stalled_iterations/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if((typeof data32 == "number") && (isFinite(data32))){
+if(data32 > 100 || isNaN(data32)){
+const err62 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1345,8 +1351,8 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(data31 < 0 || isNaN(data31)){
-const err63 = {instancePath:instancePath+"/limits/max_stalled_iterations",schemaPath:"#/properties/limits/properties/max_stalled_iterations/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data32 < 1 || isNaN(data32)){
+const err63 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1357,10 +1363,10 @@ errors++;
 }
 }
 }
-if(data26.max_consecutive_runner_errors !== undefined){
-let data32 = data26.max_consecutive_runner_errors;
-if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
-const err64 = {instancePath:instancePath+"/limits/max_consecutive_runner_errors",schemaPath:"#/properties/limits/properties/max_consecutive_runner_errors/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data28.max_stalled_iterations !== undefined){
+let data33 = data28.max_stalled_iterations;
+if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
+const err64 = {instancePath:instancePath+"/limits/max_stalled_iterations",schemaPath:"#/properties/limits/properties/max_stalled_iterations/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1369,9 +1375,9 @@ vErrors.push(err64);
 }
 errors++;
 }
-if((typeof data32 == "number") && (isFinite(data32))){
-if(data32 > 1000 || isNaN(data32)){
-const err65 = {instancePath:instancePath+"/limits/max_consecutive_runner_errors",schemaPath:"#/properties/limits/properties/max_consecutive_runner_errors/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if((typeof data33 == "number") && (isFinite(data33))){
+if(data33 > 1000 || isNaN(data33)){
+const err65 = {instancePath:instancePath+"/limits/max_stalled_iterations",schemaPath:"#/properties/limits/properties/max_stalled_iterations/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -1380,8 +1386,8 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(data32 < 1 || isNaN(data32)){
-const err66 = {instancePath:instancePath+"/limits/max_consecutive_runner_errors",schemaPath:"#/properties/limits/properties/max_consecutive_runner_errors/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data33 < 0 || isNaN(data33)){
+const err66 = {instancePath:instancePath+"/limits/max_stalled_iterations",schemaPath:"#/properties/limits/properties/max_stalled_iterations/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -1392,11 +1398,10 @@ errors++;
 }
 }
 }
-if(data26.retry_backoff_seconds !== undefined){
-let data33 = data26.retry_backoff_seconds;
-if((typeof data33 == "number") && (isFinite(data33))){
-if(data33 > 3600 || isNaN(data33)){
-const err67 = {instancePath:instancePath+"/limits/retry_backoff_seconds",schemaPath:"#/properties/limits/properties/retry_backoff_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"};
+if(data28.max_consecutive_runner_errors !== undefined){
+let data34 = data28.max_consecutive_runner_errors;
+if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+const err67 = {instancePath:instancePath+"/limits/max_consecutive_runner_errors",schemaPath:"#/properties/limits/properties/max_consecutive_runner_errors/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1405,8 +1410,9 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(data33 < 0 || isNaN(data33)){
-const err68 = {instancePath:instancePath+"/limits/retry_backoff_seconds",schemaPath:"#/properties/limits/properties/retry_backoff_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data34 == "number") && (isFinite(data34))){
+if(data34 > 1000 || isNaN(data34)){
+const err68 = {instancePath:instancePath+"/limits/max_consecutive_runner_errors",schemaPath:"#/properties/limits/properties/max_consecutive_runner_errors/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1415,9 +1421,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-else {
-const err69 = {instancePath:instancePath+"/limits/retry_backoff_seconds",schemaPath:"#/properties/limits/properties/retry_backoff_seconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data34 < 1 || isNaN(data34)){
+const err69 = {instancePath:instancePath+"/limits/max_consecutive_runner_errors",schemaPath:"#/properties/limits/properties/max_consecutive_runner_errors/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -1427,10 +1432,12 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(data26.max_limit_wait_seconds !== undefined){
-let data34 = data26.max_limit_wait_seconds;
-if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
-const err70 = {instancePath:instancePath+"/limits/max_limit_wait_seconds",schemaPath:"#/properties/limits/properties/max_limit_wait_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data28.retry_backoff_seconds !== undefined){
+let data35 = data28.retry_backoff_seconds;
+if((typeof data35 == "number") && (isFinite(data35))){
+if(data35 > 3600 || isNaN(data35)){
+const err70 = {instancePath:instancePath+"/limits/retry_backoff_seconds",schemaPath:"#/properties/limits/properties/retry_backoff_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -1439,9 +1446,8 @@ vErrors.push(err70);
 }
 errors++;
 }
-if((typeof data34 == "number") && (isFinite(data34))){
-if(data34 > 604800 || isNaN(data34)){
-const err71 = {instancePath:instancePath+"/limits/max_limit_wait_seconds",schemaPath:"#/properties/limits/properties/max_limit_wait_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
+if(data35 < 0 || isNaN(data35)){
+const err71 = {instancePath:instancePath+"/limits/retry_backoff_seconds",schemaPath:"#/properties/limits/properties/retry_backoff_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1450,8 +1456,9 @@ vErrors.push(err71);
 }
 errors++;
 }
-if(data34 < 0 || isNaN(data34)){
-const err72 = {instancePath:instancePath+"/limits/max_limit_wait_seconds",schemaPath:"#/properties/limits/properties/max_limit_wait_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err72 = {instancePath:instancePath+"/limits/retry_backoff_seconds",schemaPath:"#/properties/limits/properties/retry_backoff_seconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1461,11 +1468,10 @@ vErrors.push(err72);
 errors++;
 }
 }
-}
-if(data26.max_run_seconds !== undefined){
-let data35 = data26.max_run_seconds;
-if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
-const err73 = {instancePath:instancePath+"/limits/max_run_seconds",schemaPath:"#/properties/limits/properties/max_run_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data28.max_limit_wait_seconds !== undefined){
+let data36 = data28.max_limit_wait_seconds;
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+const err73 = {instancePath:instancePath+"/limits/max_limit_wait_seconds",schemaPath:"#/properties/limits/properties/max_limit_wait_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1474,9 +1480,9 @@ vErrors.push(err73);
 }
 errors++;
 }
-if((typeof data35 == "number") && (isFinite(data35))){
-if(data35 > 31536000 || isNaN(data35)){
-const err74 = {instancePath:instancePath+"/limits/max_run_seconds",schemaPath:"#/properties/limits/properties/max_run_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"};
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 > 604800 || isNaN(data36)){
+const err74 = {instancePath:instancePath+"/limits/max_limit_wait_seconds",schemaPath:"#/properties/limits/properties/max_limit_wait_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1485,8 +1491,8 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(data35 < 1 || isNaN(data35)){
-const err75 = {instancePath:instancePath+"/limits/max_run_seconds",schemaPath:"#/properties/limits/properties/max_run_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data36 < 0 || isNaN(data36)){
+const err75 = {instancePath:instancePath+"/limits/max_limit_wait_seconds",schemaPath:"#/properties/limits/properties/max_limit_wait_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1497,10 +1503,10 @@ errors++;
 }
 }
 }
-if(data26.max_run_tokens !== undefined){
-let data36 = data26.max_run_tokens;
-if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
-const err76 = {instancePath:instancePath+"/limits/max_run_tokens",schemaPath:"#/properties/limits/properties/max_run_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data28.max_run_seconds !== undefined){
+let data37 = data28.max_run_seconds;
+if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
+const err76 = {instancePath:instancePath+"/limits/max_run_seconds",schemaPath:"#/properties/limits/properties/max_run_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1509,9 +1515,9 @@ vErrors.push(err76);
 }
 errors++;
 }
-if((typeof data36 == "number") && (isFinite(data36))){
-if(data36 < 1 || isNaN(data36)){
-const err77 = {instancePath:instancePath+"/limits/max_run_tokens",schemaPath:"#/properties/limits/properties/max_run_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 > 31536000 || isNaN(data37)){
+const err77 = {instancePath:instancePath+"/limits/max_run_seconds",schemaPath:"#/properties/limits/properties/max_run_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1520,13 +1526,8 @@ vErrors.push(err77);
 }
 errors++;
 }
-}
-}
-if(data26.max_run_cost_usd !== undefined){
-let data37 = data26.max_run_cost_usd;
-if((typeof data37 == "number") && (isFinite(data37))){
-if(data37 > 1000000 || isNaN(data37)){
-const err78 = {instancePath:instancePath+"/limits/max_run_cost_usd",schemaPath:"#/properties/limits/properties/max_run_cost_usd/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+if(data37 < 1 || isNaN(data37)){
+const err78 = {instancePath:instancePath+"/limits/max_run_seconds",schemaPath:"#/properties/limits/properties/max_run_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1535,8 +1536,12 @@ vErrors.push(err78);
 }
 errors++;
 }
-if(data37 <= 0 || isNaN(data37)){
-const err79 = {instancePath:instancePath+"/limits/max_run_cost_usd",schemaPath:"#/properties/limits/properties/max_run_cost_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+}
+if(data28.max_run_tokens !== undefined){
+let data38 = data28.max_run_tokens;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+const err79 = {instancePath:instancePath+"/limits/max_run_tokens",schemaPath:"#/properties/limits/properties/max_run_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1545,9 +1550,9 @@ vErrors.push(err79);
 }
 errors++;
 }
-}
-else {
-const err80 = {instancePath:instancePath+"/limits/max_run_cost_usd",schemaPath:"#/properties/limits/properties/max_run_cost_usd/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 < 1 || isNaN(data38)){
+const err80 = {instancePath:instancePath+"/limits/max_run_tokens",schemaPath:"#/properties/limits/properties/max_run_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1558,8 +1563,11 @@ errors++;
 }
 }
 }
-else {
-const err81 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data28.max_run_cost_usd !== undefined){
+let data39 = data28.max_run_cost_usd;
+if((typeof data39 == "number") && (isFinite(data39))){
+if(data39 > 1000000 || isNaN(data39)){
+const err81 = {instancePath:instancePath+"/limits/max_run_cost_usd",schemaPath:"#/properties/limits/properties/max_run_cost_usd/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1568,13 +1576,8 @@ vErrors.push(err81);
 }
 errors++;
 }
-}
-if(data.hooks !== undefined){
-let data38 = data.hooks;
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-for(const key4 in data38){
-if(!(((((key4 === "on_iteration") || (key4 === "on_run_end")) || (key4 === "on_stuck")) || (key4 === "timeout_seconds")) || (key4 === "bell"))){
-const err82 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(data39 <= 0 || isNaN(data39)){
+const err82 = {instancePath:instancePath+"/limits/max_run_cost_usd",schemaPath:"#/properties/limits/properties/max_run_cost_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1584,11 +1587,8 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(data38.on_iteration !== undefined){
-let data39 = data38.on_iteration;
-if(Array.isArray(data39)){
-if(data39.length < 1){
-const err83 = {instancePath:instancePath+"/hooks/on_iteration",schemaPath:"#/properties/hooks/properties/on_iteration/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+else {
+const err83 = {instancePath:instancePath+"/limits/max_run_cost_usd",schemaPath:"#/properties/limits/properties/max_run_cost_usd/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1597,12 +1597,10 @@ vErrors.push(err83);
 }
 errors++;
 }
-const len7 = data39.length;
-for(let i7=0; i7<len7; i7++){
-let data40 = data39[i7];
-if(typeof data40 === "string"){
-if(func2(data40) < 1){
-const err84 = {instancePath:instancePath+"/hooks/on_iteration/" + i7,schemaPath:"#/properties/hooks/properties/on_iteration/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err84 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1612,8 +1610,12 @@ vErrors.push(err84);
 errors++;
 }
 }
-else {
-const err85 = {instancePath:instancePath+"/hooks/on_iteration/" + i7,schemaPath:"#/properties/hooks/properties/on_iteration/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.hooks !== undefined){
+let data40 = data.hooks;
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+for(const key4 in data40){
+if(!(((((key4 === "on_iteration") || (key4 === "on_run_end")) || (key4 === "on_stuck")) || (key4 === "timeout_seconds")) || (key4 === "bell"))){
+const err85 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1623,9 +1625,11 @@ vErrors.push(err85);
 errors++;
 }
 }
-}
-else {
-const err86 = {instancePath:instancePath+"/hooks/on_iteration",schemaPath:"#/properties/hooks/properties/on_iteration/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data40.on_iteration !== undefined){
+let data41 = data40.on_iteration;
+if(Array.isArray(data41)){
+if(data41.length < 1){
+const err86 = {instancePath:instancePath+"/hooks/on_iteration",schemaPath:"#/properties/hooks/properties/on_iteration/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1634,12 +1638,12 @@ vErrors.push(err86);
 }
 errors++;
 }
-}
-if(data38.on_run_end !== undefined){
-let data41 = data38.on_run_end;
-if(Array.isArray(data41)){
-if(data41.length < 1){
-const err87 = {instancePath:instancePath+"/hooks/on_run_end",schemaPath:"#/properties/hooks/properties/on_run_end/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len8 = data41.length;
+for(let i8=0; i8<len8; i8++){
+let data42 = data41[i8];
+if(typeof data42 === "string"){
+if(func2(data42) < 1){
+const err87 = {instancePath:instancePath+"/hooks/on_iteration/" + i8,schemaPath:"#/properties/hooks/properties/on_iteration/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1648,12 +1652,9 @@ vErrors.push(err87);
 }
 errors++;
 }
-const len8 = data41.length;
-for(let i8=0; i8<len8; i8++){
-let data42 = data41[i8];
-if(typeof data42 === "string"){
-if(func2(data42) < 1){
-const err88 = {instancePath:instancePath+"/hooks/on_run_end/" + i8,schemaPath:"#/properties/hooks/properties/on_run_end/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err88 = {instancePath:instancePath+"/hooks/on_iteration/" + i8,schemaPath:"#/properties/hooks/properties/on_iteration/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1663,8 +1664,9 @@ vErrors.push(err88);
 errors++;
 }
 }
+}
 else {
-const err89 = {instancePath:instancePath+"/hooks/on_run_end/" + i8,schemaPath:"#/properties/hooks/properties/on_run_end/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err89 = {instancePath:instancePath+"/hooks/on_iteration",schemaPath:"#/properties/hooks/properties/on_iteration/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1674,9 +1676,11 @@ vErrors.push(err89);
 errors++;
 }
 }
-}
-else {
-const err90 = {instancePath:instancePath+"/hooks/on_run_end",schemaPath:"#/properties/hooks/properties/on_run_end/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data40.on_run_end !== undefined){
+let data43 = data40.on_run_end;
+if(Array.isArray(data43)){
+if(data43.length < 1){
+const err90 = {instancePath:instancePath+"/hooks/on_run_end",schemaPath:"#/properties/hooks/properties/on_run_end/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1685,12 +1689,12 @@ vErrors.push(err90);
 }
 errors++;
 }
-}
-if(data38.on_stuck !== undefined){
-let data43 = data38.on_stuck;
-if(Array.isArray(data43)){
-if(data43.length < 1){
-const err91 = {instancePath:instancePath+"/hooks/on_stuck",schemaPath:"#/properties/hooks/properties/on_stuck/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len9 = data43.length;
+for(let i9=0; i9<len9; i9++){
+let data44 = data43[i9];
+if(typeof data44 === "string"){
+if(func2(data44) < 1){
+const err91 = {instancePath:instancePath+"/hooks/on_run_end/" + i9,schemaPath:"#/properties/hooks/properties/on_run_end/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1699,12 +1703,9 @@ vErrors.push(err91);
 }
 errors++;
 }
-const len9 = data43.length;
-for(let i9=0; i9<len9; i9++){
-let data44 = data43[i9];
-if(typeof data44 === "string"){
-if(func2(data44) < 1){
-const err92 = {instancePath:instancePath+"/hooks/on_stuck/" + i9,schemaPath:"#/properties/hooks/properties/on_stuck/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err92 = {instancePath:instancePath+"/hooks/on_run_end/" + i9,schemaPath:"#/properties/hooks/properties/on_run_end/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1714,8 +1715,9 @@ vErrors.push(err92);
 errors++;
 }
 }
+}
 else {
-const err93 = {instancePath:instancePath+"/hooks/on_stuck/" + i9,schemaPath:"#/properties/hooks/properties/on_stuck/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err93 = {instancePath:instancePath+"/hooks/on_run_end",schemaPath:"#/properties/hooks/properties/on_run_end/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1725,9 +1727,11 @@ vErrors.push(err93);
 errors++;
 }
 }
-}
-else {
-const err94 = {instancePath:instancePath+"/hooks/on_stuck",schemaPath:"#/properties/hooks/properties/on_stuck/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data40.on_stuck !== undefined){
+let data45 = data40.on_stuck;
+if(Array.isArray(data45)){
+if(data45.length < 1){
+const err94 = {instancePath:instancePath+"/hooks/on_stuck",schemaPath:"#/properties/hooks/properties/on_stuck/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1736,11 +1740,12 @@ vErrors.push(err94);
 }
 errors++;
 }
-}
-if(data38.timeout_seconds !== undefined){
-let data45 = data38.timeout_seconds;
-if(!(((typeof data45 == "number") && (!(data45 % 1) && !isNaN(data45))) && (isFinite(data45)))){
-const err95 = {instancePath:instancePath+"/hooks/timeout_seconds",schemaPath:"#/properties/hooks/properties/timeout_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const len10 = data45.length;
+for(let i10=0; i10<len10; i10++){
+let data46 = data45[i10];
+if(typeof data46 === "string"){
+if(func2(data46) < 1){
+const err95 = {instancePath:instancePath+"/hooks/on_stuck/" + i10,schemaPath:"#/properties/hooks/properties/on_stuck/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1749,9 +1754,9 @@ vErrors.push(err95);
 }
 errors++;
 }
-if((typeof data45 == "number") && (isFinite(data45))){
-if(data45 > 3600 || isNaN(data45)){
-const err96 = {instancePath:instancePath+"/hooks/timeout_seconds",schemaPath:"#/properties/hooks/properties/timeout_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"};
+}
+else {
+const err96 = {instancePath:instancePath+"/hooks/on_stuck/" + i10,schemaPath:"#/properties/hooks/properties/on_stuck/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1760,8 +1765,10 @@ vErrors.push(err96);
 }
 errors++;
 }
-if(data45 < 1 || isNaN(data45)){
-const err97 = {instancePath:instancePath+"/hooks/timeout_seconds",schemaPath:"#/properties/hooks/properties/timeout_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+else {
+const err97 = {instancePath:instancePath+"/hooks/on_stuck",schemaPath:"#/properties/hooks/properties/on_stuck/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1771,10 +1778,10 @@ vErrors.push(err97);
 errors++;
 }
 }
-}
-if(data38.bell !== undefined){
-if(typeof data38.bell !== "boolean"){
-const err98 = {instancePath:instancePath+"/hooks/bell",schemaPath:"#/properties/hooks/properties/bell/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data40.timeout_seconds !== undefined){
+let data47 = data40.timeout_seconds;
+if(!(((typeof data47 == "number") && (!(data47 % 1) && !isNaN(data47))) && (isFinite(data47)))){
+const err98 = {instancePath:instancePath+"/hooks/timeout_seconds",schemaPath:"#/properties/hooks/properties/timeout_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1783,10 +1790,9 @@ vErrors.push(err98);
 }
 errors++;
 }
-}
-}
-else {
-const err99 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data47 == "number") && (isFinite(data47))){
+if(data47 > 3600 || isNaN(data47)){
+const err99 = {instancePath:instancePath+"/hooks/timeout_seconds",schemaPath:"#/properties/hooks/properties/timeout_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1795,15 +1801,50 @@ vErrors.push(err99);
 }
 errors++;
 }
-}
-}
-else {
-const err100 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data47 < 1 || isNaN(data47)){
+const err100 = {instancePath:instancePath+"/hooks/timeout_seconds",schemaPath:"#/properties/hooks/properties/timeout_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err100];
 }
 else {
 vErrors.push(err100);
+}
+errors++;
+}
+}
+}
+if(data40.bell !== undefined){
+if(typeof data40.bell !== "boolean"){
+const err101 = {instancePath:instancePath+"/hooks/bell",schemaPath:"#/properties/hooks/properties/bell/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err101];
+}
+else {
+vErrors.push(err101);
+}
+errors++;
+}
+}
+}
+else {
+const err102 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err102];
+}
+else {
+vErrors.push(err102);
+}
+errors++;
+}
+}
+}
+else {
+const err103 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err103];
+}
+else {
+vErrors.push(err103);
 }
 errors++;
 }
