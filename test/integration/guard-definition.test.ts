@@ -166,3 +166,39 @@ describe.concurrent("runner init and runner doctor say what protects the guard",
     );
   });
 });
+
+describe.concurrent("changes to tests are visible (issue 19 §2)", () => {
+  it("an iteration that weakens a test records it (Runner-Tests); log, show, the report and meta.json name it; the next does not", async () => {
+    const s = await hostileScenario({ files: { "test/a.test.js": "assert(ok)\n", "pkg/parse_test.go": "package pkg\n" } });
+    s.script({
+      1: {
+        write: { "src/a.txt": "ok\n", "test/a.test.js": "// skipped\n", "pkg/parse_test.go": "package pkg // none\n", "pkg/parse.go": "" },
+        status: "done",
+      },
+      2: { write: { "src/b.txt": "ok\n" }, status: "done" },
+    });
+    for (const i of [1, 2]) expect((await s.step()).exitCode, `step ${i}`).toBe(0);
+    const history = await runHistory(s);
+    expect(await s.message(history[0]!.sha)).toMatch(/^Runner-Tests: pkg\/parse_test\.go, test\/a\.test\.js$/m);
+    expect(await s.message(history[1]!.sha)).not.toContain("Runner-Tests");
+    expect(s.meta(1).tests_changed).toEqual(["pkg/parse_test.go", "test/a.test.js"]);
+
+    const log = await s.runner(["log"]);
+    expect(log.stdout).toContain("iteration 1 changed tests: pkg/parse_test.go, test/a.test.js");
+    expect(log.stdout).not.toContain("iteration 2 changed tests");
+    const json = JSON.parse((await s.runner(["log", "--json"])).stdout);
+    expect(json.iterations.map((e: { tests_changed: string[] }) => e.tests_changed)).toEqual([["pkg/parse_test.go", "test/a.test.js"], []]);
+    expect((await s.runner(["log", "--iteration", "1"])).stdout).toContain("tests_changed: pkg/parse_test.go, test/a.test.js");
+    expect((await s.runner(["show", "a"])).stdout).toContain("tests changed: pkg/parse_test.go, test/a.test.js");
+    const report = await s.runner(["report", "--output", "report.html"]);
+    expect(report.exitCode, report.stderr).toBe(0);
+    expect(s.read("report.html")).toContain("<strong>Tests changed:</strong> <code>pkg/parse_test.go</code>, <code>test/a.test.js</code>");
+  });
+
+  it("[guard] test_patterns replaces the conventions", async () => {
+    const s = await hostileScenario({ guardConfig: 'test_patterns = ["checks/**"]', files: { "checks/one.sh": "true\n", "test/a.test.js": "" } });
+    s.script({ 1: { write: { "src/a.txt": "ok\n", "checks/one.sh": "exit 0\n", "test/a.test.js": "x\n" }, status: "done" } });
+    expect((await s.step()).exitCode).toBe(0);
+    expect(await s.message()).toMatch(/^Runner-Tests: checks\/one\.sh$/m);
+  });
+});

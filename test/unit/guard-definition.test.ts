@@ -176,3 +176,37 @@ describe("script entries taken back", () => {
     ).toEqual(["package.json scripts.test"]);
   });
 });
+
+describe("test files by convention", () => {
+  it("names the common ecosystems' test files, never the runner's own, and a config's globs replace them", async () => {
+    const { testFilesIn, globPattern } = await import("../../src/core/test-files.js");
+    const changed = [
+      "src/a.test.ts",
+      "src/b.spec.js",
+      "src/__tests__/c.js",
+      "test/helpers/x.ts",
+      "tests/test_io.py",
+      "pkg/io_test.go",
+      "app/conftest.py",
+      "src/Main.java",
+      "src/MainTest.java",
+      "src/contest.ts",
+      ".runner/state/tree.json",
+      "README.md",
+    ];
+    expect(testFilesIn(changed)).toEqual([
+      "app/conftest.py",
+      "pkg/io_test.go",
+      "src/MainTest.java",
+      "src/__tests__/c.js",
+      "src/a.test.ts",
+      "src/b.spec.js",
+      "test/helpers/x.ts",
+      "tests/test_io.py",
+    ]);
+    expect(testFilesIn(changed, ["src/*.ts"])).toEqual(["src/a.test.ts", "src/contest.ts"]);
+    expect(globPattern("**/x").test("x")).toBe(true);
+    expect(globPattern("a/**").test("a/b/c")).toBe(true);
+    expect(globPattern("*.md").test("docs/a.md")).toBe(false);
+  });
+});
