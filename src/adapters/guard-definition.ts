@@ -7,6 +7,7 @@ import {
   changedScriptEntries,
   deriveGuardDefinition,
   describeGuardDefinition,
+  LIKELY_DEFINITION_FILES,
   restoreScriptEntries,
   type GuardDefinition,
   type ProtectedScripts,
@@ -29,10 +30,13 @@ export interface DefinitionAt {
 export async function guardDefinitionAt(git: GitRepo, revision: string, guard: readonly string[]): Promise<DefinitionAt> {
   const texts = new Map<string, string | null>();
   let derived = deriveGuardDefinition(guard, texts);
-  for (let round = 0; round < MAX_ROUNDS && derived.unread.length > 0; round++) {
-    const read = await git.filesAtRevision(revision, derived.unread);
-    derived.unread.forEach((file, i) => texts.set(file, read[i] ?? null));
+  // (the files most definitions lead to are read in the first round: one git process for the common guards)
+  let wanted = [...new Set([...derived.unread, ...LIKELY_DEFINITION_FILES])];
+  for (let round = 0; round < MAX_ROUNDS && wanted.length > 0; round++) {
+    const read = await git.filesAtRevision(revision, wanted);
+    wanted.forEach((file, i) => texts.set(file, read[i] ?? null));
     derived = deriveGuardDefinition(guard, texts);
+    wanted = derived.unread;
   }
   return { guard, definition: derived.definition, texts };
 }

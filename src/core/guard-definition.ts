@@ -23,6 +23,22 @@ export interface GuardDefinition {
   scripts: ProtectedScripts[];
 }
 
+/** Files most guards' definitions start from, read in the first round with what the command names (fewer rounds of reading). */
+export const LIKELY_DEFINITION_FILES: readonly string[] = [
+  ...JUSTFILE_NAMES,
+  "GNUmakefile",
+  "makefile",
+  "Makefile",
+  "package.json",
+  ".npmrc",
+  "tox.ini",
+  "pyproject.toml",
+  "setup.cfg",
+  "pytest.ini",
+  "conftest.py",
+  "noxfile.py",
+];
+
 /** Known file texts: null for a file the starting commit does not have. */
 export type FileTexts = ReadonlyMap<string, string | null>;
 
