@@ -167,15 +167,6 @@ export function restoreScriptEntries(scripts: ProtectedScripts, manifestText: st
   return `${JSON.stringify(restored, null, indent)}${manifestText.endsWith("\n") ? "\n" : ""}`;
 }
 
-/** A comparable form of a definition with its texts: equal fingerprints, same definition. */
-export function definitionFingerprint(guard: readonly string[], definition: GuardDefinition, texts: FileTexts): string {
-  return JSON.stringify({
-    guard,
-    files: definition.files.map((file) => [file, texts.get(file) ?? null]),
-    scripts: definition.scripts.map((s) => [s.manifest, Object.entries(s.entries)]),
-  });
-}
-
 /** What differs between two definitions (with their texts), named for a person: ["justfile", "package.json scripts.test"]. */
 export function definitionDifferences(
   before: { guard: readonly string[]; definition: GuardDefinition; texts: FileTexts },
@@ -183,15 +174,15 @@ export function definitionDifferences(
 ): string[] {
   const differences: string[] = [];
   if (JSON.stringify(before.guard) !== JSON.stringify(after.guard)) differences.push(`the guard command (${after.guard.join(" ")})`);
-  for (const file of new Set([...before.definition.files, ...after.definition.files])) {
-    // (a file only one side read is named through the file that led to it)
+  // What the definition before the commit protected (a file or entry the new one adds is named through the change that led to it).
+  for (const file of before.definition.files) {
     if (before.texts.has(file) && after.texts.has(file) && before.texts.get(file) !== after.texts.get(file)) differences.push(file);
   }
-  const entries = (d: GuardDefinition) =>
-    new Map(d.scripts.flatMap((s) => Object.entries(s.entries).map(([n, v]) => [`${s.manifest} scripts.${n}`, v])));
-  const [was, is] = [entries(before.definition), entries(after.definition)];
-  for (const key of new Set([...was.keys(), ...is.keys()])) {
-    if ((was.get(key) ?? null) !== (is.get(key) ?? null)) differences.push(key);
+  const after_ = new Map(after.definition.scripts.map((s) => [s.manifest, s.entries]));
+  for (const { manifest, entries } of before.definition.scripts) {
+    for (const [name, value] of Object.entries(entries)) {
+      if ((after_.get(manifest)?.[name] ?? null) !== value) differences.push(`${manifest} scripts.${name}`);
+    }
   }
   return [...new Set(differences)].sort();
 }
@@ -391,7 +382,8 @@ function justCommand(c: Collector, args: string[], dir: string, depth: number): 
   while (at !== undefined) {
     const names = JUSTFILE_NAMES.map((name) => join(at!, name)!);
     for (const name of names) c.files.add(name);
-    const found = names.find((name) => text(c, name) !== null);
+    // (all of them read: a second one, which makes `just` refuse, is a change too)
+    const found = names.filter((name) => text(c, name) !== null)[0];
     if (found !== undefined) {
       justfileAndImports(c, found, recipes, depth);
       return;

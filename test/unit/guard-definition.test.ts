@@ -167,6 +167,21 @@ describe("script entries taken back", () => {
     expect(restoreScriptEntries(start, "{not json")).toBeUndefined();
   });
 
+  it("a file the definition names but the start lacks, created later, is not a change of the definition (an agent may create ./check.sh)", () => {
+    const at = (repo: Record<string, string>) => {
+      const texts = new Map<string, string | null>(Object.keys(repo).map((k) => [k, repo[k]!]));
+      for (;;) {
+        const { definition, unread } = deriveGuardDefinition(["just", "ci"], texts);
+        if (unread.length === 0) return { guard: ["just", "ci"], definition, texts };
+        for (const file of unread) texts.set(file, repo[file] ?? null);
+      }
+    };
+    const before = at({ justfile: "ci:\n    ./check.sh\n" });
+    expect(definitionDifferences(before, at({ justfile: "ci:\n    ./check.sh\n", "check.sh": "true\n" }))).toEqual([]);
+    expect(definitionDifferences(before, at({ justfile: "ci:\n    true\n" }))).toEqual(["justfile"]);
+    expect(definitionDifferences(before, at({ justfile: "ci:\n    ./check.sh\n", ".justfile": "ci:\n    true\n" }))).toEqual([".justfile"]);
+  });
+
   it("differences between two definitions are named", () => {
     const a = derive(["npm", "test"], { "package.json": pkg({ test: "a" }) });
     const b = derive(["npm", "test"], { "package.json": pkg({ test: "b" }) });
