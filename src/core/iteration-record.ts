@@ -76,7 +76,10 @@ export function iterationRecord(source: RecordSource): IterationRecord {
     iteration: source.iteration,
     stepKind: source.stepKind ?? "leaf",
     nodeId: isRepair ? undefined : leafId,
-    kind: recordKind(source, changedPaths),
+    kind: recordKind(
+      source,
+      changedPaths.filter((file) => !protectedChanged.includes(file)),
+    ),
     // A re-check has no agent, so no status.
     status: source.stepKind === "recheck" ? undefined : source.runnerError ? "retry" : (source.outcome?.status ?? source.output?.status),
     guard: source.outcome?.guard ?? "skipped",

@@ -119,7 +119,8 @@ export function judgeIteration(input: {
   allowedWritePaths: readonly string[] | undefined;
   git?: AgentGitFacts;
 }): Judgement {
-  const kind = classifyChangedPaths(input.changedPaths);
+  // Classified on what the commit will hold: protected paths are taken back before it.
+  const kind = classifyChangedPaths(pathsOutside(input.changedPaths, input.protectedPaths));
   const selectedAfter = findNode(input.agentTree, input.previousLeaf.id); // ids are unique: checkAgentTree passed it
   if (!selectedAfter) throw new Error("judgeIteration needs a tree that still holds the selected node (checkAgentTree ensures it)");
   const verdict = judgeAgentStatus({

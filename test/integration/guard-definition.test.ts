@@ -202,3 +202,15 @@ describe.concurrent("changes to tests are visible (issue 19 §2)", () => {
     expect(await s.message()).toMatch(/^Runner-Tests: checks\/one\.sh$/m);
   });
 });
+
+describe.concurrent("a take-back leaves the commit's kind true", () => {
+  it("an agent that changes only the guard's definition: the commit, taken back, changes only .runner/, is named so, and audit is clean", async () => {
+    const s = await hostileScenario({ guard: ["make", "check"], files: { Makefile: "check:\n\tsh guard.sh\n" } });
+    s.script({ 1: { write: { Makefile: "check:\n\ttrue\n" }, status: "done" }, 2: { write: { Makefile: "check:\n\ttrue\n" }, status: "retry" } });
+    for (const i of [1, 2]) expect((await s.step()).exitCode, `step ${i}`).toBe(0);
+    expect(await subjects(s)).toEqual([subject("t1", 1, "a", "decompose", "fail"), subject("t1", 2, "a", "decompose", "skipped")]);
+    expect(s.node("a").attempts).toBe(2);
+    expect(s.meta(1).failure).toContain("changed protected paths (Makefile)");
+    await expectAudit(s, true);
+  });
+});
