@@ -3,7 +3,7 @@
 // check` runs never gets guard=pass for failing work — the change is taken back and named — and
 // `runner audit` flags a commit that changed the definition between iterations. Through the built
 // binary, in real repositories, with scripted agents; the guard (guard.sh) judges the content.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, node, runner, tempDir, tree, writeFiles } from "../helpers/sandbox.js";
@@ -75,6 +75,24 @@ describe.concurrent("the guard's definition is the starting commit's", () => {
       manifest(scripts).trimEnd(),
     );
     await expectAudit(s, true);
+  });
+
+  it("pnpm test and yarn test (stand-ins that run npm: neither is installed here): the agent's `test` script is taken back, guard=fail", async () => {
+    const bin = tempDir("runner-pm-");
+    for (const program of ["pnpm", "yarn"]) {
+      writeFileSync(path.join(bin, program), '#!/bin/sh\nexec npm "$@"\n');
+      chmodSync(path.join(bin, program), 0o755);
+    }
+    for (const program of ["pnpm", "yarn"]) {
+      const s = await hostileScenario({ guard: [program, "test"], env: NPM_ENV, files: { "package.json": manifest({ test: "sh guard.sh" }) } });
+      s.env = { ...s.env, PATH: `${bin}${path.delimiter}${s.env.PATH}` };
+      s.script({ 1: { write: { "src/a.txt": "not ok\n", "package.json": manifest({ test: "exit 0" }) }, status: "done" } });
+      const step = await s.step();
+      expect(step.exitCode, step.stderr).toBe(0);
+      expect(await subjects(s), program).toEqual([subject("t1", 1, "a", "execute", "fail")]);
+      expect(s.meta(1).failure, program).toContain("changed protected paths (package.json scripts.test)");
+      expect(JSON.parse(s.read("package.json")).scripts.test).toBe("sh guard.sh");
+    }
   });
 
   it("just --justfile sub/justfile ci: the agent's rewrite of sub/justfile, or of the script its recipe calls, is taken back", async () => {
