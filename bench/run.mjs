@@ -1,10 +1,12 @@
 // `npm run bench`: the runner's own cost against the floor it cannot beat (docs/performance.md).
 // Prints a table with each figure's target and writes bench/results/latest.json.
 //
-//   node --expose-gc bench/run.mjs [--quick] [--only=step,cli,core,memory,diag] [--profile]
+//   node --expose-gc bench/run.mjs [--quick] [--only=step,cli,core,memory,diag,long] [--profile]
+//                                  [--long-iterations=N]
 //
 // --quick: fewer runs per figure (a smoke test, not for the record). --profile: also CPU-profile
-// one step, one `runner next` and the core (summaries go into the JSON). Needs `npm run build` first.
+// one step, one `runner next` and the core (summaries go into the JSON). --long-iterations: the
+// long run's length (default 1,000; 200 with --quick). Needs `npm run build` first.
 import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -15,28 +17,32 @@ import { cliStart } from "./cli-start.mjs";
 import { coreScaling } from "./core-scaling.mjs";
 import { memory } from "./memory.mjs";
 import { hasStrace, processesPerStep, profiles, startupTimes } from "./diagnostics.mjs";
+import { longRun } from "./long-run.mjs";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const withProfile = args.includes("--profile");
 const onlyArg = args.find((arg) => arg.startsWith("--only="));
-const only = new Set(onlyArg ? onlyArg.slice("--only=".length).split(",") : ["step", "cli", "core", "memory", "diag"]);
+const only = new Set(onlyArg ? onlyArg.slice("--only=".length).split(",") : ["step", "cli", "core", "memory", "diag", "long"]);
+const longArg = args.find((arg) => arg.startsWith("--long-iterations="));
 
 const FILES = [100, 10_000];
 const STEP_TREES = [10, 1_000, 10_000];
 const CORE_TREES = [1_000, 10_000, 100_000];
 const MEMORY_TREE = 100_000;
 const CLI_TREE = 1_000;
+const LONG = { iterations: longArg ? Number(longArg.slice("--long-iterations=".length)) : quick ? 200 : 1_000, nodes: 1_000, checkpoint: 100 };
 
 // Runs per figure (medians). Fewer for the expensive cells keep the whole bench near 5 minutes.
 const REPS = quick
-  ? { step: () => 3, cli: 5, core: () => 3, memory: 1, imports: 3 }
+  ? { step: () => 3, cli: 5, core: () => 3, memory: 1, imports: 3, long: 1 }
   : {
       step: (files, nodes) => (files >= 10_000 && nodes >= 10_000 ? 7 : nodes >= 10_000 ? 5 : 7),
       cli: 11,
       core: (nodes) => (nodes >= 100_000 ? 5 : nodes >= 10_000 ? 11 : 31),
       memory: 3,
       imports: 5,
+      long: 3,
     };
 
 const TARGETS = {
@@ -46,6 +52,13 @@ const TARGETS = {
   coreGrowth: 2,
   coreTotalMs: 1000,
   memoryMb: 300,
+  // The long run (issue 24): runner time per iteration flat; the morning's commands at the end of the
+  // run within 10× `node -e 0` and 150 MB; local logs per iteration within 20 KB besides the agent's
+  // and the guard's own output.
+  longGrowth: 1.2,
+  longRatio: 10,
+  longRssMb: 150,
+  longLogKb: 20,
 };
 
 function gitVersion() {
@@ -182,6 +195,44 @@ async function main() {
     if (withProfile) results.diagnostics.profiles = profiles(big ?? small, (big ?? small).bases[10_000], small, small.bases[CLI_TREE], 100_000);
     section("diagnostics", t0);
   }
+  t0 = Date.now();
+  if (only.has("long")) {
+    log("5. long run");
+    const l = (results.long = longRun({ ...LONG, reps: REPS.long }));
+    const end = l.at[l.iterations].commands;
+    results.targets.push({
+      figure: `runner time per iteration, last 100 / first 100 (${l.iterations} iterations)`,
+      value: l.growth,
+      unit: "×",
+      target: `≤ ${TARGETS.longGrowth}×`,
+      pass: l.growth <= TARGETS.longGrowth,
+    });
+    for (const name of ["audit", "report"]) {
+      results.targets.push({
+        figure: `runner ${name} / node -e 0 at ${l.iterations} iterations`,
+        value: end[name].ratio,
+        unit: "×",
+        target: `≤ ${TARGETS.longRatio}×`,
+        pass: end[name].ratio <= TARGETS.longRatio,
+      });
+      results.targets.push({
+        figure: `peak RSS of runner ${name} at ${l.iterations} iterations`,
+        value: end[name].peakRssMb,
+        unit: " MB",
+        target: `≤ ${TARGETS.longRssMb} MB`,
+        pass: end[name].peakRssMb <= TARGETS.longRssMb,
+      });
+    }
+    const kb = Number(((l.logBytesPerIteration.total - l.logBytesPerIteration.agentAndGuardOutput) / 1024).toFixed(1));
+    results.targets.push({
+      figure: `local log per iteration besides agent and guard output (${l.nodes} nodes)`,
+      value: kb,
+      unit: " KB",
+      target: `≤ ${TARGETS.longLogKb} KB`,
+      pass: kb <= TARGETS.longLogKb,
+    });
+    section("long", t0);
+  }
   results.meta.loadAverageAtEnd = os.loadavg().map((x) => Number(x.toFixed(2)));
   results.meta.durationSeconds = Math.round((Date.now() - started) / 1000);
 
@@ -315,6 +366,26 @@ function report(results) {
       }
       console.log();
     }
+  }
+  if (results.long) {
+    const l = results.long;
+    const r = l.runnerMsPerIteration;
+    console.log(
+      `5. Long run: ${l.iterations} iterations over ${l.nodes} nodes (no-op agent, guard failing every ${l.failEvery}th), ${l.runSeconds} s in all`,
+    );
+    console.log(
+      `   runner time per iteration (meta.json: total − agent − guard): first 100 median ${r.first100.median} ms, last 100 median ${r.last100.median} ms (${l.growth}×)`,
+    );
+    const b = l.logBytesPerIteration;
+    console.log(
+      `   local logs per iteration: ${(b.total / 1024).toFixed(1)} KB (tree snapshots ${(b.trees / 1024).toFixed(1)} KB, agent and guard output ${(b.agentAndGuardOutput / 1024).toFixed(1)} KB, the rest with events.jsonl ${(b.rest / 1024).toFixed(1)} KB)`,
+    );
+    const rows = [];
+    for (const [at, m] of Object.entries(l.at)) {
+      for (const [name, c] of Object.entries(m.commands)) rows.push([at, name, `${c.ms.median} ms`, `${c.ratio}×`, `${c.peakRssMb} MB`]);
+      rows.push([at, "(report.html)", `${(m.reportBytes / 1024).toFixed(0)} KB`, "", ""]);
+    }
+    printTable(rows, ["iterations", "command", "time (median)", "/ node -e 0", "peak RSS"]);
   }
   console.log("Targets");
   printTable(

@@ -1,16 +1,17 @@
 // The iteration machine's context, input and output (machines/iteration.ts holds only the machine).
 // Facts come from the actors (src/core/step-facts.ts); verdicts from src/core/step-verdicts.ts.
+import type { AgentOutputCheck } from "../src/core/agent-output.js";
+import type { NodePolicyVerdict } from "../src/core/change-policy.js";
+import type { Judgement } from "../src/core/classify.js";
 import type { ResolvedConfig } from "../src/core/config.js";
-import type { ProtectedScripts } from "../src/core/guard-definition.js";
-import type { Judgement } from "../src/core/iteration.js";
 import type { IterationRecord } from "../src/core/iteration-record.js";
 import type { LoopRecord } from "../src/core/loop-history.js";
 import type { Problem } from "../src/core/problems.js";
 import type { RepositoryFacts } from "../src/core/safety.js";
 import type { AgentStatus, GuardOutcome, StateUpdateResult } from "../src/core/state-update.js";
+import type { LeafSelection } from "../src/core/select.js";
 import type {
   AgentRunFacts,
-  AgentStepKind,
   CollectedFacts,
   ControlSnapshot,
   GuardFacts,
@@ -20,7 +21,6 @@ import type {
 } from "../src/core/step-facts.js";
 import type { AgentRunVerdict, GuardVerdict, LoadVerdict, ResultVerdict, SafetyVerdict, SelectionVerdict } from "../src/core/step-verdicts.js";
 import type { TaskTree } from "../src/core/tree.js";
-import type { AgentOutput } from "../src/schemas/types.generated.js";
 
 export interface StepInput {
   runIdOption?: string;
@@ -45,69 +45,103 @@ export interface StepOutput {
   error?: unknown;
 }
 
-/** The selected leaf, as the prompt and the record need it. */
-export interface Selection {
-  leafId: string;
-  title?: string;
-}
-
-/** The whole state of one step: everything the actors report and the verdicts made of it. */
-export interface IterationContext {
-  runIdOption: string | undefined;
-  /** Set for `runner recheck`. */
-  recheck?: RecheckRequest;
-  /** 1. What the safety check found (branch and HEAD the iteration starts from). */
-  repository?: RepositoryFacts;
-  safety?: SafetyVerdict;
-  /** 2. The loaded state. */
-  load?: LoadVerdict;
-  runId?: string;
-  iteration?: number;
-  stepKind?: StepKind;
-  config?: ResolvedConfig;
+/**
+ * Set once, when the iteration starts (loading the state, or recording an interrupted iteration):
+ * everything every later state reads about where the iteration begins.
+ */
+export interface IterationStart extends IterationRef {
+  stepKind: StepKind;
+  config: ResolvedConfig;
+  /** This run's loop commits, newest first. */
   records: LoopRecord[];
   /** The valid tree the iteration starts from (a repair: the tree it repairs against). */
-  previousTree?: TaskTree;
+  previousTree: TaskTree;
   /** The text a leaf step's valid tree was loaded from (trees up to a few MB), for tree.before.json. */
   previousTreeText?: string;
   /** `previousTree` was loaded from the tree file as it was when the iteration began (not a repair's, from further back). */
-  treeFromStart?: boolean;
+  treeFromStart: boolean;
   /** The guard's program, found before the agent runs. */
-  guardProgram?: ProgramIdentity;
+  guardProgram: ProgramIdentity;
   /** Who the loop commit is by: the run's identity. */
-  identity?: { name: string; email: string };
-  treeProblems: Problem[];
-  /** The node that must still exist after the agent (the selected leaf, or for a repair the node that broke the tree). */
-  requiredNodeId?: string;
-  /** 3. The selection's verdict: the leaf, the root passing, or a re-check refused. */
+  identity: Identity;
+  /** The run branch and the commit the iteration starts from (the loop commit's only parent). */
+  from: StartPoint;
+  /** The git control files before the agent (put back after it). */
+  control: ControlSnapshot;
+  /** A repair: the problems of the tree it repairs, and the node that broke it (it must survive the repair). */
+  repair?: { treeProblems: Problem[]; requiredNodeId: string | undefined };
+}
+
+export interface Identity {
+  name: string;
+  email: string;
+}
+
+/** Step 4: the prompt pack, and the selected node's policy verdict (an invalid sidecar refuses the iteration). */
+export interface PromptPhase {
+  text: string;
+  policy: NodePolicyVerdict;
+}
+
+/** Step 5: how the agent ran, and what the runner makes of it. */
+export interface AgentPhase {
+  facts: AgentRunFacts;
+  verdict: AgentRunVerdict;
+}
+
+/** Step 6: what the agent left (its answer included), and the verdict on it; or, after a runner error, what was recovered. */
+export interface AnswerPhase {
+  collected: CollectedFacts;
+  verdict: ResultVerdict;
+}
+
+/** Step 8: how the guard ran, and its verdict. */
+export interface GuardPhase {
+  facts: GuardFacts;
+  verdict: GuardVerdict;
+}
+
+/** Step 9 (or a runner error's recovery): the outcome the transition table was applied with, and the tree it gave. */
+export interface UpdatePhase {
+  outcome: { status: AgentStatus; guard: GuardOutcome };
+  /** What the next iteration on the node hears (context/failure.md). */
+  failure: string | undefined;
+  /** Undefined when the tree is left for a repair step (or, recovering, when collecting the facts failed too). */
+  updated: StateUpdateResult | undefined;
+  /** The update changed the tree (state-update.ts `madeProgress`). */
+  progressed: boolean;
+}
+
+/**
+ * The state of one step, in hand-off records: what the step was asked, the safety and load verdicts,
+ * the start record (set once), then one field per later phase, each set by the state of its phase.
+ */
+export interface IterationContext {
+  request: StepInput;
+  /** 1. What the safety check found (branch and HEAD the iteration starts from), and its verdict. */
+  repository?: RepositoryFacts;
+  safety?: SafetyVerdict;
+  /** 2. The loaded state's verdict. */
+  load?: LoadVerdict;
+  start?: IterationStart;
+  /** 3. The selection's verdict, and the selected leaf (none for a repair). */
   selected?: SelectionVerdict;
-  /** The selected leaf (none for a repair). */
-  selection?: Selection;
+  leaf?: LeafSelection;
   /** 4. The prompt pack. */
-  prompt?: string;
-  allowedWritePaths?: string[];
-  policyProblem?: string;
+  prompt?: PromptPhase;
   /** The iteration's deadline (ms since the epoch), set when the agent (or a re-check's guard) starts; the guard shares it. */
   deadlineMs?: number;
   /** 5. The agent session. */
-  agent?: AgentRunFacts;
-  agentVerdict?: AgentRunVerdict;
-  /** 6. What the agent left, and what the runner makes of it. */
-  collected?: CollectedFacts;
-  result?: ResultVerdict;
-  output?: AgentOutput;
-  agentTree?: TaskTree;
+  agent?: AgentPhase;
+  /** 6. What the agent left. */
+  answer?: AnswerPhase;
   /** 7. Classification and the judgement of the agent's status and changes. */
   judgement?: Judgement;
   /** 8. The guard. */
-  guardRun?: GuardFacts;
-  guardVerdict?: GuardVerdict;
-  /** The status and guard outcome the transition table is applied with. */
-  outcome?: { status: AgentStatus; guard: GuardOutcome };
-  failure?: string;
-  /** 9. The state update, and whether it changed the tree. */
-  updated?: StateUpdateResult;
-  progressed?: boolean;
+  guard?: GuardPhase;
+  /** 9. The state update. */
+  update?: UpdatePhase;
+  /** A runner error (seed 002): recorded as a retry, no attempt counted. */
   runnerError?: RunnerErrorFact;
   /** 10. The commit. */
   commit?: string;
@@ -138,57 +172,35 @@ export interface StartPoint {
   head: string;
 }
 
-export interface PromptRequest extends IterationRef {
-  stepKind: AgentStepKind;
-  config: ResolvedConfig;
-  previousTree: TaskTree;
-  /** The text a leaf step's tree was loaded from, when kept (tree.before.json is that file). */
-  previousTreeText?: string;
-  records: LoopRecord[];
-  treeProblems: Problem[];
-  selection: Selection | undefined;
-  /** Where the iteration starts, and the git control files before the agent (both written to the journal before anything changes). */
-  start: StartPoint;
-  control: ControlSnapshot;
+/** Step 4: the start record and the selected leaf (none for a repair). */
+export interface PromptRequest {
+  start: IterationStart;
+  leaf: LeafSelection | undefined;
 }
 
-/** What collecting the agent's result needs to undo its changes to git and to check the guard's program. */
-export interface CollectRequest extends IterationRef {
-  start: StartPoint;
-  /** The iteration's valid tree was loaded from the tree file as it was at the start (a leaf step or a re-check; not a repair). */
-  treeFromStart: boolean;
-  control: ControlSnapshot;
-  guardProgram: ProgramIdentity;
-  /** The guard's definition's script entries (taken back when the agent changed them). */
-  protectedScripts: ProtectedScripts[];
+/** Step 6: the start record, and the agent's answer when its session already read it (else it is read here). */
+export interface CollectRequest {
+  start: IterationStart;
+  answer: AgentOutputCheck | undefined;
 }
 
-export interface AgentRequest extends IterationRef {
-  stepKind: AgentStepKind;
-  nodeId: string | undefined;
-  title: string | undefined;
-  config: ResolvedConfig;
+export interface AgentRequest {
+  start: IterationStart;
+  leaf: LeafSelection | undefined;
   prompt: string;
 }
 
-export interface GuardRequest extends IterationRef {
-  nodeId: string | undefined;
-  title: string | undefined;
-  config: ResolvedConfig;
+export interface GuardRequest {
+  start: IterationStart;
+  leaf: LeafSelection | undefined;
   /** The iteration's deadline, set when the agent started. */
   deadlineMs: number;
-  /** The guard's program as found before the agent ran: run by that path. */
-  guardProgram: ProgramIdentity;
-  /** Where the iteration started (the candidate commit's parent, for a guard in a clean checkout). */
-  start: StartPoint;
 }
 
 /** What a re-check needs before its guard runs: the iteration journaled and logged like any other. */
-export interface RecheckPrepareRequest extends IterationRef {
-  nodeId: string;
-  config: ResolvedConfig;
-  start: StartPoint;
-  control: ControlSnapshot;
+export interface RecheckPrepareRequest {
+  start: IterationStart;
+  leaf: LeafSelection;
 }
 
 export interface PersistRequest {
@@ -197,8 +209,5 @@ export interface PersistRequest {
 
 export interface CommitRequest {
   record: IterationRecord;
-  /** The run branch and the commit the iteration started from (the loop commit's only parent). */
-  start: StartPoint;
-  /** The run's identity (its newest loop commit's; for its first, git's as configured before the agent, or the runner's fallback). */
-  identity: { name: string; email: string };
+  start: IterationStart;
 }

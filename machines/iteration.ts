@@ -5,14 +5,16 @@
 // assigned once; the `always` branches only read the verdict's kind. Final states set the outcome.
 import { assign, fromPromise, setup } from "xstate";
 import { isBug, errorMessage } from "../src/errors.js";
-import { runnerErrorSentence } from "../src/core/run-policy.js";
-import { failureFeedback, judgeIteration } from "../src/core/iteration.js";
+import { judgeNodePolicy } from "../src/core/change-policy.js";
+import { judgeIteration } from "../src/core/classify.js";
+import { failureFeedback } from "../src/core/iteration.js";
 import { iterationRecord } from "../src/core/iteration-record.js";
-import { iterationDir } from "../src/core/layout.js";
+import { runnerErrorSentence } from "../src/core/run-policy.js";
+import type { RunnerErrorKind } from "../src/core/runner-errors.js";
 import type { RepositoryFacts } from "../src/core/safety.js";
-import { findNode } from "../src/core/tree.js";
-import { applyStateUpdates, madeProgress, type RunnerErrorKind } from "../src/core/state-update.js";
-import type { AgentRunFacts, AgentStepKind, CollectedFacts, GuardFacts, InterruptedState, LoadedState, PromptFacts } from "../src/core/step-facts.js";
+import { selectionOf } from "../src/core/select.js";
+import { applyStateUpdates, madeProgress } from "../src/core/state-update.js";
+import type { AgentRunFacts, CollectedFacts, GuardFacts, InterruptedState, LoadedState, PromptFacts } from "../src/core/step-facts.js";
 import {
   judgeAgentResult,
   judgeAgentRun,
@@ -29,6 +31,7 @@ import type {
   GuardRequest,
   IterationContext,
   IterationRef,
+  IterationStart,
   LoadRequest,
   PersistRequest,
   PromptRequest,
@@ -36,6 +39,7 @@ import type {
   StepInput,
   StepOutcome,
   StepOutput,
+  UpdatePhase,
 } from "./iteration-types.js";
 
 /** An actor the driver must provide (`machine.provide({ actors })`). */
@@ -83,6 +87,7 @@ export const iterationMachine = setup({
     configInvalid: ({ context }) => context.load?.kind === "configInvalid",
     preflightFailed: ({ context }) => context.load?.kind === "preflightFailed",
     treeMissing: ({ context }) => context.load?.kind === "treeMissing",
+    passesDisagree: ({ context }) => context.load?.kind === "passesDisagree",
     repairsExhausted: ({ context }) => context.load?.kind === "repairsExhausted",
     noValidTreeInHistory: ({ context }) => context.load?.kind === "noValidTreeInHistory",
     recheckOnInvalidTree: ({ context }) => context.load?.kind === "recheckOnInvalidTree",
@@ -90,36 +95,33 @@ export const iterationMachine = setup({
     treeInvalid: ({ context }) => context.load?.kind === "treeInvalid",
     rootPasses: ({ context }) => context.selected?.kind === "complete",
     recheckRefused: ({ context }) => context.selected?.kind === "recheckRefused",
-    leafSelected: ({ context }) => context.selected?.kind === "selected" && context.stepKind === "leaf",
-    recheckSelected: ({ context }) => context.selected?.kind === "selected" && context.stepKind === "recheck",
-    policyInvalid: ({ context }) => context.prompt !== undefined && context.policyProblem !== undefined,
-    promptReady: ({ context }) => context.prompt !== undefined && context.policyProblem === undefined,
-    agentStopped: ({ context }) => context.agentVerdict?.kind === "agentStopped",
-    agentNotStarted: ({ context }) => context.agentVerdict?.kind === "agentNotStarted",
-    agentFailed: ({ context }) => context.agentVerdict?.kind === "agentFailed",
-    agentFinished: ({ context }) => context.agentVerdict?.kind === "agentFinished",
-    outputInvalid: ({ context }) => context.result?.kind === "outputInvalid",
-    agentTreeInvalid: ({ context }) => context.result?.kind === "agentTreeInvalid",
-    repairAccepted: ({ context }) => context.result?.kind === "resultAccepted" && context.stepKind === "repair",
-    leafAccepted: ({ context }) => context.result?.kind === "resultAccepted" && context.stepKind === "leaf",
+    leafSelected: ({ context }) => context.selected?.kind === "selected" && context.start?.stepKind === "leaf",
+    recheckSelected: ({ context }) => context.selected?.kind === "selected" && context.start?.stepKind === "recheck",
+    policyInvalid: ({ context }) => context.prompt?.policy.kind === "policyInvalid",
+    promptReady: ({ context }) => context.prompt?.policy.kind === "policyValid",
+    agentStopped: ({ context }) => context.agent?.verdict.kind === "agentStopped",
+    agentNotStarted: ({ context }) => context.agent?.verdict.kind === "agentNotStarted",
+    agentFailed: ({ context }) => context.agent?.verdict.kind === "agentFailed",
+    agentFinished: ({ context }) => context.agent?.verdict.kind === "agentFinished",
+    outputInvalid: ({ context }) => context.answer?.verdict.kind === "outputInvalid",
+    agentTreeInvalid: ({ context }) => context.answer?.verdict.kind === "agentTreeInvalid",
+    repairAccepted: ({ context }) => context.answer?.verdict.kind === "resultAccepted" && context.start?.stepKind === "repair",
+    leafAccepted: ({ context }) => context.answer?.verdict.kind === "resultAccepted" && context.start?.stepKind === "leaf",
     guardRequired: ({ context }) => context.judgement?.runGuard === true,
-    guardStopped: ({ context }) => context.guardVerdict?.kind === "guardStopped",
-    guardNotStarted: ({ context }) => context.guardVerdict?.kind === "guardNotStarted",
-    guardFinished: ({ context }) => context.guardVerdict?.kind === "guardFinished",
+    guardStopped: ({ context }) => context.guard?.verdict.kind === "guardStopped",
+    guardNotStarted: ({ context }) => context.guard?.verdict.kind === "guardNotStarted",
+    guardFinished: ({ context }) => context.guard?.verdict.kind === "guardFinished",
     hadRunnerError: ({ context }) => context.runnerError !== undefined,
   },
 }).createMachine({
   id: "iteration",
   initial: "safetyCheck",
-  context: ({ input }) => ({ runIdOption: input.runIdOption, recheck: input.recheck, records: [], treeProblems: [] }),
+  context: ({ input }) => ({ request: input }),
   output: ({ context }) => ({
     outcome: context.ending ?? "failed",
     message: context.message ?? "",
     // An iteration that was (or may have been) written has a record; a refusal, nothing to do or a bug has none.
-    record:
-      (context.ending === "committed" || context.ending === "failed") && context.runId !== undefined && context.iteration !== undefined
-        ? iterationRecord(context)
-        : undefined,
+    record: context.ending === "committed" || context.ending === "failed" ? recordOf(context) : undefined,
     commit: context.commit,
     error: context.bug,
   }),
@@ -130,9 +132,9 @@ export const iterationMachine = setup({
       invoke: {
         id: "inspectRepository",
         src: "inspectRepository",
-        input: ({ context }) => ({ runIdOption: context.runIdOption }),
+        input: ({ context }) => ({ runIdOption: context.request.runIdOption }),
         onDone: {
-          actions: assign(({ context, event }) => ({ repository: event.output, safety: judgeRepository(event.output, context.runIdOption) })),
+          actions: assign(({ context, event }) => ({ repository: event.output, safety: judgeRepository(event.output, context.request.runIdOption) })),
         },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
@@ -148,43 +150,41 @@ export const iterationMachine = setup({
         {
           guard: "wasInterrupted",
           target: "resumeInterrupted",
-          actions: assign(({ context }) => {
-            if (context.safety?.kind !== "interrupted") return {};
-            const { interrupted, runnerError } = context.safety;
-            return {
-              runId: interrupted.runId,
-              iteration: interrupted.iteration,
-              stepKind: interrupted.stepKind,
-              selection: interrupted.nodeId === null ? undefined : { leafId: interrupted.nodeId },
-              requiredNodeId: interrupted.nodeId ?? undefined,
-              runnerError,
-            };
-          }),
+          actions: assign(({ context }) => (context.safety?.kind === "interrupted" ? { runnerError: context.safety.runnerError } : {})),
         },
-        {
-          guard: "repositorySafe",
-          target: "loadTree",
-          actions: assign(({ context }) => (context.safety?.kind === "safe" ? { runId: context.safety.runId } : {})),
-        },
+        { guard: "repositorySafe", target: "loadTree" },
       ],
     },
     // An interrupted iteration is recorded as a runner error (seed 002: retry, guard skipped,
     // attempts unchanged) and committed, from the tree it began from.
     resumeInterrupted: {
+      tags: ["recorded"],
       invoke: {
         id: "loadInterrupted",
         src: "loadInterrupted",
         input: ({ context }) => loadRequest(context),
         onDone: {
           target: "recover",
-          actions: assign(({ event }) => ({
-            config: event.output.config,
-            records: event.output.records,
-            previousTree: event.output.previousTree,
-            treeFromStart: event.output.treeFromStart,
-            guardProgram: event.output.guardProgram,
-            identity: event.output.identity,
-          })),
+          actions: assign(({ context, event }) => {
+            const { interrupted } = interruption(context);
+            const loaded = event.output;
+            const start: IterationStart = {
+              runId: interrupted.runId,
+              iteration: interrupted.iteration,
+              stepKind: interrupted.stepKind,
+              config: loaded.config,
+              records: loaded.records,
+              previousTree: loaded.previousTree,
+              treeFromStart: loaded.treeFromStart,
+              guardProgram: loaded.guardProgram,
+              identity: loaded.identity,
+              ...startPointOf(context),
+              ...(interrupted.stepKind === "repair" ? { repair: { treeProblems: [], requiredNodeId: interrupted.nodeId ?? undefined } } : {}),
+            };
+            const leaf =
+              interrupted.nodeId === null || interrupted.stepKind === "repair" ? undefined : selectionOf(loaded.previousTree, interrupted.nodeId);
+            return { start, leaf };
+          }),
         },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
@@ -206,28 +206,25 @@ export const iterationMachine = setup({
         input: ({ context }) => loadRequest(context),
         onDone: {
           actions: assign(({ context, event }) => {
-            const load = judgeLoadedState(event.output, { recheck: context.recheck !== undefined });
+            const load = judgeLoadedState(event.output, { recheck: context.request.recheck !== undefined });
             if (load.kind !== "treeValid" && load.kind !== "treeInvalid") return { load, message: load.message };
-            const { config, records, iteration, previousTree } = load;
-            const repair = load.kind === "treeInvalid" ? { treeProblems: load.treeProblems, requiredNodeId: load.requiredNodeId } : {};
-            const stepKind = load.kind === "treeInvalid" ? ("repair" as const) : context.recheck ? ("recheck" as const) : ("leaf" as const);
-            const tree = event.output.tree;
-            const previousTreeText = load.kind === "treeValid" && tree.ok ? tree.text : undefined;
-            // A leaf step's (or a re-check's) tree is the tree file at the start; a repair's is from further back.
-            const treeFromStart = load.kind === "treeValid";
-            return {
-              load,
-              config,
-              records,
-              iteration,
-              previousTree,
-              previousTreeText,
-              treeFromStart,
-              stepKind,
-              guardProgram: event.output.guardProgram,
-              identity: event.output.identity,
-              ...repair,
+            const loaded = event.output;
+            const start: IterationStart = {
+              runId: runIdOf(context),
+              iteration: load.iteration,
+              stepKind: load.kind === "treeInvalid" ? "repair" : context.request.recheck ? "recheck" : "leaf",
+              config: load.config,
+              records: load.records,
+              previousTree: load.previousTree,
+              // A leaf step's (or a re-check's) tree is the tree file at the start; a repair's is from further back.
+              treeFromStart: load.kind === "treeValid",
+              ...(load.kind === "treeValid" && loaded.tree.ok && loaded.tree.text !== undefined ? { previousTreeText: loaded.tree.text } : {}),
+              guardProgram: loaded.guardProgram,
+              identity: loaded.identity,
+              ...startPointOf(context),
+              ...(load.kind === "treeInvalid" ? { repair: { treeProblems: load.treeProblems, requiredNodeId: load.requiredNodeId } } : {}),
             };
+            return { load, start };
           }),
         },
         onError: [
@@ -239,6 +236,7 @@ export const iterationMachine = setup({
         { guard: "configInvalid", target: "refused" },
         { guard: "preflightFailed", target: "refused" },
         { guard: "treeMissing", target: "refused" },
+        { guard: "passesDisagree", target: "refused" },
         { guard: "noValidTreeInHistory", target: "refused" },
         { guard: "repairsExhausted", target: "failed" },
         { guard: "recheckOnInvalidTree", target: "refused" },
@@ -250,9 +248,10 @@ export const iterationMachine = setup({
     // 3. Select the leftmost open leaf (a re-check: the open leaf a person named).
     selectLeaf: {
       entry: assign(({ context }) => {
-        const selected = judgeSelection(context.previousTree!, context.runId!, context.recheck);
+        const start = started(context);
+        const selected = judgeSelection(start.previousTree, start.runId, context.request.recheck);
         if (selected.kind !== "selected") return { selected, message: selected.message };
-        return { selected, selection: selected.selection, requiredNodeId: selected.selection.leafId };
+        return { selected, leaf: selected.leaf };
       }),
       always: [
         { guard: "rootPasses", target: "nothingToDo" },
@@ -261,18 +260,13 @@ export const iterationMachine = setup({
         { guard: "recheckSelected", target: "prepareRecheck" },
       ],
     },
-    // \`runner recheck\`: no agent; the iteration is journaled and logged, then the guard alone judges the leaf.
+    // `runner recheck`: no agent; the iteration is journaled and logged, then the guard alone judges the leaf.
     prepareRecheck: {
+      tags: ["recorded"],
       invoke: {
         id: "prepareRecheck",
         src: "prepareRecheck",
-        input: ({ context }) => ({
-          ...iterationRef(context),
-          nodeId: context.selection!.leafId,
-          config: context.config!,
-          start: startPoint(context),
-          control: context.repository!.control,
-        }),
+        input: ({ context }) => ({ start: started(context), leaf: selectedLeaf(context) }),
         onDone: { target: "guard", actions: assign({ deadlineMs: ({ event }) => event.output.deadlineMs }) },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
@@ -280,26 +274,27 @@ export const iterationMachine = setup({
         ],
       },
     },
-    // 4. Build the prompt pack and the context folder.
+    // 4. Build the prompt pack and the context folder; the selected node's policy sidecar is judged first.
     buildPrompt: {
       invoke: {
         id: "preparePrompt",
         src: "preparePrompt",
-        input: ({ context }) => promptRequest(context),
-        onDone: {
-          actions: assign(({ event }) => ({
-            prompt: event.output.prompt,
-            allowedWritePaths: event.output.allowedWritePaths,
-            policyProblem: event.output.policyProblem,
-          })),
-        },
+        input: ({ context }) => ({ start: started(context), leaf: context.leaf }),
+        onDone: { actions: assign({ prompt: ({ event }) => ({ text: event.output.prompt, policy: judgeNodePolicy(event.output.policy) }) }) },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
           { target: "recover", actions: { type: "recordRunnerError", params: ({ event }) => ({ kind: "other", error: event.error }) } },
         ],
       },
       always: [
-        { guard: "policyInvalid", target: "refused", actions: { type: "say", params: ({ context }) => ({ message: context.policyProblem ?? "" }) } },
+        {
+          guard: "policyInvalid",
+          target: "refused",
+          actions: {
+            type: "say",
+            params: ({ context }) => ({ message: context.prompt?.policy.kind === "policyInvalid" ? context.prompt.policy.message : "" }),
+          },
+        },
         { guard: "promptReady", target: "execute" },
       ],
     },
@@ -308,8 +303,11 @@ export const iterationMachine = setup({
       invoke: {
         id: "prepareRepairPrompt",
         src: "preparePrompt",
-        input: ({ context }) => promptRequest(context),
-        onDone: { target: "execute", actions: assign({ prompt: ({ event }) => event.output.prompt }) },
+        input: ({ context }) => ({ start: started(context), leaf: undefined }),
+        onDone: {
+          target: "execute",
+          actions: assign({ prompt: ({ event }) => ({ text: event.output.prompt, policy: { kind: "policyValid", allowedWritePaths: undefined } }) }),
+        },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
           { target: "recover", actions: { type: "recordRunnerError", params: ({ event }) => ({ kind: "other", error: event.error }) } },
@@ -318,25 +316,18 @@ export const iterationMachine = setup({
     },
     // 5. A fresh agent session, within the iteration's time budget.
     execute: {
+      tags: ["recorded"],
       invoke: {
         id: "runAgent",
         src: "runAgent",
-        input: ({ context }) => ({
-          ...iterationRef(context),
-          stepKind: agentStepKind(context),
-          nodeId: context.selection?.leafId,
-          title: context.selection?.title,
-          config: context.config!,
-          prompt: context.prompt ?? "",
-        }),
+        input: ({ context }) => ({ start: started(context), leaf: context.leaf, prompt: context.prompt?.text ?? "" }),
         onDone: {
           actions: assign(({ context, event }) => {
-            const agentVerdict = judgeAgentRun(event.output, context.config!.limits.iterationTimeoutSeconds);
+            const verdict = judgeAgentRun(event.output, started(context).config.limits.iterationTimeoutSeconds);
             return {
-              agent: event.output,
+              agent: { facts: event.output, verdict },
               deadlineMs: event.output.deadlineMs,
-              agentVerdict,
-              ...(agentVerdict.kind === "agentFinished" ? {} : { runnerError: agentVerdict.runnerError }),
+              ...(verdict.kind === "agentFinished" ? {} : { runnerError: verdict.runnerError }),
             };
           }),
         },
@@ -352,7 +343,7 @@ export const iterationMachine = setup({
         { guard: "agentFinished", target: "reloadTree" },
       ],
     },
-    // 6. Re-load and validate: the output file, the tree (immutability included), the changed paths.
+    // 6. Re-load and validate: the answer, the tree (immutability included), the changed paths.
     reloadTree: {
       invoke: {
         id: "collectResult",
@@ -360,21 +351,17 @@ export const iterationMachine = setup({
         input: ({ context }) => collectRequest(context),
         onDone: {
           actions: assign(({ context, event }) => {
-            const result = judgeAgentResult({
-              previousTree: context.previousTree!,
-              previousTreeText: context.previousTreeText,
+            const start = started(context);
+            const verdict = judgeAgentResult({
+              previousTree: start.previousTree,
+              previousTreeText: start.previousTreeText,
               collected: event.output,
-              requiredNodeId: context.requiredNodeId,
-              outputFile: `${iterationDir(context.runId!, context.iteration!)}/output.json`,
+              requiredNodeId: requiredNodeId(context),
             });
-            switch (result.kind) {
-              case "outputInvalid":
-                return { collected: event.output, result, runnerError: result.runnerError };
-              case "agentTreeInvalid":
-                return { collected: event.output, result, output: result.output, treeProblems: result.treeProblems, failure: result.failure };
-              case "resultAccepted":
-                return { collected: event.output, result, output: result.output, agentTree: result.agentTree };
-            }
+            return {
+              answer: { collected: event.output, verdict },
+              ...(verdict.kind === "outputInvalid" ? { runnerError: verdict.runnerError } : {}),
+            };
           }),
         },
         onError: [
@@ -393,16 +380,18 @@ export const iterationMachine = setup({
     // 7. Classify (DECOMPOSE / EXECUTE) and judge the agent's status (contract and path policies).
     classify: {
       entry: assign(({ context }) => {
-        const judgement = judgeIteration({
-          previousLeaf: selectedLeaf(context),
-          agentTree: context.agentTree!,
-          status: context.output!.status,
-          changedPaths: context.collected!.changedPaths,
-          protectedPaths: context.config!.guard.protectedPaths,
-          allowedWritePaths: context.allowedWritePaths,
-          git: context.collected!.git,
-        });
-        return { judgement, outcome: judgement.outcome, failure: failureFeedback({ judgement }) };
+        const { collected, verdict } = answered(context);
+        return {
+          judgement: judgeIteration({
+            previousLeaf: selectedLeaf(context).leaf,
+            agentTree: verdict.agentTree,
+            status: verdict.output.status,
+            changedPaths: collected.changedPaths,
+            protectedPaths: started(context).config.guard.protectedPaths,
+            allowedWritePaths: context.prompt?.policy.kind === "policyValid" ? context.prompt.policy.allowedWritePaths : undefined,
+            git: collected.git,
+          }),
+        };
       }),
       always: [{ guard: "guardRequired", target: "guard" }, { target: "updateState" }],
     },
@@ -411,24 +400,16 @@ export const iterationMachine = setup({
       invoke: {
         id: "runGuard",
         src: "runGuard",
-        input: ({ context }) => ({
-          ...iterationRef(context),
-          nodeId: context.selection?.leafId,
-          title: context.selection?.title,
-          config: context.config!,
-          deadlineMs: context.deadlineMs!,
-          guardProgram: context.guardProgram!,
-          start: startPoint(context),
-        }),
+        input: ({ context }) => ({ start: started(context), leaf: context.leaf, deadlineMs: deadlineOf(context) }),
         onDone: {
           actions: assign(({ context, event }) => {
-            const guardVerdict = judgeGuardRun(event.output, {
+            const config = started(context).config;
+            const verdict = judgeGuardRun(event.output, {
               judgement: context.judgement,
-              command: context.config!.guard.command,
-              timeoutSeconds: context.config!.limits.iterationTimeoutSeconds,
+              command: config.guard.command,
+              timeoutSeconds: config.limits.iterationTimeoutSeconds,
             });
-            if (guardVerdict.kind !== "guardFinished") return { guardRun: event.output, guardVerdict, runnerError: guardVerdict.runnerError };
-            return { guardRun: event.output, guardVerdict, outcome: guardVerdict.outcome, failure: guardVerdict.failure };
+            return { guard: { facts: event.output, verdict }, ...(verdict.kind === "guardFinished" ? {} : { runnerError: verdict.runnerError }) };
           }),
         },
         onError: [
@@ -445,26 +426,13 @@ export const iterationMachine = setup({
     // 9. Runner-owned state updates (seed 002): reset, transition, saturation, derived passes, sorting.
     //    A re-check changes the tree only on a green guard (no agent tried, so no attempt is counted).
     updateState: {
-      entry: assign(({ context }) => {
-        const selectedId = context.stepKind === "repair" ? undefined : context.selection!.leafId;
-        if (context.stepKind === "recheck") {
-          const pass = context.outcome?.guard === "pass" ? context.outcome : undefined;
-          const updated = applyStateUpdates(context.previousTree!, structuredClone(context.previousTree!), selectedId, pass);
-          return { updated, progressed: madeProgress(context.previousTree!, updated, selectedId) };
-        }
-        const updated = applyStateUpdates(
-          context.previousTree!,
-          context.agentTree!,
-          selectedId,
-          selectedId === undefined ? undefined : context.outcome,
-        );
-        return { updated, progressed: madeProgress(context.previousTree!, updated, selectedId) };
-      }),
+      entry: assign(({ context }) => ({ update: stateUpdate(context) })),
       always: { target: "persist" },
     },
     // Seed 002 "Runner Error Recovery": retry, guard skipped, attempts unchanged; persist and commit,
     // then report the error. The agent's tree is kept when valid, else left for the next repair step.
     recover: {
+      tags: ["recorded"],
       invoke: {
         id: "collectAfterError",
         src: "collectResult",
@@ -481,7 +449,7 @@ export const iterationMachine = setup({
       invoke: {
         id: "persistIteration",
         src: "persistIteration",
-        input: ({ context }) => ({ record: iterationRecord(context) }),
+        input: ({ context }) => ({ record: recorded(context) }),
         onDone: { target: "commit" },
         onError: [
           { guard: "isBug", target: "crashed", actions: "recordBug" },
@@ -502,15 +470,18 @@ export const iterationMachine = setup({
       invoke: {
         id: "commitIteration",
         src: "commitIteration",
-        input: ({ context }) => ({ record: iterationRecord(context), start: startPoint(context), identity: context.identity! }),
+        input: ({ context }) => ({ record: recorded(context), start: started(context) }),
         onDone: [
           {
             guard: "hadRunnerError",
             target: "failed",
-            actions: assign(({ context, event }) => ({
-              commit: event.output.sha,
-              message: runnerErrorSentence(context.runId!, context.iteration!, context.runnerError!),
-            })),
+            actions: assign(({ context, event }) => {
+              const start = started(context);
+              return {
+                commit: event.output.sha,
+                message: context.runnerError ? runnerErrorSentence(start.runId, start.iteration, context.runnerError) : "",
+              };
+            }),
           },
           { target: "committed", actions: assign({ commit: ({ event }) => event.output.sha }) },
         ],
@@ -536,78 +507,143 @@ export const iterationMachine = setup({
   },
 });
 
-// The actors' inputs, made from the context.
+// Reading the hand-off records. Each is set by the state of its phase, before any state that reads
+// it; reading one that is not set is a bug in the machine (the step ends "crashed").
 
-function loadRequest(context: IterationContext): LoadRequest {
-  return { runId: context.runId!, head: context.repository!.head };
+/** A hand-off record that the states before this one have set. */
+function present<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new TypeError(`the iteration machine read ${what} before it was set`);
+  return value;
 }
 
-function iterationRef(context: IterationContext): IterationRef {
-  return { runId: context.runId!, iteration: context.iteration! };
+function started(context: IterationContext): IterationStart {
+  return present(context.start, "the start record");
 }
 
-function promptRequest(context: IterationContext): PromptRequest {
+function selectedLeaf(context: IterationContext) {
+  return present(context.leaf, "the selected leaf");
+}
+
+function deadlineOf(context: IterationContext): number {
+  return present(context.deadlineMs, "the iteration's deadline");
+}
+
+/** The answer of an accepted result (classify runs only after one). */
+function answered(context: IterationContext) {
+  const answer = present(context.answer, "the agent's answer");
+  if (answer.verdict.kind !== "resultAccepted") throw new TypeError(`classify after a ${answer.verdict.kind} result`);
+  return { collected: answer.collected, verdict: answer.verdict };
+}
+
+function interruption(context: IterationContext) {
+  if (context.safety?.kind !== "interrupted") throw new TypeError("resumeInterrupted without an interrupted iteration");
+  return context.safety;
+}
+
+/** The iteration the step records, once it is numbered (an interrupted one: as its journal names it). */
+export function iterationNamed(context: IterationContext): IterationRef | undefined {
+  if (context.start) return { runId: context.start.runId, iteration: context.start.iteration };
+  if (context.safety?.kind === "interrupted") return { runId: context.safety.interrupted.runId, iteration: context.safety.interrupted.iteration };
+  return undefined;
+}
+
+/**
+ * The iteration's record, once it is numbered: from the hand-off records; for an interrupted
+ * iteration, with the node its journal names (also when its state could not be loaded).
+ */
+function recordOf(context: IterationContext) {
+  const named = iterationNamed(context);
+  if (!named) return undefined;
+  if (context.safety?.kind !== "interrupted") return iterationRecord(context);
+  const { interrupted } = context.safety;
+  return iterationRecord({
+    ...context,
+    start: context.start ?? { ...named, stepKind: interrupted.stepKind },
+    journalNodeId: interrupted.nodeId ?? undefined,
+  });
+}
+
+function recorded(context: IterationContext) {
+  return present(recordOf(context), "the iteration's number");
+}
+
+/** The run the step works on, as the safety check found it. */
+export function runIdOf(context: IterationContext): string {
+  const safety = present(context.safety, "the safety verdict");
+  if (safety.kind === "safe") return safety.runId;
+  if (safety.kind === "interrupted") return safety.interrupted.runId;
+  throw new TypeError("the run id of an unsafe repository");
+}
+
+function startPointOf(context: IterationContext): Pick<IterationStart, "from" | "control"> {
+  const repository = present(context.repository, "the repository's facts");
   return {
-    ...iterationRef(context),
-    stepKind: agentStepKind(context),
-    config: context.config!,
-    previousTree: context.previousTree!,
-    previousTreeText: context.previousTreeText,
-    records: context.records,
-    treeProblems: context.treeProblems,
-    selection: context.selection,
-    start: startPoint(context),
-    control: context.repository!.control,
+    from: { branch: present(repository.branch, "the run branch"), head: present(repository.head, "the starting commit") },
+    control: repository.control,
   };
 }
 
-/** The kind of a step that runs the agent (a re-check never does). */
-function agentStepKind(context: IterationContext): AgentStepKind {
-  if (context.stepKind === "recheck" || context.stepKind === undefined) throw new Error(`an agent step with step kind ${context.stepKind}`);
-  return context.stepKind;
+function loadRequest(context: IterationContext): LoadRequest {
+  return { runId: runIdOf(context), head: present(context.repository, "the repository's facts").head };
 }
 
-function startPoint(context: IterationContext) {
-  return { branch: context.repository!.branch!, head: context.repository!.head! };
+/** The node that must still exist after the agent: the selected leaf, or for a repair the node that broke the tree. */
+function requiredNodeId(context: IterationContext): string | undefined {
+  const start = started(context);
+  return start.repair ? start.repair.requiredNodeId : context.leaf?.leaf.id;
 }
 
 function collectRequest(context: IterationContext): CollectRequest {
-  return {
-    ...iterationRef(context),
-    start: startPoint(context),
-    control: context.repository!.control,
-    guardProgram: context.guardProgram!,
-    protectedScripts: context.config?.guard.protectedScripts ?? [],
-    treeFromStart: context.treeFromStart === true,
-  };
+  return { start: started(context), answer: context.agent?.facts.answer };
 }
 
-/** The selected leaf as the iteration began (ids are unique in a valid tree). */
-function selectedLeaf(context: IterationContext) {
-  return findNode(context.previousTree!, context.selection!.leafId)!;
+/** Step 9: the outcome (the guard's verdict, else the judgement's; a repair has none) applied to the agent's tree. */
+function stateUpdate(context: IterationContext): UpdatePhase {
+  const start = started(context);
+  const previous = start.previousTree;
+  if (start.stepKind === "recheck") {
+    const guard = present(context.guard, "the guard's verdict").verdict;
+    if (guard.kind !== "guardFinished") throw new TypeError(`updateState after ${guard.kind}`);
+    const pass = guard.outcome.guard === "pass" ? guard.outcome : undefined;
+    const updated = applyStateUpdates(previous, structuredClone(previous), selectedLeaf(context).leaf.id, pass);
+    return { outcome: guard.outcome, failure: guard.failure, updated, progressed: madeProgress(previous, updated, selectedLeaf(context).leaf.id) };
+  }
+  const { verdict } = present(context.answer, "the agent's answer");
+  if (verdict.kind !== "resultAccepted") throw new TypeError(`updateState after a ${verdict.kind} result`);
+  if (start.stepKind === "repair") {
+    const updated = applyStateUpdates(previous, verdict.agentTree, undefined, undefined);
+    return {
+      outcome: { status: verdict.output.status, guard: "skipped" },
+      failure: undefined,
+      updated,
+      progressed: madeProgress(previous, updated, undefined),
+    };
+  }
+  const judgement = present(context.judgement, "the judgement");
+  const guard = context.guard?.verdict;
+  // The guard's verdict carries the failure the next iteration hears; without a guard, the judgement's.
+  const judged =
+    guard?.kind === "guardFinished"
+      ? { outcome: guard.outcome, failure: guard.failure }
+      : { outcome: judgement.outcome, failure: failureFeedback({ judgement }) };
+  const leafId = selectedLeaf(context).leaf.id;
+  const updated = applyStateUpdates(previous, verdict.agentTree, leafId, judged.outcome);
+  return { ...judged, updated, progressed: madeProgress(previous, updated, leafId) };
 }
 
-function recovery(context: IterationContext, collected: CollectedFacts | undefined) {
+/** A runner error's recovery: what could be kept of what the agent left (without facts, what the records hold stays). */
+function recovery(context: IterationContext, collected: CollectedFacts | undefined): Partial<IterationContext> {
+  const start = started(context);
+  const selectedId = start.stepKind === "repair" ? undefined : context.leaf?.leaf.id;
   const recovered = recoverIteration({
-    runnerError: context.runnerError!,
-    previousTree: context.previousTree!,
-    previousTreeText: context.previousTreeText,
+    previousTree: start.previousTree,
+    previousTreeText: start.previousTreeText,
     collected,
-    requiredNodeId: context.requiredNodeId,
-    selectedId: context.stepKind === "repair" ? undefined : context.selection?.leafId,
+    requiredNodeId: requiredNodeId(context),
+    selectedId,
   });
-  // Without the facts (collecting them failed too), what the context holds stays as it was.
-  if (!collected) return { outcome: recovered.outcome, failure: undefined, updated: undefined, progressed: false };
-  const progressed =
-    recovered.updated !== undefined &&
-    madeProgress(context.previousTree!, recovered.updated, context.stepKind === "repair" ? undefined : context.selection?.leafId);
-  return {
-    collected,
-    output: recovered.output,
-    outcome: recovered.outcome,
-    treeProblems: recovered.treeProblems,
-    failure: undefined,
-    updated: recovered.updated,
-    progressed,
-  };
+  const progressed = recovered.updated !== undefined && madeProgress(start.previousTree, recovered.updated, selectedId);
+  const update: UpdatePhase = { outcome: recovered.outcome, failure: undefined, updated: recovered.updated, progressed };
+  if (!collected || !recovered.verdict) return { update };
+  return { answer: { collected, verdict: recovered.verdict }, update };
 }

@@ -7,8 +7,10 @@
 // platform binary comes from the npm registry as an optional dependency (no download from anywhere
 // else). @openai/codex's bin/codex.js (Node) runs @openai/codex-<platform>/vendor/<triple>/bin/codex;
 // @anthropic-ai/claude-code's bin/claude.exe is a shell stub until its postinstall (install.cjs)
-// hard-links @anthropic-ai/claude-code-<platform>/claude over it. That postinstall is run here
-// explicitly, so the install works whether or not npm runs dependency scripts.
+// hard-links @anthropic-ai/claude-code-<platform>/claude over it. Such a fix-up is declared per
+// agent in versions.json ("postinstall": {"script": "install.cjs", "stub": "bin/claude.exe"}: run
+// the package's script when the stub is still a stub) and run here explicitly, so the install works
+// whether or not npm runs dependency scripts.
 // Safe when two processes race: each installs into its own temp folder and renames it into place;
 // the loser throws its copy away and uses the winner's. Usage: `node scripts/install-test-agents.mjs`
 // prints one JSON object {codex, claude, ...}; tests import installTestAgents().
@@ -22,7 +24,7 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 export const VERSIONS_FILE = path.join(root, "test", "real-agents", "versions.json");
 const MARKER = "runner-test-agent.json";
 
-/** The pins: { codex: {package, version, bin}, claude: {...} }. */
+/** The pins: { codex: {package, version, bin, postinstall?}, claude: {...} }. */
 export function agentPins() {
   return JSON.parse(readFileSync(VERSIONS_FILE, "utf8"));
 }
@@ -48,21 +50,24 @@ function packageDir(prefix, name) {
 }
 
 /** The executable a user's `npm i -g` would put on PATH, and the native binary behind it. */
-function executables(kind, prefix, pin) {
+function executables(prefix, pin) {
   const dir = packageDir(prefix, pin.package);
   const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
   const bin = path.join(dir, typeof manifest.bin === "string" ? manifest.bin : manifest.bin[pin.bin]);
   return { bin };
 }
 
-function placeClaudeBinary(prefix, pin) {
+/** A stub is a small script (Claude's is 500 bytes); the real binary it stands for is many MB. */
+const STUB_BYTES = 64 * 1024;
+
+/** The package's own postinstall script (versions.json `postinstall.script`), run while `postinstall.stub` is still a stub. */
+function runPostinstall(prefix, pin) {
   const dir = packageDir(prefix, pin.package);
-  const stub = path.join(dir, "bin", "claude.exe");
-  // The stub is a 500-byte shell script; the real binary is hundreds of MB.
-  if (statSync(stub).size < 64 * 1024) execFileSync(process.execPath, [path.join(dir, "install.cjs")], { cwd: dir, stdio: "pipe" });
-  if (statSync(stub).size < 64 * 1024) {
+  const stub = path.join(dir, ...pin.postinstall.stub.split("/"));
+  if (statSync(stub).size < STUB_BYTES) execFileSync(process.execPath, [path.join(dir, pin.postinstall.script)], { cwd: dir, stdio: "pipe" });
+  if (statSync(stub).size < STUB_BYTES) {
     throw new Error(
-      `${pin.package}@${pin.version}: its postinstall left the stub in bin/claude.exe (no platform package for ${process.platform}-${process.arch}?)`,
+      `${pin.package}@${pin.version}: its postinstall left the stub in ${pin.postinstall.stub} (no platform package for ${process.platform}-${process.arch}?)`,
     );
   }
 }
@@ -71,7 +76,7 @@ function versionOf(file) {
   return execFileSync(file, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 }).trim();
 }
 
-function installInto(tmp, kind, pin) {
+function installInto(tmp, pin) {
   mkdirSync(tmp, { recursive: true });
   writeFileSync(path.join(tmp, "package.json"), `${JSON.stringify({ private: true, dependencies: { [pin.package]: pin.version } }, null, 2)}\n`);
   execFileSync(
@@ -79,8 +84,8 @@ function installInto(tmp, kind, pin) {
     ["install", "--prefix", tmp, "--no-audit", "--no-fund", "--no-save", "--include=optional", "--ignore-scripts", "--loglevel=error"],
     { cwd: tmp, env: npmEnv(), stdio: ["ignore", "pipe", "pipe"], timeout: 10 * 60_000 },
   );
-  if (kind === "claude") placeClaudeBinary(tmp, pin);
-  const { bin } = executables(kind, tmp, pin);
+  if (pin.postinstall) runPostinstall(tmp, pin);
+  const { bin } = executables(tmp, pin);
   const version = versionOf(bin);
   if (!version.includes(pin.version)) throw new Error(`${pin.package}: \`${bin} --version\` says "${version}", expected ${pin.version}`);
   writeFileSync(path.join(tmp, MARKER), `${JSON.stringify({ package: pin.package, version: pin.version, reported: version }, null, 2)}\n`);
@@ -96,7 +101,7 @@ export function installTestAgent(kind, { cacheDir = agentsCacheDir(), log = () =
     const started = Date.now();
     log(`installing ${pin.package}@${pin.version} into ${final}`);
     try {
-      installInto(tmp, kind, pin);
+      installInto(tmp, pin);
       try {
         renameSync(tmp, final);
       } catch (error) {
@@ -108,7 +113,7 @@ export function installTestAgent(kind, { cacheDir = agentsCacheDir(), log = () =
     }
     log(`installed ${pin.package}@${pin.version} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
-  return executables(kind, final, pin).bin;
+  return executables(final, pin).bin;
 }
 
 /** Installs every pinned agent; returns { codex: path, claude: path }. */

@@ -2,8 +2,9 @@
 // calls read anything: the control files put back, operations it left in progress removed, HEAD and
 // the run branch put back on the commit the iteration started from. Commits the agent made are
 // named (their content is in the work tree, which the iteration commits like any other change).
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { LAYOUT } from "../core/layout.js";
 import type { AgentGitFacts, ControlSnapshot } from "../core/step-facts.js";
 import type { GitRepo } from "./git.js";
 import { restoreControlFiles } from "./git-control.js";
@@ -35,13 +36,74 @@ export interface Start {
   head: string;
 }
 
-/** Puts the control files back and removes operations left in progress; says what they were. Before any git call. */
-export function undoAgentControl(gitDir: string, control: ControlSnapshot): Pick<AgentGitFacts, "controlChanged" | "operations"> {
+/**
+ * Puts the control files back and removes operations left in progress and the index lock the agent
+ * left (after containment: no process of the agent holds it); says what they were. Before any git call.
+ */
+export function undoAgentControl(
+  gitDir: string,
+  control: ControlSnapshot,
+): Pick<AgentGitFacts, "controlChanged" | "operations" | "indexLockRemoved"> {
   const controlChanged = restoreControlFiles(gitDir, control);
   const operations = OPERATION_MARKERS.filter(([marker]) => existsSync(path.join(gitDir, marker))).map(([, name]) => name);
   for (const name of [...OPERATION_MARKERS.map(([marker]) => marker), ...LEFTOVERS])
     rmSync(path.join(gitDir, name), { recursive: true, force: true });
-  return { controlChanged, operations };
+  const lock = path.join(gitDir, "index.lock");
+  const indexLockRemoved = exists(lock);
+  if (indexLockRemoved) rmSync(lock, { recursive: true, force: true });
+  return { controlChanged, operations, ...(indexLockRemoved ? { indexLockRemoved } : {}) };
+}
+
+/** The runner's local-only folders: real folders, never committed (`.runner/.gitignore` ignores them). */
+const LOCAL_FOLDERS = [LAYOUT.context, LAYOUT.iterations];
+
+/**
+ * Puts the runner's own files back: `.runner/.gitignore` as the starting commit has it, and the
+ * local-only folders as real folders where the agent left something else (a symbolic link, a file;
+ * never followed). Returns what was put back, sorted. Before the status of the iteration is taken.
+ */
+export async function restoreRunnerFiles(root: string, git: GitRepo, start: Start): Promise<string[]> {
+  const restored: string[] = [];
+  const gitignore = path.join(root, ...LAYOUT.gitignore.split("/"));
+  const committed = await git.showFile(start.head, LAYOUT.gitignore);
+  if (plainText(gitignore) !== committed) {
+    // Written directly (not through git's index, which the status taken beside this one reads).
+    rmSync(gitignore, { recursive: true, force: true });
+    if (committed !== undefined) writeFileSync(gitignore, committed);
+    restored.push(LAYOUT.gitignore);
+  }
+  for (const folder of LOCAL_FOLDERS) {
+    const dir = path.join(root, ...folder.split("/"));
+    let info;
+    try {
+      info = lstatSync(dir);
+    } catch {
+      continue;
+    }
+    if (info.isDirectory()) continue;
+    rmSync(dir, { force: true });
+    mkdirSync(dir);
+    restored.push(`${folder} (${info.isSymbolicLink() ? "a symbolic link" : "a file"} in place of the folder)`);
+  }
+  return restored.sort();
+}
+
+/** A plain file's text; undefined when nothing is there, and a marker that matches no text for anything else (a link). */
+function plainText(file: string): string | undefined {
+  try {
+    return lstatSync(file).isFile() ? readFileSync(file, "utf8") : "\0(not a plain file)";
+  } catch {
+    return undefined;
+  }
+}
+
+function exists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Puts HEAD and the run branch back on the starting commit; names the agent's own commits. `moved`: anything was put back. */

@@ -7,7 +7,7 @@
 // fsmonitor, no pager, no editor, no external diff or text conversion. A step also names the git
 // folder, the work tree and its own index explicitly (GitRepo.forStep), so nothing in .git/config or
 // the agent's .git/index decides what the runner sees or commits.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, writeSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { StreamRedactor } from "../core/stream-redactor.js";
@@ -408,12 +408,13 @@ export class GitRepo {
     return out.split("\0").filter(Boolean).sort();
   }
 
-  /** Commits after `base` on the first-parent line to `tip` (default HEAD), oldest first, with the paths each changed. */
-  async commitsSince(
-    base: string,
-    tip = "HEAD",
-  ): Promise<{ sha: string; subject: string; body: string; author: string; committer: string; parents: string[]; changedPaths: string[] }[]> {
-    const out = await this.raw([
+  /**
+   * Commits after `base` on the first-parent line to `tip` (default HEAD), oldest first, with the paths
+   * each changed: read as git prints them, one commit at a time from one `git log` process, so a run of
+   * thousands of commits is never held whole (`runner audit`, `runner report`).
+   */
+  async *streamCommitsSince(base: string, tip = "HEAD"): AsyncGenerator<HistoryCommit> {
+    const args = [
       "log",
       "--first-parent",
       "--reverse",
@@ -422,47 +423,63 @@ export class GitRepo {
       "--format=%x1e%H%x1f%s%x1f%an <%ae>%x1f%cn <%ce>%x1f%P%x1f%b%x1f",
       "--name-only",
       `${base}..${tip}`,
-    ]);
-    return out
-      .split("\x1e")
-      .filter((record) => record.length > 0)
-      .map((record) => {
-        const [sha = "", subject = "", author = "", committer = "", parents = "", body = "", files = ""] = record.split("\x1f");
-        return {
-          sha,
-          subject,
-          body: body.trimEnd(),
-          author,
-          committer,
-          parents: parents.split(" ").filter(Boolean),
-          changedPaths: files
-            .split("\n")
-            .filter((line) => line.length > 0)
-            .sort(),
-        };
-      });
+    ];
+    for await (const record of this.streamRecords(args, "\x1e")) yield parseHistoryRecord(record);
   }
 
-  /** The text of `path` at each revision (undefined where it does not exist), in one git process. */
-  async fileAtRevisions(revisions: readonly string[], path: string): Promise<(string | undefined)[]> {
-    return this.catFiles(revisions.map((revision) => `${revision}:${path}`));
+  /** git's stdout cut at `separator`, each piece yielded as soon as it is whole (empty pieces skipped). */
+  async *streamRecords(args: string[], separator: string): AsyncGenerator<string> {
+    const child = spawn("git", [...GIT_HARDENING, ...args], {
+      cwd: this.root,
+      env: gitEnv(this.root, this.where),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const err: Buffer[] = [];
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    const closed = new Promise<number | null>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("close", resolve);
+    });
+    const decoder = new StringDecoder("utf8");
+    let pending = "";
+    let done = false;
+    try {
+      for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+        pending += decoder.write(chunk);
+        let at = pending.indexOf(separator);
+        while (at >= 0) {
+          const record = pending.slice(0, at);
+          pending = pending.slice(at + separator.length);
+          if (record.length > 0) yield record;
+          at = pending.indexOf(separator);
+        }
+      }
+      pending += decoder.end();
+      if (pending.length > 0) yield pending;
+      done = true;
+    } finally {
+      if (!done) child.kill();
+    }
+    let code: number | null;
+    try {
+      code = await closed;
+    } catch (error) {
+      throw asGitError(args, error);
+    }
+    if (code !== 0) throw asGitError(args, new Error(Buffer.concat(err).toString("utf8").trim() || `exit code ${String(code)}`));
   }
 
   /** The text of each of `paths` at `revision` (undefined where it is not a file there), in one git process. */
   async filesAtRevision(revision: string, paths: readonly string[]): Promise<(string | undefined)[]> {
-    return this.catFiles(paths.map((file) => `${revision}:${file}`));
-  }
-
-  private async catFiles(specs: readonly string[]): Promise<(string | undefined)[]> {
-    if (specs.length === 0) return [];
+    if (paths.length === 0) return [];
     const result = await runGit(this.root, ["cat-file", "--batch"], this.where, {
-      input: specs.map((spec) => `${spec}\n`).join(""),
+      input: paths.map((file) => `${revision}:${file}\n`).join(""),
     });
     if (result.code !== 0) throw asGitError(["cat-file"], new Error(result.stderr.trim()));
     const out = result.stdout;
     const texts: (string | undefined)[] = [];
     let at = 0;
-    for (let i = 0; i < specs.length; i++) {
+    for (let i = 0; i < paths.length; i++) {
       const newline = out.indexOf(10, at);
       const header = out.subarray(at, newline).toString("utf8");
       at = newline + 1;
@@ -479,6 +496,17 @@ export class GitRepo {
     return texts;
   }
 
+  /** One `git cat-file --batch` process for reading many objects one after another (close it after use). */
+  objectReader(): ObjectReader {
+    return new ObjectReader(
+      spawn("git", [...GIT_HARDENING, "cat-file", "--batch"], {
+        cwd: this.root,
+        env: gitEnv(this.root, this.where),
+        stdio: ["pipe", "pipe", "ignore"],
+      }),
+    );
+  }
+
   /** Puts paths back as `revision` has them: tracked ones restored (in the index too), new ones removed. */
   async restorePaths(paths: readonly string[], revision: string): Promise<void> {
     if (paths.length === 0) return;
@@ -490,6 +518,103 @@ export class GitRepo {
 
   async createBranch(name: string): Promise<void> {
     await this.raw(["checkout", "-q", "-b", name]);
+  }
+}
+
+/** A commit of a run's history as `runner audit` reads it. */
+export interface HistoryCommit {
+  sha: string;
+  subject: string;
+  body: string;
+  author: string;
+  committer: string;
+  parents: string[];
+  changedPaths: string[];
+}
+
+/** One record of streamCommitsSince's `git log` format. */
+function parseHistoryRecord(record: string): HistoryCommit {
+  const [sha = "", subject = "", author = "", committer = "", parents = "", body = "", files = ""] = record.split("\x1f");
+  return {
+    sha,
+    subject,
+    body: body.trimEnd(),
+    author,
+    committer,
+    parents: parents.split(" ").filter(Boolean),
+    changedPaths: files
+      .split("\n")
+      .filter((line) => line.length > 0)
+      .sort(),
+  };
+}
+
+/**
+ * Answers of one `git cat-file --batch` process, in the order asked: an object's bytes, or undefined
+ * when it is missing. Only the object being read is held.
+ */
+export class ObjectReader {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private readonly waiting: { resolve: (value: Buffer | undefined) => void; reject: (error: unknown) => void }[] = [];
+  private failure: unknown;
+
+  constructor(private readonly child: ChildProcess) {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      this.chunks.push(chunk);
+      this.buffered += chunk.length;
+      this.drain();
+    });
+    const fail = (error: unknown) => {
+      this.failure ??= error;
+      for (const waiter of this.waiting.splice(0)) waiter.reject(this.failure);
+    };
+    child.once("error", (error) => fail(asGitError(["cat-file"], error)));
+    child.once("close", () => fail(asGitError(["cat-file"], new Error("git cat-file ended early"))));
+    child.stdin!.on("error", () => undefined);
+  }
+
+  /** The object `name` names (`<rev>:<path>`, a sha), or undefined when there is none. */
+  read(name: string): Promise<Buffer | undefined> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.child.stdin!.write(`${name}\n`);
+    });
+  }
+
+  close(): void {
+    this.child.stdin!.end();
+    this.child.kill();
+  }
+
+  /** The header of the answer being read: where its content starts and how long it is (undefined: missing). */
+  private header: { start: number; size: number | undefined } | undefined;
+
+  private drain(): void {
+    while (this.waiting.length > 0 && this.buffered > 0) {
+      if (this.header === undefined) {
+        const head = this.joined();
+        const newline = head.indexOf(10);
+        if (newline < 0) return;
+        const match = /^[0-9a-f]+ [a-z]+ ([0-9]+)$/.exec(head.subarray(0, newline).toString("utf8"));
+        this.header = { start: newline + 1, size: match ? Number(match[1]) : undefined };
+      }
+      const { start, size } = this.header;
+      const end = size === undefined ? start : start + size + 1;
+      if (this.buffered < end) return; // the rest of the object is still on its way: nothing copied until it is whole
+      const all = this.joined();
+      const rest = all.subarray(end);
+      this.chunks = rest.length > 0 ? [rest] : [];
+      this.buffered = rest.length;
+      this.header = undefined;
+      this.waiting.shift()!.resolve(size === undefined ? undefined : Buffer.from(all.subarray(start, start + size)));
+    }
+  }
+
+  private joined(): Buffer {
+    if (this.chunks.length !== 1) this.chunks = [Buffer.concat(this.chunks)];
+    return this.chunks[0]!;
   }
 }
 

@@ -5,24 +5,38 @@ import { addUsage, usageFromMeta, type UsageTotals } from "../core/agent-usage.j
 import { iterationDir } from "../core/layout.js";
 import { readOptional } from "./project-files.js";
 
-/** meta.json of an iteration, parsed; undefined when it is missing or not JSON. */
-export async function readIterationMeta(root: string, runId: string, iteration: number): Promise<Record<string, unknown> | undefined> {
+/**
+ * meta.json of an iteration, parsed; undefined when it is missing or not JSON, or, given the loop
+ * commit it must belong to, when it names another (a run id used again: an earlier run's log).
+ */
+export async function readIterationMeta(
+  root: string,
+  runId: string,
+  iteration: number,
+  commit?: string,
+): Promise<Record<string, unknown> | undefined> {
   const text = await readOptional(path.join(root, ...`${iterationDir(runId, iteration)}/meta.json`.split("/"))).catch(() => undefined);
   if (text === undefined) return undefined;
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+    const meta = value as Record<string, unknown>;
+    return commit === undefined || meta.commit === commit ? meta : undefined;
   } catch {
     return undefined;
   }
 }
 
-export async function readIterationUsage(root: string, runId: string, iteration: number): Promise<UsageTotals | undefined> {
-  return usageFromMeta((await readIterationMeta(root, runId, iteration))?.usage);
+export async function readIterationUsage(root: string, runId: string, iteration: number, commit?: string): Promise<UsageTotals | undefined> {
+  return usageFromMeta((await readIterationMeta(root, runId, iteration, commit))?.usage);
 }
 
-/** The usage of the given iterations summed; undefined when none recorded any. */
-export async function sumIterationUsage(root: string, runId: string, iterations: readonly number[]): Promise<UsageTotals | undefined> {
-  const all = await Promise.all(iterations.map((iteration) => readIterationUsage(root, runId, iteration)));
+/** The usage of the given loop commits' iterations summed (each meta.json checked against its commit); undefined when none recorded any. */
+export async function sumIterationUsage(
+  root: string,
+  runId: string,
+  iterations: readonly { iteration: number; commit: string }[],
+): Promise<UsageTotals | undefined> {
+  const all = await Promise.all(iterations.map(({ iteration, commit }) => readIterationUsage(root, runId, iteration, commit)));
   return all.reduce<UsageTotals | undefined>((sum, usage) => addUsage(sum, usage), undefined);
 }

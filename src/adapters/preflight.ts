@@ -3,58 +3,55 @@
 // a justfile that has the recipe. Each problem is one sentence with the way out. `runner doctor`
 // shows these checks and more; `start`, `step`, `run` and `recheck` refuse on a problem.
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { findAgent } from "../agents/registry.js";
 import type { ResolvedConfig } from "../core/config.js";
 import { definesRecipe, JUSTFILE_NAMES, justRecipe, summaryRecipes } from "../core/justfile.js";
 import { withRunnerJust } from "./just-bin.js";
-import { interpreterProblem, programProblem, resolveProgram } from "./program-path.js";
+import { interpreterProblem, lookupProgram } from "./program-path.js";
 
 export interface PreflightCheck {
   /** What was checked, e.g. "agent program". */
   name: string;
   /** What was found. */
   detail: string;
+  /** A program's check: the file found (the step runs the guard by this path). */
+  file?: string;
   /** The problem, one sentence with the way out; undefined when the check passed. */
   problem?: string;
   /** The check concerns the agent (a re-check, which runs no agent, skips it). */
   agent?: boolean;
 }
 
-const INSTALL: Record<string, string> = {
-  codex: "install the Codex CLI (`npm install -g @openai/codex`)",
-  claude: "install Claude Code (`npm install -g @anthropic-ai/claude-code`)",
-};
-
-/** The program an executor kind starts, and where the config names it. */
-function agentProgram(executor: ResolvedConfig["executor"]): { program: string; where: string } | undefined {
-  switch (executor.kind) {
-    case "command":
-      return { program: executor.command?.[0] ?? "", where: "[executor] command" };
-    case "codex":
-    case "claude":
-      return { program: executor.kind, where: `[executor] kind = "${executor.kind}"` };
-    case "demo":
-      return undefined;
-  }
+/** The program an executor kind starts, where the config names it, and how to install it (an agent's module says). */
+function agentProgram(executor: ResolvedConfig["executor"]): { program: string; where: string; install?: string } | undefined {
+  if (executor.kind === "command") return { program: executor.command?.[0] ?? "", where: "[executor] command" };
+  const agent = findAgent(executor.kind);
+  return agent && { program: agent.program, where: `[executor] kind = "${executor.kind}"`, install: agent.install };
 }
 
 function programCheck(name: string, program: string, where: string, env: Record<string, string>, root: string, wayOut: string): PreflightCheck {
-  const problem = programProblem(program, env, root);
-  if (problem === undefined) {
-    const file = resolveProgram(program, env, root);
-    const interpreter = file === undefined ? undefined : interpreterProblem(file);
+  const { file, problem } = lookupProgram(program, env, root);
+  if (file !== undefined) {
+    const interpreter = interpreterProblem(file);
     if (interpreter !== undefined) {
       return {
         name,
+        file,
         detail: `${file} (its #! interpreter ${interpreter} is missing)`,
         problem: `The ${name} ${JSON.stringify(program)} (${where}) names an interpreter that does not exist (${interpreter}, in its #! line); fix that line or install the interpreter.`,
       };
     }
-    return { name, detail: file ?? program };
+    return { name, file, detail: file };
   }
   const what = problem === "EACCES" ? "is not executable" : program.includes("/") ? "does not exist" : "is not on PATH";
   return { name, detail: `${program} (${problem})`, problem: `The ${name} ${JSON.stringify(program)} (${where}) ${what}; ${wayOut}.` };
+}
+
+/** The guard's program as the preflight found it. */
+export function guardProgramOf(checks: readonly PreflightCheck[]): string | undefined {
+  return checks.find((check) => check.name === "guard's program")?.file;
 }
 
 /** The checks of a step's preflight, in order. `env` is the runner's environment (its PATH). */
@@ -63,10 +60,12 @@ export function preflight(root: string, config: ResolvedConfig, env: Record<stri
   const checks: PreflightCheck[] = [];
   const agent = agentProgram(config.executor);
   if (agent) {
-    const way = INSTALL[config.executor.kind]
-      ? `${INSTALL[config.executor.kind]} or choose another [executor] kind in .runner/state/config.toml`
+    const way = agent.install
+      ? `${agent.install} or choose another [executor] kind in .runner/state/config.toml`
       : "fix [executor] command in .runner/state/config.toml";
-    checks.push({ ...programCheck("agent's program", agent.program, agent.where, stepEnv, root, way), agent: true });
+    const check = programCheck("agent's program", agent.program, agent.where, stepEnv, root, way);
+    const script = check.problem === undefined && config.executor.kind === "command" ? scriptCheck(config.executor.command ?? [], root) : undefined;
+    checks.push({ ...(script ?? check), agent: true });
   } else {
     checks.push({ name: "agent's program", detail: "the built-in demo agent", agent: true });
   }
@@ -89,6 +88,21 @@ export function preflight(root: string, config: ResolvedConfig, env: Record<stri
     checks.push(justfileCheck(root, guard, just.recipe, stepEnv));
   }
   return checks;
+}
+
+/** Interpreters whose first argument, when it is not an option, is the script they run. */
+const INTERPRETERS = new Set(["sh", "bash", "dash", "zsh", "ksh", "node", "python", "python3", "ruby", "perl"]);
+
+/** `["bash", "agent.sh"]`: the interpreter is there, so the script it runs must be too (else the agent fails at once, every iteration). */
+function scriptCheck(command: readonly string[], root: string): PreflightCheck | undefined {
+  const [program = "", script] = command;
+  if (!INTERPRETERS.has(path.basename(program)) || script === undefined || script.startsWith("-")) return undefined;
+  if (existsSync(path.resolve(root, script))) return undefined;
+  return {
+    name: "agent's program",
+    detail: `${script} (missing)`,
+    problem: `The agent's script ${JSON.stringify(script)} ([executor] command = ${JSON.stringify(command)}) does not exist in the repository; write it (CONTRACT §6 describes what it receives) and commit it, or fix [executor] command in .runner/state/config.toml.`,
+  };
 }
 
 function justfileCheck(root: string, guard: readonly string[], recipe: string | undefined, env: Record<string, string>): PreflightCheck {

@@ -16,7 +16,7 @@ import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import { StreamRedactor } from "../core/stream-redactor.js";
 import { ensureRealFolder, openSafely } from "./safe-files.js";
-import { truncateForAgent } from "../core/text-limits.js";
+import { FAILING_LINE, FAILURE_WINDOW, FEEDBACK_HEAD, outputExcerpt } from "../core/text-limits.js";
 import {
   containedStart,
   containmentRecord,
@@ -27,7 +27,7 @@ import {
   type ContainmentMethod,
   type ContainmentRecord,
 } from "./containment.js";
-import { interpreterProblem, programProblem, resolveProgram } from "./program-path.js";
+import { interpreterProblem, lookupProgram } from "./program-path.js";
 
 export interface ProcessRequest {
   /** argv[0] is the program, looked up on PATH. */
@@ -84,7 +84,8 @@ export interface ProcessResult {
   tail: string;
   /**
    * The output as it may be fed back to the agent (CONTRACT §9): whole up to 4000 characters, else
-   * the first 2500, `\n...\n`, the last 1000 — of the whole output, not just of its tail.
+   * the first 2500, `\n...\n`, the last 1000 — of the whole output, not just of its tail — or, when
+   * the first failing line lies between those, with a window from that line kept too (outputExcerpt).
    */
   excerpt: string;
 }
@@ -144,13 +145,12 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
     let start: ContainedStart | undefined;
     if (request.containment !== "off") {
       // Behind a wrapper the spawn itself succeeds: check here what a direct spawn would have said.
-      const problem = programProblem(program, request.env, request.cwd);
-      if (problem !== undefined) {
-        const spawnError = describeSpawnError(program, problem);
+      const found = lookupProgram(program, request.env, request.cwd);
+      if (found.problem !== undefined) {
+        const spawnError = describeSpawnError(program, found.problem);
         return notStarted({ spawnError }, spawnError);
       }
-      const file = resolveProgram(program, request.env, request.cwd);
-      const interpreter = file === undefined ? undefined : interpreterProblem(file);
+      const interpreter = interpreterProblem(found.file);
       if (interpreter !== undefined) {
         const spawnError = `cannot start ${JSON.stringify(program)}: its interpreter ${JSON.stringify(interpreter)} (its #! line) does not exist`;
         return notStarted({ spawnError }, spawnError);
@@ -374,6 +374,11 @@ class OutputLog {
   /** The first TAIL_CHARS characters of the output, and how many characters there were in all. */
   private head = "";
   private chars = 0;
+  /** The line being read (up to TAIL_CHARS of it) and where it starts, to find the first failing line. */
+  private line = "";
+  private lineAt = 0;
+  /** The first failing line after the head and what follows it (up to FAILURE_WINDOW), where it starts. */
+  private failure: { at: number; text: string } | undefined;
   private endsWithNewline = true;
 
   constructor(private readonly request: ProcessRequest) {
@@ -419,8 +424,9 @@ class OutputLog {
       `stdout ${stdout.produced} bytes, stderr ${stderr.produced} bytes, ${droppedBytes} dropped over the cap of ${this.request.capBytes} per stream`,
     );
     const tail = this.tail.slice(-TAIL_CHARS);
-    // Longer than the head: the head's first 2500 and the tail's last 1000 characters are the output's.
-    const excerpt = this.chars <= TAIL_CHARS ? this.head : truncateForAgent(this.head + tail);
+    if (this.failure === undefined) this.findFailure("\n");
+    // Longer than the head: its first characters, the first failing line's window, the tail's last.
+    const excerpt = outputExcerpt(this.head, tail, this.chars, this.failure);
     return { stdoutBytes: stdout.produced, stderrBytes: stderr.produced, droppedBytes, tail, excerpt };
   }
 
@@ -439,6 +445,7 @@ class OutputLog {
     if (text === "") return;
     this.writeFile(text);
     if (this.head.length < TAIL_CHARS) this.head += text.slice(0, TAIL_CHARS - this.head.length);
+    this.findFailure(text);
     this.chars += text.length;
     this.tail += text;
     if (this.tail.length > 2 * TAIL_CHARS) this.tail = this.tail.slice(-TAIL_CHARS);
@@ -447,6 +454,27 @@ class OutputLog {
     } catch {
       // Live progress is best effort: a failing listener must not break the run.
     }
+  }
+
+  /** Reads `text` (what follows the `chars` read so far) line by line until the first failing line past the head is found and its window filled. */
+  private findFailure(text: string): void {
+    if (this.failure !== undefined) {
+      if (this.failure.text.length < FAILURE_WINDOW) this.failure.text += text.slice(0, FAILURE_WINDOW - this.failure.text.length);
+      return;
+    }
+    let from = 0;
+    for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n", from)) {
+      const line = this.line + text.slice(from, end);
+      if (this.lineAt >= FEEDBACK_HEAD && FAILING_LINE.test(line)) {
+        this.failure = { at: this.lineAt, text: "" };
+        this.findFailure(`${line}${text.slice(end)}`);
+        return;
+      }
+      this.lineAt = this.chars + end + 1;
+      this.line = "";
+      from = end + 1;
+    }
+    if (this.line.length < TAIL_CHARS) this.line += text.slice(from, from + TAIL_CHARS - this.line.length);
   }
 
   private writeFile(text: string): void {

@@ -8,31 +8,26 @@ import path from "node:path";
 /** What execvp uses when PATH is not set (glibc's confstr(_CS_PATH)). */
 const DEFAULT_PATH = "/bin:/usr/bin";
 
-/** Undefined when `program` can be executed; else the errno a direct spawn would have met. */
-export function programProblem(program: string, env: Record<string, string>, cwd: string): "ENOENT" | "EACCES" | undefined {
-  if (program.includes("/")) return fileProblem(path.resolve(cwd, program));
+/** Where execvp leads for `program`: the file it would run, or the errno a direct spawn would meet. */
+export type ProgramLookup = { file: string; problem?: undefined } | { file?: undefined; problem: "ENOENT" | "EACCES" };
+
+/** Finds `program` as execvp does (on PATH unless the name holds a slash, relative to `cwd`), in one walk of PATH. */
+export function lookupProgram(program: string, env: Record<string, string>, cwd: string): ProgramLookup {
+  if (program.includes("/")) {
+    const file = path.resolve(cwd, program);
+    const problem = fileProblem(file);
+    return problem === undefined ? { file } : { problem };
+  }
   let problem: "ENOENT" | "EACCES" = "ENOENT";
   for (const dir of (env.PATH ?? DEFAULT_PATH).split(":")) {
     // An empty entry means the current directory, as for execvp.
-    const found = fileProblem(path.resolve(cwd, dir === "" ? "." : dir, program));
-    if (found === undefined) return undefined;
+    const file = path.resolve(cwd, dir === "" ? "." : dir, program);
+    const found = fileProblem(file);
+    if (found === undefined) return { file };
     // execvp goes on after a file it may not execute, and reports EACCES if nothing else is found.
     if (found === "EACCES") problem = "EACCES";
   }
-  return problem;
-}
-
-/** The file execvp would run for `program`, if there is one it may execute. */
-export function resolveProgram(program: string, env: Record<string, string>, cwd: string): string | undefined {
-  if (program.includes("/")) {
-    const file = path.resolve(cwd, program);
-    return fileProblem(file) === undefined ? file : undefined;
-  }
-  for (const dir of (env.PATH ?? DEFAULT_PATH).split(":")) {
-    const file = path.resolve(cwd, dir === "" ? "." : dir, program);
-    if (fileProblem(file) === undefined) return file;
-  }
-  return undefined;
+  return { problem };
 }
 
 /**

@@ -4,11 +4,15 @@
 // the program that judges it.
 import { statSync } from "node:fs";
 import type { ProgramIdentity } from "../core/step-facts.js";
-import { resolveProgram } from "./program-path.js";
+import { lookupProgram } from "./program-path.js";
 
 /** The file execvp would run for `program` (on PATH unless it holds a slash, relative to `cwd`), and its identity. */
 export function identifyProgram(program: string, env: Record<string, string>, cwd: string): ProgramIdentity {
-  const file = resolveProgram(program, env, cwd);
+  return identifyFile(lookupProgram(program, env, cwd).file);
+}
+
+/** A program's file as found (by the preflight), and its identity. */
+export function identifyFile(file: string | undefined): ProgramIdentity {
   const signature = file === undefined ? undefined : signatureOf(file);
   return signature === undefined ? { file: undefined, signature: undefined } : { file, signature };
 }

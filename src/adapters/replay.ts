@@ -1,6 +1,7 @@
 // `runner audit --replay`: the guard run again on the content of every commit of a run that passed
 // a leaf (guard=pass), in a clean checkout of that commit, with the guard and its setup as that
-// commit's config names them. A pass the committed content does not earn shows here.
+// commit's config names them, the runner's own `just` first on PATH as in the step. A pass the
+// committed content does not earn shows here.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,6 +11,7 @@ import { parseCommitSubject } from "../core/run-id.js";
 import { secretValues } from "../core/text-limits.js";
 import { runInCleanCheckout } from "./clean-checkout.js";
 import type { GitRepo } from "./git.js";
+import { withRunnerJust } from "./just-bin.js";
 
 export interface ReplayResult {
   sha: string;
@@ -22,14 +24,16 @@ export interface ReplayResult {
 
 export async function replayPasses(
   git: GitRepo,
-  commits: readonly { sha: string; subject: string }[],
+  commits: Iterable<{ sha: string; subject: string }> | AsyncIterable<{ sha: string; subject: string }>,
   runId: string,
   env: Record<string, string>,
 ): Promise<ReplayResult[]> {
+  // The guard's program found exactly as the step finds it: the runner's own `just` first on PATH.
+  env = withRunnerJust(env);
   const results: ReplayResult[] = [];
   const logs = await mkdtemp(path.join(tmpdir(), "runner-replay-"));
   try {
-    for (const commit of commits) {
+    for await (const commit of commits) {
       const subject = parseCommitSubject(commit.subject);
       if (!subject || subject.runId !== runId || subject.kind === "repair" || subject.guard !== "pass") continue;
       const base = { sha: commit.sha, iteration: subject.iteration, nodeId: subject.nodeId };

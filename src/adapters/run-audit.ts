@@ -1,12 +1,15 @@
 // Replays a run's history for the audit: every commit after the run's base (the parent of its first
 // loop commit) with the tree at each, handed to the pure auditRun. Shared by `runner audit` and
-// `runner report`.
+// `runner report`. Streamed: the commits come from one `git log` process as git prints them, and each
+// tree from one `git cat-file --batch` process as the audit reaches its commit, read only where the
+// commit changed the tree file; no more than the tree before and the tree after are held at once.
 import { auditRun, type AuditReport } from "../core/audit.js";
 import { DEFAULT_GUARD_COMMAND, parseConfig } from "../core/config.js";
 import { definitionDifferences } from "../core/guard-definition.js";
 import { LAYOUT } from "../core/layout.js";
-import type { GitRepo } from "./git.js";
-import { guardDefinitionAt } from "./guard-definition.js";
+import type { TaskTree } from "../core/tree.js";
+import type { GitRepo, ObjectReader } from "./git.js";
+import { guardDefinitionAt, type DefinitionAt } from "./guard-definition.js";
 import { checkTreeText } from "./tree-store.js";
 
 /** The commit a run began from: the parent of its first loop commit; undefined when it has none. */
@@ -15,46 +18,57 @@ export async function runBase(git: GitRepo, firstLoopCommit: string): Promise<st
   return base === "" ? undefined : base;
 }
 
-/** The audit of run `runId` from `base` to `tip` (first-parent history). */
-export async function auditHistory(git: GitRepo, runId: string, base: string, tip = "HEAD"): Promise<AuditReport> {
-  const commits = await git.commitsSince(base, tip);
-  const definitionChanges = await guardDefinitionChanges(git, base, commits);
-  const texts = await git.fileAtRevisions([base, ...commits.map((c) => c.sha)], LAYOUT.tree);
-  const treeOf = (text: string | undefined) => {
-    if (text === undefined) return undefined;
-    const load = checkTreeText(text);
-    return load.ok ? load.tree : undefined;
-  };
-  return auditRun(
-    runId,
-    treeOf(texts[0]),
-    commits.map((commit, i) => ({ ...commit, tree: treeOf(texts[i + 1]), definitionChanged: definitionChanges.get(commit.sha) })),
-  );
+/** The tree file at `revision`, checked; undefined when it is missing or does not validate. */
+async function treeAt(reader: ObjectReader, revision: string): Promise<TaskTree | undefined> {
+  const bytes = await reader.read(`${revision}:${LAYOUT.tree}`);
+  if (bytes === undefined) return undefined;
+  const load = checkTreeText(bytes.toString("utf8"));
+  return load.ok ? load.tree : undefined;
 }
 
-/**
- * What of the guard's definition each commit changed, from git alone: the definition (the guard
- * command of the commit's config, and what it runs) is derived again only where a commit touched
- * the config or a file or manifest of the definition before it.
- */
-async function guardDefinitionChanges(
-  git: GitRepo,
-  base: string,
-  commits: readonly { sha: string; changedPaths: string[] }[],
-): Promise<Map<string, string[]>> {
-  const changes = new Map<string, string[]>();
-  const at = async (revision: string) => {
-    const config = parseConfig((await git.showFile(revision, LAYOUT.config)) ?? "");
-    return guardDefinitionAt(git, revision, config.ok ? config.config.guard.command : DEFAULT_GUARD_COMMAND);
-  };
-  let before = await at(base);
-  for (const commit of commits) {
-    const relevant = new Set([LAYOUT.config, ...before.definition.files, ...before.definition.scripts.map((s) => s.manifest)]);
-    if (!commit.changedPaths.some((changed) => relevant.has(changed))) continue;
-    const after = await at(commit.sha);
-    const differences = definitionDifferences(before, after);
-    if (differences.length > 0) changes.set(commit.sha, differences);
-    before = after;
+/** Whether config.toml at `revision` is a valid config (missing: not valid). */
+async function configValidAt(reader: ObjectReader, revision: string): Promise<boolean> {
+  const bytes = await reader.read(`${revision}:${LAYOUT.config}`);
+  return bytes !== undefined && parseConfig(bytes.toString("utf8")).ok;
+}
+
+/** The guard's definition at `revision`: of the guard command its config names (the default when it names none or is invalid). */
+async function definitionAt(git: GitRepo, revision: string): Promise<DefinitionAt> {
+  const config = parseConfig((await git.showFile(revision, LAYOUT.config)) ?? "");
+  return guardDefinitionAt(git, revision, config.ok ? config.config.guard.command : DEFAULT_GUARD_COMMAND);
+}
+
+/** The audit of run `runId` from `base` to `tip` (first-parent history). */
+export async function auditHistory(git: GitRepo, runId: string, base: string, tip = "HEAD"): Promise<AuditReport> {
+  const reader = git.objectReader();
+  try {
+    const baseTree = await treeAt(reader, base);
+    let definition = await definitionAt(git, base);
+    async function* withTrees() {
+      let tree = baseTree;
+      for await (const commit of git.streamCommitsSince(base, tip)) {
+        // The guard's definition, derived again only where the commit touched the config or a file or manifest of it.
+        const relevant = new Set([LAYOUT.config, ...definition.definition.files, ...definition.definition.scripts.map((s) => s.manifest)]);
+        let definitionChanged: string[] = [];
+        if (commit.changedPaths.some((changed) => relevant.has(changed))) {
+          const after = await definitionAt(git, commit.sha);
+          definitionChanged = definitionDifferences(definition, after);
+          definition = after;
+        }
+        // A commit that did not touch the tree file has its parent's tree: the same one, not read again.
+        if (commit.changedPaths.includes(LAYOUT.tree)) tree = await treeAt(reader, commit.sha);
+        // config.toml at a commit that changed it (a person's fix of the guard is judged valid or not).
+        const configValid = commit.changedPaths.includes(LAYOUT.config) ? await configValidAt(reader, commit.sha) : undefined;
+        yield {
+          ...commit,
+          tree,
+          ...(configValid !== undefined ? { configValid } : {}),
+          ...(definitionChanged.length > 0 ? { definitionChanged } : {}),
+        };
+      }
+    }
+    return await auditRun(runId, baseTree, withTrees());
+  } finally {
+    reader.close();
   }
-  return changes;
 }

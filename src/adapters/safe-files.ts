@@ -3,11 +3,13 @@
 // folder on the way that is a symbolic link (or a file) is replaced by a real folder; the file is
 // removed first (a link, a hard link to someone else's file, an earlier copy) and created anew,
 // exclusively, without following links. So a link the agent plants cannot aim the runner's writes
-// at a file outside the repository.
-import { closeSync, constants, copyFileSync, fstatSync, lstatSync, mkdirSync, openSync, rmSync, unlinkSync, writeSync } from "node:fs";
+// at a file outside the repository. A file the agent wrote for the runner (its answer) is read the
+// same way: never through a link, never from a FIFO or a device that would block the read.
+import { closeSync, constants, copyFileSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+const READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW;
 
 /** Makes `dir` a real folder, every folder between `top` and it too (`top` itself is trusted). */
@@ -62,6 +64,27 @@ export function appendSafely(file: string, text: string): void {
   }
   try {
     writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A file the agent could have written, read: its text, nothing there, or something else than a regular file. */
+export type AgentFileRead = { kind: "text"; text: string } | { kind: "missing" } | { kind: "not-regular" };
+
+/**
+ * Reads a file the agent could have written, never through a symbolic link and never from a FIFO, a
+ * device or a folder (it is opened without following links and without blocking, then checked).
+ */
+export function readAgentFile(file: string): AgentFileRead {
+  let fd: number;
+  try {
+    fd = openSync(file, READ);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? { kind: "missing" } : { kind: "not-regular" }; // ELOOP: a link
+  }
+  try {
+    return fstatSync(fd).isFile() ? { kind: "text", text: readFileSync(fd, "utf8") } : { kind: "not-regular" };
   } finally {
     closeSync(fd);
   }

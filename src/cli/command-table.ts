@@ -3,7 +3,18 @@
 
 export type OptionSpec =
   | { type: "boolean"; describe: string }
-  | { type: "string"; describe: string; default?: string; choices?: readonly string[]; value?: string }
+  | {
+      type: "string";
+      describe: string;
+      default?: string;
+      choices?: readonly string[];
+      value?: string;
+      multiple?: false;
+      /** What is wrong with a value (a clause), or undefined when it is fine: checked by the parser for every command. */
+      check?: (value: string) => string | undefined;
+    }
+  /** Given any number of times; the handler gets every value, in order. */
+  | { type: "string"; describe: string; value?: string; multiple: true; check?: (value: string) => string | undefined }
   | { type: "integer"; describe: string; default?: number; min?: number; value?: string };
 
 /** `max-attempts` → `maxAttempts`. */
@@ -12,9 +23,11 @@ type ValueOf<O> = O extends { type: "boolean" }
   ? boolean
   : O extends { type: "integer" }
     ? number
-    : O extends { choices: readonly (infer C)[] }
-      ? C
-      : string;
+    : O extends { multiple: true }
+      ? string[]
+      : O extends { choices: readonly (infer C)[] }
+        ? C
+        : string;
 /** Whether an option always has a value: a boolean (false when absent) or one with a default. */
 type Always<O> = O extends { type: "boolean" } ? true : O extends { default: string | number } ? true : false;
 

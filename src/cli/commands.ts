@@ -1,5 +1,7 @@
 // The commands and their options, declared once: the parser, the help text and each handler's
 // argument type come from this table. Command modules are loaded only when called.
+import { AGENTS } from "../agents/registry.js";
+import { runIdProblem } from "../core/run-id.js";
 import { command, type OptionSpec } from "./command-table.js";
 
 export const GLOBAL_OPTIONS = {
@@ -8,7 +10,17 @@ export const GLOBAL_OPTIONS = {
 } as const satisfies Record<string, OptionSpec>;
 
 const json = { type: "boolean", describe: "Print one JSON document" } as const;
-const runId = { type: "string", describe: "The run (default: from the runner/<id> branch)", value: "id" } as const;
+const runId = { type: "string", describe: "The run (default: from the runner/<id> branch)", value: "id", check: runIdProblem } as const;
+
+const wait = { type: "boolean", describe: "While `runner run` works: wait and make the edit between two of its iterations (else refused)" } as const;
+const nodeFields = {
+  title: { type: "string", describe: "The node's title", value: "text" },
+  goal: { type: "string", describe: "What the node must achieve", value: "text" },
+  acceptance: { type: "string", multiple: true, describe: "One acceptance criterion", value: "text" },
+  order: { type: "integer", describe: "Its place among its siblings (lower first)", value: "n" },
+  "max-attempts": { type: "integer", min: 1, describe: "Attempts the agent gets at it", value: "n" },
+} as const;
+const steer = () => import("./commands/steer.js");
 
 export const COMMANDS = [
   command({
@@ -17,7 +29,17 @@ export const COMMANDS = [
     options: {
       goal: { type: "string", describe: "The project goal (written to .runner/GOAL.md and the root node)", value: "text" },
       "max-attempts": { type: "integer", default: 3, min: 1, describe: "max_attempts of the root node", value: "n" },
-      executor: { type: "string", choices: ["codex", "claude", "command", "demo"], default: "codex", describe: "The agent the config starts with" },
+      executor: {
+        type: "string",
+        choices: [...AGENTS.map((agent) => agent.kind), "command", "demo"],
+        default: "codex",
+        describe: "The agent the config starts with",
+      },
+      plan: {
+        type: "string",
+        describe: "Build the tree from a plan: a Markdown checklist or headings, ralph's prd.json, task-master's tasks.json",
+        value: "file",
+      },
     },
     load: () => import("./commands/init.js"),
   }),
@@ -47,6 +69,70 @@ export const COMMANDS = [
     load: () => import("./commands/show.js"),
   }),
   command({
+    name: "add",
+    describe: "A person's edit: add an open node (or a subtree --from-file) under an open node, committed and audited",
+    positional: { name: "parent-id", describe: "The open node to add under", required: true },
+    options: {
+      ...nodeFields,
+      id: { type: "string", describe: "The new node's id (default: derived from the title)", value: "id" },
+      "from-file": { type: "string", describe: "Add the node(s) of this JSON file (a node or an array; children allowed)", value: "file" },
+      wait,
+    },
+    load: async () => ({ run: (await steer()).add }),
+  }),
+  command({
+    name: "edit",
+    describe: "A person's edit: change an open node's title, goal, acceptance, order or max_attempts",
+    positional: { name: "node-id", describe: "The open node to change", required: true },
+    options: { ...nodeFields, wait },
+    load: async () => ({ run: (await steer()).edit }),
+  }),
+  command({
+    name: "move",
+    describe: "A person's edit: move an open node (with no passed node under it) under another open node",
+    positional: { name: "node-id", describe: "The node to move", required: true },
+    options: { parent: { type: "string", describe: "The new parent", value: "id" }, order: nodeFields.order, wait },
+    load: async () => ({ run: (await steer()).move }),
+  }),
+  command({
+    name: "remove",
+    describe: "A person's edit: remove an open node whose subtree holds no passed node",
+    positional: { name: "node-id", describe: "The node to remove", required: true },
+    options: { wait },
+    load: async () => ({ run: (await steer()).remove }),
+  }),
+  command({
+    name: "unstick",
+    describe: "A person's edit: give a stuck leaf more attempts (max_attempts rises; the attempts spent stay)",
+    positional: { name: "node-id", describe: "The leaf", required: true },
+    options: { attempts: { type: "integer", min: 1, describe: "How many more (default: its max_attempts again)", value: "n" }, wait },
+    load: async () => ({ run: (await steer()).unstick }),
+  }),
+  command({
+    name: "extend",
+    describe: "Follow-up work after the root passed: a new root over the passed tree (kept unchanged) and the new work as an open leaf",
+    options: {
+      title: nodeFields.title,
+      goal: nodeFields.goal,
+      acceptance: nodeFields.acceptance,
+      "max-attempts": nodeFields["max-attempts"],
+      id: { type: "string", describe: "The new work's id (default: derived from the title)", value: "id" },
+      "root-id": { type: "string", describe: "The new root's id (default: root-2, root-3, …)", value: "id" },
+      wait,
+    },
+    load: async () => ({ run: (await steer()).extend }),
+  }),
+  command({
+    name: "config",
+    describe: "A person's edit of .runner/state/config.toml: set one key (e.g. guard.command), checked, committed and audited",
+    positional: { name: "key", describe: "section.key, e.g. guard.command or limits.max_iterations", required: true },
+    options: {
+      set: { type: "string", describe: 'The new value: a TOML value, or plain text (an argv key splits it: "npm test")', value: "value" },
+      wait,
+    },
+    load: async () => ({ run: (await steer()).config }),
+  }),
+  command({
     name: "doctor",
     describe: "Check everything a run needs before anything is spent: config, tree, the agent's and the guard's programs, the guard's recipe",
     options: { json },
@@ -56,7 +142,7 @@ export const COMMANDS = [
     name: "start",
     describe: "Create and check out the run branch runner/<id> (clean working tree required)",
     options: {
-      "run-id": { type: "string", describe: "The run id (default: the UTC time as YYYYMMDD-HHMMSS)", value: "id" },
+      "run-id": { type: "string", describe: "The run id (default: the UTC time as YYYYMMDD-HHMMSS)", value: "id", check: runIdProblem },
       from: { type: "string", describe: "Start from this branch or commit (default: HEAD; needed on another run's branch)", value: "ref" },
     },
     load: () => import("./commands/start.js"),
@@ -93,6 +179,11 @@ export const COMMANDS = [
       "run-id": runId,
       iteration: { type: "integer", min: 1, describe: "Show one iteration", value: "n" },
       diagram: { type: "boolean", describe: "With --iteration: the machine diagram with the path that iteration took highlighted" },
+      tree: {
+        type: "string",
+        choices: ["before", "after"],
+        describe: "With --iteration: print that iteration's tree snapshot (from git where it was committed)",
+      },
       format: { type: "string", choices: ["dot", "svg"], default: "dot", describe: "Diagram format" },
       output: { type: "string", describe: "Write the diagram to this file instead of stdout", value: "file" },
     },

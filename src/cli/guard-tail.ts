@@ -3,6 +3,8 @@
 // (src/core/iteration.ts guardFailure). Where a person looks (the live view, `runner log
 // --iteration N`, `runner show`), the last lines of that output say what failed.
 
+import { FAILING_LINE } from "../core/text-limits.js";
+
 const OUTPUT_HEADING = "\nIts output:\n";
 
 /** The guard's output as the failure quotes it (bounded), or undefined when the failure is not a red guard's. */
@@ -12,15 +14,6 @@ export function guardOutputOf(failure: string | undefined): string | undefined {
   if (at < 0) return undefined;
   const output = failure.slice(at + OUTPUT_HEADING.length).replace(/^\n/, "");
   return output.trim() === "" ? undefined : output;
-}
-
-/** The last `count` lines of `text` that are not blank, trailing spaces removed. */
-export function lastLines(text: string, count: number): string[] {
-  const lines = text
-    .split(/\r?\n/)
-    .map((line) => line.trimEnd())
-    .filter((line) => line.trim() !== "");
-  return lines.slice(-count);
 }
 
 /** The first `count` lines of `text` that are not blank. */
@@ -33,19 +26,21 @@ export function firstLines(text: string, count: number): string[] {
 }
 
 /**
- * A line that says what failed, in the words of common test runners (TAP "not ok", "FAIL", an
- * assertion error, a ✗ mark, "N failed").
- */
-const FAILING_LINE = /^\s*(?:not ok\b|FAIL\b|FAILED\b|[✗✖×]\s)|AssertionError|\bError:|\bfailed\b/;
-
-/**
  * The last lines of the guard's output a failure quotes (none when it quotes none); when the first
  * line that says what failed comes before them (a test runner's summary at the end), that line
  * first, then "…".
  */
 export function guardTail(failure: string | undefined, count: number): string[] {
   const output = guardOutputOf(failure);
-  if (output === undefined) return [];
+  return output === undefined ? [] : failingLines(output, count);
+}
+
+/**
+ * The lines of a guard's output a person is shown (the live view, `runner log`, `runner show`): the
+ * last `count` lines that are not blank, after the first line that says what failed when that comes
+ * before them, and "…".
+ */
+export function failingLines(output: string, count: number): string[] {
   const lines = output
     .split(/\r?\n/)
     .map((line) => line.trimEnd())

@@ -1,13 +1,13 @@
 // The CLI: parse the command line (src/cli/parse.ts), run one command, and turn what it returns or
 // throws into an exit code (src/exit-codes.ts) and, for an error, one sentence on stderr.
-import { bugSentence, errorMessage, isBug } from "../errors.js";
 import { EXIT, exitCodeOfError } from "../exit-codes.js";
 import { packageVersion } from "../package-files.js";
-import { printError, printLine } from "./output.js";
+import { printLine, reportError } from "./output.js";
 import { parseCommandLine } from "./parse.js";
 
 export async function main(argv: string[]): Promise<number> {
   const debug = argv.includes("--debug");
+  quietOnClosedPipe();
   try {
     const parsed = parseCommandLine(argv);
     if (parsed.kind === "help") {
@@ -26,9 +26,15 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** One sentence on stderr (a bug says so), the stack trace only with --debug. */
-export function reportError(error: unknown, debug: boolean): void {
-  if (isBug(error)) printError(bugSentence(error));
-  else printError(errorMessage(error));
-  if (debug && error instanceof Error && error.stack) printError(error.stack);
+/**
+ * A reader that stops early (`runner status | head -1`) closes the pipe: the command ends quietly, as
+ * git and other tools do, instead of dying with a `write EPIPE` stack trace.
+ */
+function quietOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+      process.exit(process.exitCode ?? 0);
+    });
+  }
 }

@@ -80,7 +80,8 @@ function parseOptions(spec: AnyCommand, argv: string[]): ParsedArgs {
     if (value === undefined || (!token.inlineValue && value.startsWith("-") && value !== "-" && !/^-[0-9]/.test(value))) {
       throw new UsageError(`${flag(name)} needs a value (${flag(name)} <${valueName(option)}>). See \`${PROGRAM} ${spec.name} --help\`.`);
     }
-    values[name] = checkValue(name, option, value, spec.name);
+    const checked = checkValue(name, option, value, spec.name);
+    values[name] = option.type === "string" && option.multiple ? [...((values[name] as string[] | undefined) ?? []), checked] : checked;
   }
   if (positionals.length > (spec.positional ? 1 : 0)) {
     const extra = positionals[spec.positional ? 1 : 0]!;
@@ -90,7 +91,7 @@ function parseOptions(spec: AnyCommand, argv: string[]): ParsedArgs {
   }
   const args: Record<string, unknown> = {};
   for (const [name, option] of Object.entries(table)) {
-    const value = values[name] ?? (option.type === "boolean" ? false : option.default);
+    const value = values[name] ?? (option.type === "boolean" ? false : "default" in option ? option.default : undefined);
     if (value !== undefined) args[name.length === 1 ? name : camelCase(name)] = value;
   }
   if (spec.positional) {
@@ -113,7 +114,9 @@ function checkValue(name: string, option: OptionSpec, value: string, command: st
     }
     return number;
   }
-  if (option.type === "string" && option.choices && !option.choices.includes(value)) {
+  const problem = option.type === "string" ? option.check?.(value) : undefined;
+  if (problem !== undefined) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
+  if (option.type === "string" && !option.multiple && option.choices && !option.choices.includes(value)) {
     throw new UsageError(`${flag(name)} must be one of ${option.choices.join(", ")}, not "${value}"${suggestion(value, option.choices)}. ${help}`);
   }
   return value;
@@ -121,7 +124,11 @@ function checkValue(name: string, option: OptionSpec, value: string, command: st
 
 const flag = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
 const valueName = (option: OptionSpec) =>
-  option.type === "boolean" ? "" : option.type === "string" && option.choices ? option.choices.join("|") : (option.value ?? option.type);
+  option.type === "boolean"
+    ? ""
+    : option.type === "string" && !option.multiple && option.choices
+      ? option.choices.join("|")
+      : (option.value ?? option.type);
 
 /** ` (did you mean X?)` for the closest name within two edits, else nothing. */
 function suggestion(given: string, names: readonly string[], show: (name: string) => string = (name) => name): string {
@@ -147,7 +154,12 @@ function editDistance(a: string, b: string): number {
 function optionLines(options: Record<string, OptionSpec>, extra: (readonly [string, string])[] = []): string[] {
   const rows = Object.entries(options).map(([name, option]) => {
     const left = option.type === "boolean" ? flag(name) : `${flag(name)} <${valueName(option)}>`;
-    const fallback = option.type !== "boolean" && option.default !== undefined ? ` (default: ${option.default})` : "";
+    const fallback =
+      option.type === "string" && option.multiple
+        ? " (may be given more than once)"
+        : option.type !== "boolean" && option.default !== undefined
+          ? ` (default: ${option.default})`
+          : "";
     return [left, `${option.describe}${fallback}`] as const;
   });
   rows.push(...extra);

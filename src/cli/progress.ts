@@ -1,20 +1,20 @@
 // Live progress of `runner run` and `runner step`: on a terminal a redrawn block (run, iteration,
 // node, elapsed time, phase, the agent's turns and tokens so far, the last lines of output — for
 // Codex and Claude the commands they run, the files they edit and their messages, made from their
-// events by src/core/agent-events.ts — and a progress line: leaves passed, iteration n of max, the
+// events by src/agents/event-reader.ts — and a progress line: leaves passed, iteration n of max, the
 // run's elapsed time); otherwise one plain line per iteration; with --json one event object per
 // line. After an iteration whose guard failed, the last lines of the guard's output. The summary
 // adds the run's tokens and cost, and names the report command.
-import { STATUS_PREFIX } from "../core/agent-events.js";
+import { STATUS_PREFIX } from "../agents/agent.js";
 import { describeUsage } from "../core/agent-usage.js";
 import type { RunNotice, RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";
 import type { ProgressEvent } from "../step/deps.js";
 import { EXIT } from "../exit-codes.js";
-import { iterationLines } from "./commands/step.js";
+import { iterationLines } from "./step-report.js";
 import { clipToWidth, printable, rowsOf } from "./display-width.js";
 import { leafCount, type LeafCount } from "./progress-facts.js";
-import { clockText } from "./run-in-progress.js";
+import { formatDuration } from "../core/durations.js";
 import { iterationEvent, noticeEvent, summaryEvent } from "./run-events.js";
 import { PLAIN, type Style } from "./style.js";
 
@@ -46,7 +46,7 @@ export interface ViewOptions {
 const TAIL_LINES = 3;
 
 function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)}s`;
+  return formatDuration(ms, "clock");
 }
 
 /**
@@ -81,6 +81,11 @@ function styledSummary(summary: RunSummary, style: Style, runId: string | undefi
 
 function noticeLine(notice: RunNotice, style: Style): string {
   return notice.type === "stuck" ? style.warning(notice.message) : style.dim(notice.message);
+}
+
+/** A stall notice ends the run, whose summary opens with the same sentence: a person reads it once (the JSON events keep both). */
+function shownAsLine(notice: RunNotice): boolean {
+  return !(notice.type === "stuck" && notice.cause === "no-progress");
 }
 
 /** One JSON object per line on stdout. */
@@ -119,7 +124,7 @@ export function plainView(write: (line: string) => void, options: ViewOptions = 
       for (const line of iterationLines(result, style)) write(`${line}\n`);
     },
     notice(notice) {
-      write(`${noticeLine(notice, style)}\n`);
+      if (shownAsLine(notice)) write(`${noticeLine(notice, style)}\n`);
     },
     summary(summary) {
       for (const line of styledSummary(summary, style, options.runId)) write(`${line}\n`);
@@ -160,9 +165,9 @@ export function terminalView(
   };
   const progressLine = () => {
     const parts = [
-      leaves ? `${leaves.passed}/${leaves.total} leaves passed` : "leaves: …",
+      leaves ? `${leaves.passed}/${leaves.total} ${leaves.total === 1 ? "leaf" : "leaves"} passed` : "leaves: …",
       `iteration ${recorded + 1}${facts.maxIterations !== undefined ? ` of ${facts.maxIterations}` : ""}`,
-      `${clockText(now() - facts.startedAt)} elapsed`,
+      `${formatDuration(now() - facts.startedAt, "clock")} elapsed`,
     ];
     return `  ${parts.join(" · ")}`;
   };
@@ -211,7 +216,7 @@ export function terminalView(
     },
     notice(notice) {
       erase();
-      stream.write(`${noticeLine(notice, style)}\n`);
+      if (shownAsLine(notice)) stream.write(`${noticeLine(notice, style)}\n`);
       if (notice.type === "wait") {
         phase = `waiting until ${new Date(notice.until).toLocaleTimeString("en-GB")}`;
         iterationStart = now();

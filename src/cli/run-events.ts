@@ -3,7 +3,7 @@
 import { totalsOf } from "../core/agent-usage.js";
 import type { RunNotice, RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";
-import { stepJson } from "./commands/step.js";
+import { stepJson } from "./step-report.js";
 
 export type RunEvent = Record<string, unknown> & { type: "iteration" | "summary" | "wait" | "stuck"; time: string };
 

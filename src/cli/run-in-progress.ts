@@ -3,6 +3,7 @@
 // command, since) says who; the journal in the runner's state folder (src/adapters/journal.ts) says
 // which iteration and node are under way. A lock whose process has ended (a runner that was killed)
 // is stale and says nothing: the next step takes it over.
+import { formatDuration } from "../core/durations.js";
 import { existsSync, statSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
@@ -54,21 +55,10 @@ export async function runInProgress(
   };
 }
 
-/** `1h 02m`, `3m 05s`, `12s`. */
-export function clockText(ms: number): string {
-  const total = Math.max(0, Math.floor(ms / 1000));
-  const hours = Math.floor(total / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const seconds = total % 60;
-  if (hours > 0) return `${hours}h ${String(minutes).padStart(2, "0")}m`;
-  if (minutes > 0) return `${minutes}m ${String(seconds).padStart(2, "0")}s`;
-  return `${seconds}s`;
-}
-
 /** One line: who works here, since when, on what. */
 export function describeRunInProgress(run: RunInProgress, now: number): string {
   const since = Date.parse(run.since);
-  const age = Number.isFinite(since) ? ` (${clockText(now - since)} ago)` : "";
+  const age = Number.isFinite(since) ? ` (${formatDuration(now - since, "clock")} ago)` : "";
   const where = run.checked ? "" : ` on host ${run.host}`;
   const head = `in progress: \`${run.command}\`, pid ${run.pid}${where}, since ${run.since}${age}`;
   const it = run.iteration;

@@ -4,7 +4,7 @@
 import { loadTree } from "../adapters/tree-store.js";
 import { checkDerivedPasses } from "../core/invariants.js";
 import { LAYOUT } from "../core/layout.js";
-import { formatProblem, type Problem } from "../core/problems.js";
+import { formatProblem, MISSING_TREE_WAY_OUT, type Problem } from "../core/problems.js";
 import type { TaskTree } from "../core/tree.js";
 import { RefusalError } from "../errors.js";
 
@@ -16,7 +16,7 @@ export function invalidTreeError(problems: Problem[]): RefusalError {
 export async function loadValidTree(root: string): Promise<TaskTree> {
   const load = await loadTree(root);
   if (!load.ok) {
-    if (load.missing) throw new RefusalError(`${LAYOUT.tree} does not exist; run \`runner init\` to create it.`);
+    if (load.missing) throw new RefusalError(`${LAYOUT.tree} does not exist; ${MISSING_TREE_WAY_OUT}.`);
     throw invalidTreeError(load.problems);
   }
   const derived = checkDerivedPasses(load.tree);

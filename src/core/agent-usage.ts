@@ -2,7 +2,7 @@
 // sums over a run. Input tokens count every token sent to the model, cached ones included (Codex's
 // convention: `cached_input_tokens` is a part of `input_tokens`); Anthropic reports cache reads and
 // cache writes apart from `input_tokens`, so they are added in. What only one agent reports stays
-// under its name (`usage.codex`, `usage.claude`).
+// under its name (`usage.codex`, `usage.claude`). Each agent's own reading: src/agents/<kind>.ts.
 
 /** The figures every agent can be asked for; null where the agent does not report one. */
 export interface UsageTotals {
@@ -15,60 +15,15 @@ export interface UsageTotals {
   cost_usd: number | null;
 }
 
-/** UsageTotals plus the agent's own figures under its name. */
-export type AgentUsage = UsageTotals & { codex?: Record<string, unknown>; claude?: Record<string, unknown> };
+/** UsageTotals plus the agent's own figures under its kind (`codex`, `claude`, …). */
+export type AgentUsage = UsageTotals & { [kind: string]: Record<string, unknown> | number | null };
 
 type Json = Record<string, unknown>;
 
 const object = (value: unknown): Json | undefined =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
-const count = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined);
-
-/** Codex `turn.completed.usage` (summed over the turn's model requests by Codex itself). */
-export function codexUsage(usage: unknown, extra: Json = {}): AgentUsage | undefined {
-  const raw = object(usage);
-  if (!raw) return undefined;
-  return {
-    input_tokens: count(raw.input_tokens) ?? 0,
-    cached_input_tokens: count(raw.cached_input_tokens) ?? 0,
-    output_tokens: count(raw.output_tokens) ?? 0,
-    reasoning_tokens: count(raw.reasoning_output_tokens) ?? count(raw.reasoning_tokens) ?? null,
-    cost_usd: null,
-    codex: { ...extra, usage: raw },
-  };
-}
-
-/** Anthropic `usage` (a result's, or one API response's): input = uncached + cache reads + cache writes. */
-export function anthropicTotals(usage: unknown): Omit<UsageTotals, "cost_usd"> | undefined {
-  const raw = object(usage);
-  if (!raw) return undefined;
-  const cached = count(raw.cache_read_input_tokens) ?? 0;
-  return {
-    input_tokens: (count(raw.input_tokens) ?? 0) + cached + (count(raw.cache_creation_input_tokens) ?? 0),
-    cached_input_tokens: cached,
-    output_tokens: count(raw.output_tokens) ?? 0,
-    reasoning_tokens: null,
-  };
-}
-
-/** Claude's `result` event: usage, cost and the session's own figures. */
-export function claudeUsage(result: Json): AgentUsage | undefined {
-  const totals = anthropicTotals(result.usage);
-  const cost = count(result.total_cost_usd);
-  if (!totals && cost === undefined) return undefined;
-  const claude: Json = { usage: result.usage ?? null };
-  for (const [from, to] of [
-    ["session_id", "session_id"],
-    ["num_turns", "num_turns"],
-    ["duration_ms", "duration_ms"],
-    ["duration_api_ms", "duration_api_ms"],
-    ["modelUsage", "model_usage"],
-    ["permission_denials", "permission_denials"],
-  ] as const) {
-    if (result[from] !== undefined) claude[to] = result[from];
-  }
-  return { ...(totals ?? { input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, reasoning_tokens: null }), cost_usd: cost ?? null, claude };
-}
+/** A token count or an amount: a finite number, not negative. */
+export const count = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined);
 
 /** The totals alone (no agent detail). */
 export function totalsOf(usage: UsageTotals): UsageTotals {

@@ -5,6 +5,7 @@
 import { classifyChangedPaths } from "./classify.js";
 import { checkDerivedPasses, checkPassedImmutable } from "./invariants.js";
 import { leftTreeInvalid, parseLoopCommit, type LoopRecord } from "./loop-history.js";
+import { judgePersonEdit, onlyRunnerFiles, parsePersonEditSubject, type PersonEditFinding } from "./person-edit.js";
 import { formatProblem } from "./problems.js";
 import { selectLeftmostOpenLeaf } from "./select.js";
 import { walkTree, type TaskNode, type TaskTree } from "./tree.js";
@@ -22,6 +23,8 @@ export interface AuditCommit {
   changedPaths: string[];
   /** The tree at this commit; undefined when it does not validate. */
   tree: TaskTree | undefined;
+  /** Whether config.toml at this commit is valid (given for commits that changed it). */
+  configValid?: boolean;
   /** What of the guard's definition the commit changed (src/core/guard-definition.ts), when it changed any. */
   definitionChanged?: string[];
 }
@@ -39,11 +42,18 @@ export interface AuditReport {
   violations: AuditViolation[];
   /** With --replay: how many passing commits had their guard run again. */
   replayed?: number;
+  /** The person's edits among the other commits (by a runner command or by hand), each judged by the rules. */
+  personEdits: PersonEditFinding[];
 }
 
+/** Each tree's nodes by id, built once per tree (a tree is the "after" of one commit and the "before" of the next). */
+const nodesById = new WeakMap<TaskTree, Map<string, TaskNode>>();
 function byId(tree: TaskTree): Map<string, TaskNode> {
-  const map = new Map<string, TaskNode>();
+  let map = nodesById.get(tree);
+  if (map) return map;
+  map = new Map<string, TaskNode>();
   for (const { node } of walkTree(tree)) map.set(node.id, node);
+  nodesById.set(tree, map);
   return map;
 }
 
@@ -56,8 +66,12 @@ function ownedFieldChanges(before: TaskTree, after: TaskTree, allowed: ReadonlyS
   const previous = byId(before);
   const problems: string[] = [];
   for (const { node } of walkTree(after)) {
-    if (allowed.has(node.id)) continue;
     const was = previous.get(node.id);
+    if (was && node.max_attempts !== was.max_attempts)
+      problems.push(
+        `max_attempts of ${JSON.stringify(node.id)} moved from ${was.max_attempts} to ${node.max_attempts}; only a person changes it (\`runner unstick\`, \`runner edit\`)`,
+      );
+    if (allowed.has(node.id)) continue;
     const derived = node.children.length > 0 && node.children.every((child) => child.passes);
     if (!was) {
       if (node.attempts !== 0) problems.push(`new node ${JSON.stringify(node.id)} starts with attempts ${node.attempts}, not 0`);
@@ -105,47 +119,80 @@ function expectedLeaf(record: LoopRecord, before: TaskNode, after: TaskNode): st
 
 /**
  * Audits a run: `base` is the tree the run started from (the parent of its first loop commit),
- * `commits` every commit after it on the branch, oldest first (first-parent history).
+ * `commits` every commit after it on the branch, oldest first (first-parent history). The commits are
+ * taken one at a time as they come (a stream read from git): only the tree before and the tree after
+ * the commit in hand are held, whatever the length of the run.
  */
-export function auditRun(runId: string, base: TaskTree | undefined, commits: readonly AuditCommit[]): AuditReport {
-  const violations: AuditViolation[] = [];
+export async function auditRun(
+  runId: string,
+  base: TaskTree | undefined,
+  commits: Iterable<AuditCommit> | AsyncIterable<AuditCommit>,
+): Promise<AuditReport> {
+  // Each violation with its commit's place in the history, and the pass that found it (-1 the base,
+  // 0 the commit's identity and place, 1 its transition): reported in that order.
+  const found: { violation: AuditViolation; position: number; pass: number }[] = [];
+  let position = 0;
+  let pass = 0;
+  let firstSha: string | undefined;
+  const violations = { push: (violation: AuditViolation) => found.push({ violation, position, pass }) };
   let loopCommits = 0;
   let otherCommits = 0;
-  if (!base) violations.push({ sha: commits[0]?.sha ?? "", iteration: undefined, message: "the tree the run started from is invalid" });
-  else
-    for (const problem of checkDerivedPasses(base))
-      violations.push({ sha: commits[0]?.sha ?? "", iteration: undefined, message: `the tree the run started from: ${formatProblem(problem)}` });
+  const baseProblems: string[] = [];
+  if (!base) baseProblems.push("the tree the run started from is invalid");
+  else for (const problem of checkDerivedPasses(base)) baseProblems.push(`the tree the run started from: ${formatProblem(problem)}`);
 
   let current: TaskTree | undefined = base; // the tree at the previous commit (undefined: invalid)
   let lastValid: TaskTree | undefined = base;
   // Commits the runner did not make, between loop commits of the run: the runner never lets an
   // agent commit, so each needs a person's look. (After the last loop commit they are left alone:
-  // a person's fix before the run goes on.)
-  const lastLoop = commits.map((commit) => parseLoopCommit(commit.sha, commit.subject, commit.body, runId) !== undefined).lastIndexOf(true);
+  // a person's fix before the run goes on.) Held until the next loop commit shows they are between.
+  let notLoop: { sha: string; subject: string; position: number }[] = [];
+  // Commits not made by the runner that changed the guard's definition, held the same way.
+  let definitionChanges: { sha: string; changed: string[]; position: number }[] = [];
+  // A person's edit: made by a runner command (its subject), or by hand changing only the runner's files.
+  const isPersonEdit = (commit: AuditCommit) => parsePersonEditSubject(commit.subject) !== undefined || onlyRunnerFiles(commit.changedPaths);
+  const personEdits: PersonEditFinding[] = [];
   // The run's identity: the first loop commit's author; every loop commit is by it and committed by it.
   let identity: string | undefined;
-  commits.forEach((commit, index) => {
+  for await (const commit of commits) {
+    firstSha ??= commit.sha;
+    pass = 0;
     const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
-    const definition = commit.definitionChanged ?? [];
-    if (definition.length > 0 && record) {
-      violations.push({
-        sha: commit.sha,
-        iteration: record.subject.iteration,
-        message: `changed the guard's definition (${definition.join(", ")}), which the runner takes back from every iteration`,
-      });
-    } else if (definition.length > 0 && index < lastLoop) {
-      violations.push({
-        sha: commit.sha,
-        iteration: undefined,
-        message: `a commit between iterations changed the guard's definition (${definition.join(", ")}): the iterations after it were judged by another guard, so check it by hand`,
-      });
-    }
-    if (!record && index < lastLoop) {
-      violations.push({
-        sha: commit.sha,
-        iteration: undefined,
-        message: `a commit between loop commits that the runner did not make (${JSON.stringify(commit.subject)}); the runner never lets the agent commit, so check it by hand`,
-      });
+    const definitionChanged = commit.definitionChanged ?? [];
+    if (!record) {
+      if (!isPersonEdit(commit)) notLoop.push({ sha: commit.sha, subject: commit.subject, position });
+      // (a person's edit made through a runner command is the sanctioned way to change the guard)
+      if (definitionChanged.length > 0 && parsePersonEditSubject(commit.subject) === undefined)
+        definitionChanges.push({ sha: commit.sha, changed: definitionChanged, position });
+    } else {
+      for (const other of definitionChanges)
+        found.push({
+          violation: {
+            sha: other.sha,
+            iteration: undefined,
+            message: `a commit between iterations changed the guard's definition (${other.changed.join(", ")}): the iterations after it were judged by another guard, so check it by hand`,
+          },
+          position: other.position,
+          pass: 0,
+        });
+      definitionChanges = [];
+      if (definitionChanged.length > 0)
+        violations.push({
+          sha: commit.sha,
+          iteration: record.subject.iteration,
+          message: `changed the guard's definition (${definitionChanged.join(", ")}), which the runner takes back from every iteration`,
+        });
+      for (const other of notLoop)
+        found.push({
+          violation: {
+            sha: other.sha,
+            iteration: undefined,
+            message: `a commit between loop commits that the runner did not make (${JSON.stringify(other.subject)}); the runner never lets the agent commit, so check it by hand`,
+          },
+          position: other.position,
+          pass: 0,
+        });
+      notLoop = [];
     }
     if (record && commit.author !== undefined) {
       identity ??= commit.author;
@@ -164,17 +211,36 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
         message: `has ${commit.parents.length} parents; a loop commit has exactly one, the commit its iteration started from`,
       });
     }
-  });
-  for (const commit of commits) {
-    const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
+    pass = 1;
+    audit(commit, record);
+    position++;
+  }
+  for (const message of baseProblems) found.push({ violation: { sha: firstSha ?? "", iteration: undefined, message }, position: 0, pass: -1 });
+  // In history order: the first one printed is the first commit that breaks a rule.
+  found.sort((a, b) => a.position - b.position || a.pass - b.pass);
+  return { loopCommits, otherCommits, violations: found.map((entry) => entry.violation), personEdits };
+
+  function audit(commit: AuditCommit, record: LoopRecord | undefined): void {
     const fail = (message: string) => violations.push({ sha: commit.sha, iteration: record?.subject.iteration, message });
     // An iteration that left the tree invalid commits it as the agent wrote it (Runner-Tree: invalid);
     // the runner did not accept it, so it is not checked here, and the next loop commit must repair it.
     const after = record && leftTreeInvalid(record) ? undefined : commit.tree;
 
+    if (!record && isPersonEdit(commit)) {
+      otherCommits++;
+      const finding = judgePersonEdit({ ...commit, before: lastValid, after, runId });
+      personEdits.push(finding);
+      const who = finding.made === "runner" ? "a person's edit" : "a person's edit by hand";
+      for (const problem of finding.problems) fail(`${who} (${JSON.stringify(commit.subject)}) breaks the rules: ${problem}`);
+      if (commit.changedPaths.includes(".runner/state/tree.json")) {
+        current = after;
+        if (after) lastValid = after;
+      }
+      return;
+    }
     if (!record) {
       otherCommits++;
-      if (!commit.changedPaths.includes(".runner/state/tree.json")) continue;
+      if (!commit.changedPaths.includes(".runner/state/tree.json")) return;
       if (!after) {
         fail("a commit that is not a loop commit left the task tree invalid");
       } else if (lastValid) {
@@ -183,7 +249,7 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
       }
       current = after;
       if (after) lastValid = after;
-      continue;
+      return;
     }
 
     loopCommits++;
@@ -243,10 +309,4 @@ export function auditRun(runId: string, base: TaskTree | undefined, commits: rea
     current = after;
     if (after) lastValid = after;
   }
-  // In history order: the first one printed is the first commit that breaks a rule.
-  const position = new Map(commits.map((commit, index) => [commit.sha, index]));
-  const ordered = violations
-    .map((violation, index) => ({ violation, index }))
-    .sort((a, b) => (position.get(a.violation.sha) ?? -1) - (position.get(b.violation.sha) ?? -1) || a.index - b.index);
-  return { loopCommits, otherCommits, violations: ordered.map((entry) => entry.violation) };
 }

@@ -1,6 +1,7 @@
 // Configuration (.runner/state/config.toml, CONTRACT §5): parse, check against schemas/config/v1,
 // and fill the defaults.
 import { parse as parseToml, TomlError } from "smol-toml";
+import { findAgent } from "../agents/registry.js";
 import type { ExecutorConfig, RunnerConfig } from "../schemas/types.generated.js";
 import type { GuardDefinition, ProtectedScripts } from "./guard-definition.js";
 import { JUSTFILE_NAMES } from "./justfile.js";
@@ -73,12 +74,12 @@ export const DEFAULT_LIMITS: ResolvedConfig["limits"] = {
 
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 30;
 
-const KIND_KEYS: Record<ExecutorKind, readonly string[]> = {
-  command: ["kind", "command"],
-  codex: ["kind", "model", "profile", "sandbox", "config_overrides", "extra_args", "isolation"],
-  claude: ["kind", "model", "permission_mode", "allowed_tools", "max_turns", "max_budget_usd", "extra_args", "isolation"],
-  demo: ["kind", "fail_once"],
-};
+/** The `[executor]` keys each kind takes: an agent's are declared in its module (src/agents/). */
+function kindKeys(kind: ExecutorKind): readonly string[] {
+  if (kind === "command") return ["kind", "command"];
+  if (kind === "demo") return ["kind", "fail_once"];
+  return ["kind", ...(findAgent(kind)?.configKeys ?? [])];
+}
 
 export type ConfigResult = { ok: true; config: ResolvedConfig } | { ok: false; problems: Problem[] };
 
@@ -109,7 +110,7 @@ export function resolveConfig(raw: unknown): ConfigResult {
     problems.push({ path: "$.executor.command", message: 'is required when kind = "command": give the agent\'s argv, e.g. ["bash", "agent.sh"]' });
   }
   for (const key of Object.keys(executor)) {
-    if (!KIND_KEYS[kind].includes(key)) {
+    if (!kindKeys(kind).includes(key)) {
       problems.push({ path: `$.executor.${key}`, message: `does not apply to kind = "${kind}"; remove it or change the kind` });
     }
   }

@@ -183,7 +183,7 @@ export function checkDerivedPasses(tree: TaskTree): Problem[] {
   return jsonPathsOf(tree, (node) => wrong.has(node)).map(({ node, jsonPath }) => ({
     path: childPath(jsonPath, "passes"),
     message: allChildrenPass(node)
-      ? `is false although every child passes; the runner derives a parent's passes from its children`
+      ? `is false although every child passes (a child was removed by hand?); set it to true and commit: a parent passes when all its children do`
       : `is true although a child has not passed; only the runner sets passes`,
   }));
 }

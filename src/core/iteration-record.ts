@@ -1,16 +1,16 @@
 // What an iteration hands to persist and commit (and meta.json): one record built from the
-// machine's context, whatever path the iteration took.
-import { classifyChangedPaths, type IterationKind } from "./classify.js";
+// machine's hand-off records, whatever path the iteration took.
+import { classifyChangedPaths, type IterationKind, type Judgement } from "./classify.js";
 import type { ResolvedConfig } from "./config.js";
-import type { Judgement } from "./iteration.js";
 import { pathsInside } from "./path-rules.js";
 import { testFilesIn } from "./test-files.js";
 import type { Problem } from "./problems.js";
 import type { AgentStatus, GuardOutcome, StateUpdateResult } from "./state-update.js";
 import type { AgentGitFacts, CollectedFacts, RunnerErrorFact, StepKind } from "./step-facts.js";
 import type { CommitSubject } from "./run-id.js";
-import { findNode, type TaskTree } from "./tree.js";
-import type { AgentOutput } from "../schemas/types.generated.js";
+import type { LeafSelection } from "./select.js";
+import type { ResultVerdict } from "./step-verdicts.js";
+import type { TaskTree } from "./tree.js";
 
 export interface IterationRecord {
   runId: string;
@@ -43,73 +43,75 @@ export interface IterationRecord {
   progressed: boolean;
 }
 
-/** The parts of the machine's context a record is made from. */
+/** The parts of the machine's hand-off records a record is made from (machines/iteration-types.ts). */
 export interface RecordSource {
-  runId?: string;
-  iteration?: number;
-  stepKind?: StepKind;
-  config?: ResolvedConfig;
-  previousTree?: TaskTree;
-  selection?: { leafId: string };
-  collected?: CollectedFacts;
-  output?: AgentOutput;
+  start?: {
+    runId: string;
+    iteration: number;
+    stepKind: StepKind;
+    /** Absent only for an interrupted iteration whose state could not be loaded (recorded from its journal alone). */
+    config?: ResolvedConfig;
+    repair?: { treeProblems: Problem[] };
+  };
+  leaf?: LeafSelection;
+  /** The node as the journal names it, when no leaf of the tree is at hand (an interrupted iteration). */
+  journalNodeId?: string;
+  answer?: { collected: CollectedFacts; verdict: ResultVerdict };
   judgement?: Judgement;
-  outcome?: { status: AgentStatus; guard: GuardOutcome };
-  failure?: string;
-  updated?: StateUpdateResult;
-  /** Whether the update changed the tree (state-update.ts `madeProgress`), computed once with it. */
-  progressed?: boolean;
+  update?: {
+    outcome: { status: AgentStatus; guard: GuardOutcome };
+    failure: string | undefined;
+    updated: StateUpdateResult | undefined;
+    progressed: boolean;
+  };
   runnerError?: RunnerErrorFact;
-  treeProblems: Problem[];
 }
 
 export function iterationRecord(source: RecordSource): IterationRecord {
-  if (source.runId === undefined || source.iteration === undefined) throw new Error("iterationRecord before the iteration is numbered");
-  const isRepair = source.stepKind === "repair";
-  const leafId = source.selection?.leafId;
-  const leaf = !isRepair && leafId !== undefined && source.previousTree ? findNode(source.previousTree, leafId) : undefined;
-  const after = source.updated?.selected;
-  const changedPaths = source.collected?.changedPaths ?? [];
-  const protectedChanged = source.config ? pathsInside(changedPaths, source.config.guard.protectedPaths) : [];
+  const { start, update, runnerError } = source;
+  if (start === undefined) throw new Error("iterationRecord before the iteration started");
+  const isRepair = start.stepKind === "repair";
+  const leaf = isRepair ? undefined : source.leaf?.leaf;
+  const after = update?.updated?.selected;
+  const verdict = source.answer?.verdict;
+  const output = verdict && "output" in verdict ? verdict.output : undefined;
+  const changedPaths = source.answer?.collected.changedPaths ?? [];
+  const protectedChanged = start.config ? pathsInside(changedPaths, start.config.guard.protectedPaths) : [];
+  // What the commit holds: protected paths are taken back before it.
+  const committedPaths = changedPaths.filter((file) => !protectedChanged.includes(file));
   return {
-    runId: source.runId,
-    iteration: source.iteration,
-    stepKind: source.stepKind ?? "leaf",
-    nodeId: isRepair ? undefined : leafId,
-    kind: recordKind(
-      source,
-      changedPaths.filter((file) => !protectedChanged.includes(file)),
-    ),
+    runId: start.runId,
+    iteration: start.iteration,
+    stepKind: start.stepKind,
+    nodeId: leaf?.id ?? (isRepair ? undefined : source.journalNodeId),
+    kind: recordKind(source, committedPaths),
     // A re-check has no agent, so no status.
-    status: source.stepKind === "recheck" ? undefined : source.runnerError ? "retry" : (source.outcome?.status ?? source.output?.status),
-    guard: source.outcome?.guard ?? "skipped",
+    status: start.stepKind === "recheck" ? undefined : runnerError ? "retry" : (update?.outcome.status ?? output?.status),
+    guard: update?.outcome.guard ?? "skipped",
     attemptsBefore: leaf?.attempts,
     attemptsAfter: after ? after.attempts : leaf?.attempts,
     maxAttempts: after ? after.max_attempts : leaf?.max_attempts,
     passesAfter: after ? after.passes : leaf?.passes,
-    summary: source.output?.summary ?? "",
-    failure: source.failure,
-    runnerError: source.runnerError,
-    treeToWrite: source.updated?.tree,
-    treeProblems: source.treeProblems,
+    summary: output?.summary ?? "",
+    failure: update ? update.failure : verdict?.kind === "agentTreeInvalid" ? verdict.failure : undefined,
+    runnerError,
+    treeToWrite: update?.updated?.tree,
+    // The problems the agent left (or a runner error's recovery found), else those a repair started from.
+    treeProblems: verdict?.kind === "agentTreeInvalid" || verdict?.kind === "recovered" ? verdict.treeProblems : (start.repair?.treeProblems ?? []),
     changedPaths,
-    derivedPasses: source.updated?.derivedPasses ?? [],
+    derivedPasses: update?.updated?.derivedPasses ?? [],
     protectedChanged,
-    testFilesChanged: source.config
-      ? testFilesIn(
-          changedPaths.filter((file) => !protectedChanged.includes(file)),
-          source.config.guard.testPatterns,
-        )
-      : [],
-    agentGit: source.collected?.git,
+    testFilesChanged: start.config ? testFilesIn(committedPaths, start.config.guard.testPatterns) : [],
+    agentGit: source.answer?.collected.git,
     // (a tree left invalid is no progress; a repair is progress only if the tree differs from the last valid one)
-    progressed: source.progressed ?? false,
+    progressed: update?.progressed ?? false,
   };
 }
 
 function recordKind(source: RecordSource, changedPaths: readonly string[]): IterationRecord["kind"] {
-  if (source.stepKind === "repair") return "repair";
-  if (source.stepKind === "recheck") return "recheck";
+  const stepKind = source.start?.stepKind;
+  if (stepKind === "repair") return "repair";
+  if (stepKind === "recheck") return "recheck";
   const error = source.runnerError?.kind;
   if (error === "interrupted" || error === "runner_stopped") return "interrupted";
   return source.judgement?.kind ?? classifyChangedPaths(changedPaths);
@@ -130,6 +132,9 @@ export function describeAgentGit(git: AgentGitFacts | undefined): string | undef
     parts.push(`created repositories without a commit (${git.nestedRepositories.join(", ")}), moved to the iteration's log`);
   if (git.hiddenByIgnoreRules.length > 0) parts.push(`hid ${git.hiddenByIgnoreRules.join(", ")} with an ignore rule it changed`);
   if (git.guardProgramChanged) parts.push(`changed the guard's program ${git.guardProgramChanged}`);
+  if (git.runnerFilesRestored && git.runnerFilesRestored.length > 0)
+    parts.push(`changed the runner's own ${git.runnerFilesRestored.join(", ")}, put back`);
+  if (git.indexLockRemoved) parts.push("left .git/index.lock, removed");
   return parts.length > 0 ? `The agent ${parts.join("; ")}.` : undefined;
 }
 

@@ -2,7 +2,7 @@
 // reads it to number iterations, count repairs, and give the agent its node's earlier summaries.
 import type { AgentStatus } from "./state-update.js";
 import { formatCommitSubject, parseCommitSubject, type CommitSubject } from "./run-id.js";
-import { oneLine, truncateForAgent } from "./text-limits.js";
+import { oneLine, safeText, truncateForAgent } from "./text-limits.js";
 
 export interface LoopRecord {
   sha: string;
@@ -41,8 +41,24 @@ export function leftTreeInvalid(record: LoopRecord): boolean {
 
 const SUMMARY_LIMIT = 2000;
 
-/** The full commit message: the CONTRACT §7 subject, the agent's summary, then Runner-* trailers. */
-export function formatCommitMessage(subject: CommitSubject, details: CommitDetails): string {
+/** The agent's summary as the runner keeps it (commit message, meta.json): at most SUMMARY_LIMIT characters; output.json keeps it whole. */
+export function keptSummary(summary: string): string {
+  const trimmed = summary.trim();
+  if (trimmed.length <= SUMMARY_LIMIT) return trimmed;
+  const end = SUMMARY_LIMIT - 1 - (/[\ud800-\udbff]/.test(trimmed.charAt(SUMMARY_LIMIT - 2)) ? 1 : 0);
+  return `${trimmed.slice(0, end)}…`;
+}
+
+/** The full commit message: the CONTRACT §7 subject, the agent's summary, then Runner-* trailers; free text made safe by safeText. */
+export function formatCommitMessage(subject: CommitSubject, given: CommitDetails): string {
+  // Everything but the subject may hold what the agent or the guard printed: made safe first (a NUL byte is refused by git).
+  const details: CommitDetails = {
+    ...given,
+    summary: safeText(keptSummary(given.summary)),
+    ...(given.runnerError !== undefined ? { runnerError: safeText(given.runnerError) } : {}),
+    ...(given.failure !== undefined ? { failure: safeText(given.failure) } : {}),
+    ...(given.gitNote !== undefined ? { gitNote: safeText(given.gitNote) } : {}),
+  };
   const summary = details.summary.trim();
   const trailers: string[] = [];
   if (details.status) trailers.push(`Runner-Status: ${details.status}`);
@@ -54,7 +70,7 @@ export function formatCommitMessage(subject: CommitSubject, details: CommitDetai
   if (details.treeLeftInvalid) trailers.push(`Runner-Tree: ${TREE_LEFT_INVALID}`);
   if (details.tests && details.tests.length > 0) trailers.push(`Runner-Tests: ${testsTrailer(details.tests)}`);
   const parts = [formatCommitSubject(subject)];
-  if (summary) parts.push(summary.length > SUMMARY_LIMIT ? `${summary.slice(0, SUMMARY_LIMIT - 1)}…` : summary);
+  if (summary) parts.push(keptSummary(summary));
   // Indented, so that blank lines of the guard's output do not end the section.
   if (failure)
     parts.push(

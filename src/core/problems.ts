@@ -7,6 +7,13 @@ export interface Problem {
   message: string;
 }
 
+/**
+ * The way out when the tree file is missing, said the same everywhere: `runner init` refuses while
+ * .runner/ exists, so it is named only for starting over.
+ */
+export const MISSING_TREE_WAY_OUT =
+  "restore it from git (`git log --oneline -- .runner/state/tree.json` lists its versions, `git checkout <commit> -- .runner/state/tree.json` restores one) and commit it, or, to start over, remove .runner/ and run `runner init`";
+
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** Appends one step (an object key or an array index) to a JSON path. */

@@ -2,6 +2,7 @@
 // skipped, attempts unchanged). `runner step` reports it and exits 1; `runner run` goes on after the
 // errors a retry can cure, waits for a rate or usage limit to reset, and stops on the rest (seed
 // 000: a timeout stops the run).
+import { formatDuration } from "./durations.js";
 import { iterationDir } from "./layout.js";
 import type { RunnerErrorFact } from "./step-facts.js";
 
@@ -83,7 +84,7 @@ export function limitWait(
   const until = input.now + seconds * 1000;
   const what = `the agent's ${limit.kind} limit${known && limit.resetsAt ? ` resets at ${limit.resetsAt}` : ""}`;
   if (input.waitedSeconds + seconds > input.maxWaitSeconds) {
-    const waited = input.waitedSeconds > 0 ? ` after waiting ${formatDuration(input.waitedSeconds)} for it` : "";
+    const waited = input.waitedSeconds > 0 ? ` after waiting ${formatDuration(input.waitedSeconds * 1000)} for it` : "";
     return {
       action: "stop",
       reason: `Stopped early: ${what}${known ? "" : " (no reset time given)"}${waited}, beyond [limits] max_limit_wait_seconds (${input.maxWaitSeconds}); run \`runner run\` again once it has reset, or raise the limit.`,
@@ -96,15 +97,6 @@ export function limitWait(
     };
   }
   return { action: "wait", seconds, until };
-}
-
-/** `42 s`, `12 min`, `3 h 20 min` */
-export function formatDuration(seconds: number): string {
-  const s = Math.round(seconds);
-  if (s < 120) return `${s} s`;
-  const minutes = Math.round(s / 60);
-  if (minutes < 120) return `${minutes} min`;
-  return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ""}`;
 }
 
 // Budgets of one run.
@@ -125,7 +117,7 @@ export interface RunSpend {
 export function budgetReached(budgets: RunBudgets, spend: RunSpend): string | undefined {
   const again = "raise it in .runner/state/config.toml, or run `runner run` again to go on with a fresh budget";
   if (budgets.maxRunSeconds !== undefined && spend.elapsedSeconds >= budgets.maxRunSeconds) {
-    return `Stopped early: the run reached its time budget ([limits] max_run_seconds = ${budgets.maxRunSeconds}) after ${formatDuration(spend.elapsedSeconds)}; ${again}.`;
+    return `Stopped early: the run reached its time budget ([limits] max_run_seconds = ${budgets.maxRunSeconds}) after ${formatDuration(spend.elapsedSeconds * 1000)}; ${again}.`;
   }
   if (budgets.maxRunTokens !== undefined && spend.tokens >= budgets.maxRunTokens) {
     return `Stopped early: the run reached its token budget ([limits] max_run_tokens = ${budgets.maxRunTokens}) with ${spend.tokens} tokens used; ${again}.`;

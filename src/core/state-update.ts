@@ -1,7 +1,6 @@
 // Runner-owned state transitions (seed 002): reset runner-owned fields from the previous tree,
 // apply the transition table to the selected node, saturate attempts at max_attempts, derive
 // internal passes bottom-up, sort children. One entry point updates a tree: `applyStateUpdates`.
-import type { IterationKind } from "./classify.js";
 import {
   allChildrenPass,
   compareSiblings,
@@ -41,28 +40,6 @@ export function transitionFor(status: AgentStatus, guard: GuardOutcome): Transit
   }
 }
 
-/**
- * The kinds of runner-internal failure of seed 002's recovery table. Each is recorded the same way
- * (a retry, guard skipped, attempts unchanged); they differ in what `runner run` does next
- * (src/core/run-policy.ts): `agent_failed` (the agent crashed or its model API failed),
- * `output_parse_error` and `runner_stopped` (the runner was killed mid-iteration) are retried,
- * `agent_limit` waits for the limit to reset, the others stop the run.
- */
-export type RunnerErrorKind =
-  | "executor_timeout"
-  | "output_parse_error"
-  | "guard_error"
-  | "agent_failed"
-  | "agent_limit"
-  | "interrupted"
-  | "runner_stopped"
-  | "other";
-
-/** Seed 002's recovery table: every runner error is a retry with the guard skipped and attempts unchanged. */
-export function recoveryFor(_kind: RunnerErrorKind): { status: "retry"; guard: "skipped"; attempts: "unchanged" } {
-  return { status: "retry", guard: "skipped", attempts: "unchanged" };
-}
-
 /** Seed 002's reset on its own: a sorted copy of `next` with passes and attempts taken from `previous` (new nodes: false / 0). */
 export function resetRunnerOwnedFields(previous: TaskTree, next: TaskTree): TaskTree {
   return resetInPlace(previous, sortedCopy(next)).tree;
@@ -99,6 +76,8 @@ function resetInPlace(previous: TaskTree, next: TaskTree): { tree: TaskTree; ord
     order.push(node);
     const before = candidate !== undefined && candidate.id === node.id ? candidate : byId(node.id);
     node.passes = before?.passes ?? false;
+    // max_attempts of a node that was there is a person's to change (`runner unstick`), never the agent's.
+    if (before) node.max_attempts = before.max_attempts;
     // Never above max_attempts, even if the agent lowered it (checkAgentTree refuses that earlier).
     node.attempts = Math.min(before?.attempts ?? 0, node.max_attempts);
     const children = node.children;
@@ -190,50 +169,4 @@ export function applyStateUpdates(
   if (selected && outcome) applyTransition(selected, transitionFor(outcome.status, outcome.guard));
   const derivedPasses = derivePasses(order);
   return { tree, selected, derivedPasses };
-}
-
-/** What the runner makes of the agent's declared status (CONTRACT §7). */
-export interface AgentVerdict {
-  /** The status the transition table is applied with. */
-  status: AgentStatus;
-  /** Whether the guard stage runs (done on an EXECUTE iteration with no violation). */
-  runGuard: boolean;
-  /** A broken agent contract; counts as retry and reaches the next iteration in failure.md. */
-  violation?: string;
-  /** Not a violation, but the agent must hear it (done on a DECOMPOSE iteration). */
-  note?: string;
-}
-
-export function judgeAgentStatus(input: {
-  selectedId: string;
-  selectedAfter: TaskNode;
-  previousChildIds: ReadonlySet<string>;
-  status: AgentStatus;
-  kind: IterationKind;
-}): AgentVerdict {
-  const { selectedId, selectedAfter, previousChildIds, status, kind } = input;
-  const added = selectedAfter.children.filter((child) => !previousChildIds.has(child.id)).length;
-  const name = JSON.stringify(selectedId);
-  if (status === "decomposed" && added === 0) {
-    return {
-      status: "retry",
-      runGuard: false,
-      violation: `The agent said "decomposed" but added no children under ${name}. To decompose, add child nodes to it in .runner/state/tree.json; otherwise answer "done" or "retry".`,
-    };
-  }
-  if (status !== "decomposed" && added > 0) {
-    return {
-      status: "retry",
-      runGuard: false,
-      violation: `The agent said "${status}" but added ${added} child node(s) under ${name}. Answer "decomposed" when you split a leaf into children.`,
-    };
-  }
-  if (status === "done" && kind === "decompose") {
-    return {
-      status: "done",
-      runGuard: false,
-      note: `The agent said "done" but changed nothing outside .runner/, so the guard did not run and ${name} did not pass. A pass needs a change outside .runner/ and green guards.`,
-    };
-  }
-  return { status, runGuard: status === "done" };
 }

@@ -2,11 +2,13 @@
 // decides). Each is what one actor found out; the verdicts in step-verdicts.ts turn them into the
 // machine's decisions.
 import type { AgentLimit } from "./agent-limits.js";
+import type { AgentOutputCheck } from "./agent-output.js";
 import type { AgentUsage } from "./agent-usage.js";
+import type { NodePolicyFacts } from "./change-policy.js";
 import type { ConfigResult, ResolvedConfig } from "./config.js";
 import type { LoopRecord } from "./loop-history.js";
 import type { Problem } from "./problems.js";
-import type { RunnerErrorKind } from "./state-update.js";
+import type { RunnerErrorKind } from "./runner-errors.js";
 import type { TaskTree } from "./tree.js";
 
 /** A leaf iteration, a repair of the tree (both run the agent), or a person's re-check of a leaf by the guard alone. */
@@ -14,6 +16,12 @@ export type StepKind = "leaf" | "repair" | "recheck";
 
 /** The steps that run the agent. */
 export type AgentStepKind = Exclude<StepKind, "recheck">;
+
+/** The kind of a step that runs the agent (a re-check never does). */
+export function agentStepKind(stepKind: StepKind): AgentStepKind {
+  if (stepKind === "recheck") throw new TypeError("an agent step in a re-check");
+  return stepKind;
+}
 
 /** A runner-internal failure of seed 002's recovery table: recorded as a retry, no attempt counted. */
 export interface RunnerErrorFact {
@@ -65,14 +73,12 @@ export interface InterruptedState {
   identity: { name: string; email: string };
 }
 
-/** preparePrompt: the prompt pack, and the selected node's write policy. */
+/** preparePrompt: the prompt pack, and the selected node's policy sidecar as read. */
 export interface PromptFacts {
-  /** The prompt pack as the agent gets it (secrets redacted); empty when the policy refused. */
+  /** The prompt pack as the agent gets it (secrets redacted); empty when the policy sidecar is invalid (nothing was written). */
   prompt: string;
-  /** The selected node's allowed_write_paths (its policy sidecar), if any. */
-  allowedWritePaths: string[] | undefined;
-  /** The refusal sentence when the selected node's policy sidecar is invalid. */
-  policyProblem?: string;
+  /** The selected node's policy sidecar, when it has one. */
+  policy: NodePolicyFacts | undefined;
 }
 
 /** How a child process (agent or guard) ended. */
@@ -89,6 +95,8 @@ export interface AgentRunFacts extends ProcessFacts {
   argv: string[];
   /** The iteration's deadline (ms since the epoch), set when the agent started; the guard shares it. */
   deadlineMs: number;
+  /** The agent's answer file read and checked, when the session ended (src/adapters/agent-answer.ts). */
+  answer?: AgentOutputCheck;
   /** The agent failed on its own, without an answer (src/core/agent-failure.ts): the clause for the runner error. */
   failure?: string;
   /** The agent's own error message (Codex turn.failed, Claude is_error), also when it answered anyway. */
@@ -122,14 +130,18 @@ export interface AgentGitFacts {
   nestedRepositories: string[];
   /** The guard's program, when the file changed since the iteration began. */
   guardProgramChanged?: string;
+  /** The runner's own files under .runner/ the agent changed or replaced (`.runner/.gitignore`, a link in place of `.runner/context`), put back. */
+  runnerFilesRestored?: string[];
+  /** A `.git/index.lock` the agent left (its processes ended, so nobody holds it), removed. */
+  indexLockRemoved?: boolean;
   /** Script entries of the guard's definition it changed ("package.json scripts.test"), taken back. */
   scriptEntriesChanged?: string[];
 }
 
 /** collectResult: what the agent left behind. */
 export interface CollectedFacts {
-  /** The output file's text; undefined when the agent wrote none. */
-  outputText: string | undefined;
+  /** The agent's answer, read and checked once (by the session, or here when the session did not end). */
+  answer: AgentOutputCheck;
   /**
    * The tree file freshly parsed as JSON, or the parse problem; or `unchanged`: git finds the file as
    * it was when the iteration's valid tree was loaded from it (the agent left it alone), so it is

@@ -1,16 +1,18 @@
 // The machine's decisions, one verdict per fact an actor reports (seed 001 §5, seed 002). Each
 // verdict is assigned to the machine's context once; the machine's branches only read its `kind`,
 // and the kinds of one verdict exclude each other, so the order of the branches does not matter.
-import { parseAgentOutput } from "./agent-output.js";
+import type { Judgement } from "./classify.js";
 import type { ResolvedConfig } from "./config.js";
-import { checkAgentTree, failureFeedback, guardFailure, type Judgement } from "./iteration.js";
+import { checkDerivedPasses } from "./invariants.js";
+import { checkAgentTree, failureFeedback, guardFailure } from "./iteration.js";
 import { lastLeafNode, nextIterationNumber, trailingRepairs, type LoopRecord } from "./loop-history.js";
 import { formatProblem, type Problem } from "./problems.js";
 import { effectiveRunId, safetyRefusal, type InterruptedIteration, type RepositoryFacts } from "./safety.js";
-import { applyStateUpdates, recoveryFor, type AgentStatus, type GuardOutcome, type StateUpdateResult } from "./state-update.js";
-import type { AgentRunFacts, CollectedFacts, GuardFacts, LoadedState, ProcessFacts, RunnerErrorFact } from "./step-facts.js";
-import { selectLeftmostOpenLeaf } from "./select.js";
-import { findNode, type TaskTree } from "./tree.js";
+import { RUNNER_ERROR_RECOVERY, stoppedError } from "./runner-errors.js";
+import { applyStateUpdates, type AgentStatus, type GuardOutcome, type StateUpdateResult } from "./state-update.js";
+import type { AgentRunFacts, CollectedFacts, GuardFacts, LoadedState, RunnerErrorFact } from "./step-facts.js";
+import { selectLeftmostOpenLeaf, selectionOf, type LeafSelection } from "./select.js";
+import type { TaskTree } from "./tree.js";
 import type { AgentOutput } from "../schemas/types.generated.js";
 
 // 1. Safety.
@@ -42,7 +44,14 @@ export interface StartingPoint {
 
 export type LoadVerdict =
   | {
-      kind: "configInvalid" | "preflightFailed" | "treeMissing" | "repairsExhausted" | "noValidTreeInHistory" | "recheckOnInvalidTree";
+      kind:
+        | "configInvalid"
+        | "preflightFailed"
+        | "treeMissing"
+        | "passesDisagree"
+        | "repairsExhausted"
+        | "noValidTreeInHistory"
+        | "recheckOnInvalidTree";
       message: string;
     }
   | ({ kind: "treeValid" } & StartingPoint)
@@ -70,10 +79,14 @@ export function judgeLoadedState(loaded: LoadedState, options: { recheck?: boole
   if (!tree.ok && tree.missing && loaded.lastValidTree === undefined) {
     return {
       kind: "treeMissing",
-      message: ".runner/state/tree.json does not exist and no valid tree exists in this branch's history; run `runner init` and commit it first.",
+      message: `.runner/state/tree.json does not exist and no valid tree exists in this branch's history; write one by hand (CONTRACT §3) and commit it, or, to start over, remove .runner/ and run \`runner init\`.`,
     };
   }
   const start = { config: config.config, records, iteration: nextIterationNumber(records) };
+  // A parent whose passes disagrees with its children was edited by hand (a person removed a
+  // child): no agent may set passes, so the person is told the one edit that makes it right.
+  const disagree = tree.ok ? checkDerivedPasses(tree.tree) : [];
+  if (disagree.length > 0) return { kind: "passesDisagree", message: `.runner/state/tree.json: ${formatProblem(disagree[0]!)}.` };
   if (tree.ok) return { kind: "treeValid", ...start, previousTree: tree.tree };
   const repairs = trailingRepairs(records);
   if (repairs >= config.config.limits.maxRepairAttempts) {
@@ -95,23 +108,19 @@ export function judgeLoadedState(loaded: LoadedState, options: { recheck?: boole
 
 // 3. Select the leaf: the leftmost open one, or for `runner recheck` the open leaf a person names.
 
-export interface SelectedLeaf {
-  leafId: string;
-  title: string;
-}
-
 export type SelectionVerdict =
   | { kind: "complete"; message: string }
   | { kind: "recheckRefused"; message: string }
-  | { kind: "selected"; selection: SelectedLeaf };
+  | { kind: "selected"; leaf: LeafSelection };
 
 /** The node this step works on (seed 001 §4.2), or for a re-check the named open leaf (default: the same leftmost one). */
 export function judgeSelection(tree: TaskTree, runId: string, recheck: { nodeId?: string } | undefined): SelectionVerdict {
   const complete = { kind: "complete" as const, message: `Nothing to do: the root passes (run ${runId}).` };
   if (recheck?.nodeId !== undefined) {
     const id = recheck.nodeId;
-    const leaf = findNode(tree, id);
-    if (!leaf)
+    const selection = selectionOf(tree, id);
+    const leaf = selection?.leaf;
+    if (!selection || !leaf)
       return {
         kind: "recheckRefused",
         message: `Node ${JSON.stringify(id)} is not in the task tree; \`runner status\` lists the nodes and \`runner next\` names the open leaf.`,
@@ -123,20 +132,15 @@ export function judgeSelection(tree: TaskTree, runId: string, recheck: { nodeId?
         message: `Node ${id} has children, so it passes when they all do; re-check one of its open leaves instead (\`runner next\` names the first).`,
       };
     }
-    return { kind: "selected", selection: { leafId: leaf.id, title: leaf.title } };
+    return { kind: "selected", leaf: selection };
   }
   const selected = selectLeftmostOpenLeaf(tree);
   if (selected.kind === "complete") return complete;
-  return { kind: "selected", selection: { leafId: selected.leaf.id, title: selected.leaf.title } };
+  const { kind: _kind, ...leaf } = selected;
+  return { kind: "selected", leaf };
 }
 
 // 5. The agent session.
-
-/** The runner error of an agent or guard stopped by the budget or by an interrupted run (seed 002). */
-function stoppedError(who: "agent" | "guard", facts: ProcessFacts, timeoutSeconds: number): RunnerErrorFact {
-  if (facts.aborted) return { kind: "interrupted", message: `the run was stopped while the ${who} ran` };
-  return { kind: "executor_timeout", message: `the ${who} did not finish within the iteration budget of ${timeoutSeconds} s and was killed` };
-}
 
 export type AgentRunVerdict = { kind: "agentStopped" | "agentNotStarted" | "agentFailed"; runnerError: RunnerErrorFact } | { kind: "agentFinished" };
 
@@ -156,7 +160,9 @@ export function judgeAgentRun(facts: AgentRunFacts, timeoutSeconds: number): Age
 export type ResultVerdict =
   | { kind: "outputInvalid"; runnerError: RunnerErrorFact }
   | { kind: "agentTreeInvalid"; output: AgentOutput; treeProblems: Problem[]; failure: string }
-  | { kind: "resultAccepted"; output: AgentOutput; agentTree: TaskTree };
+  | { kind: "resultAccepted"; output: AgentOutput; agentTree: TaskTree }
+  /** After a runner error: what could be kept of what the agent left (recoverIteration). */
+  | { kind: "recovered"; output: AgentOutput | undefined; treeProblems: Problem[] };
 
 export function judgeAgentResult(input: {
   previousTree: TaskTree;
@@ -164,10 +170,8 @@ export function judgeAgentResult(input: {
   previousTreeText?: string;
   collected: CollectedFacts;
   requiredNodeId: string | undefined;
-  /** The output file, repository-relative, to name in the error. */
-  outputFile: string;
 }): ResultVerdict {
-  const parsed = parseAgentOutput(input.collected.outputText, input.outputFile);
+  const parsed = input.collected.answer;
   if (!parsed.ok) return { kind: "outputInvalid", runnerError: { kind: "output_parse_error", message: parsed.reason } };
   const check = agentTreeCheck(input.previousTree, input.collected, input.requiredNodeId, input.previousTreeText);
   if (!check.tree) {
@@ -225,9 +229,9 @@ export function judgeGuardRun(
 // Seed 002 "Runner Error Recovery".
 
 export interface Recovery {
-  output: AgentOutput | undefined;
+  /** What could be kept of what the agent left; undefined without facts. */
+  verdict: Extract<ResultVerdict, { kind: "recovered" }> | undefined;
   outcome: { status: AgentStatus; guard: GuardOutcome };
-  treeProblems: Problem[];
   /** The agent's tree when valid, runner-owned fields reset; undefined leaves the file for a repair step. */
   updated: StateUpdateResult | undefined;
 }
@@ -238,22 +242,19 @@ export interface Recovery {
  * facts (collecting them failed too) nothing is written.
  */
 export function recoverIteration(input: {
-  runnerError: RunnerErrorFact;
   previousTree: TaskTree;
   previousTreeText?: string;
   collected: CollectedFacts | undefined;
   requiredNodeId: string | undefined;
   selectedId: string | undefined;
 }): Recovery {
-  const recovery = recoveryFor(input.runnerError.kind);
-  const outcome = { status: recovery.status, guard: recovery.guard };
-  if (!input.collected) return { output: undefined, outcome, treeProblems: [], updated: undefined };
-  const parsed = parseAgentOutput(input.collected.outputText);
+  const outcome = { status: RUNNER_ERROR_RECOVERY.status, guard: RUNNER_ERROR_RECOVERY.guard };
+  if (!input.collected) return { verdict: undefined, outcome, updated: undefined };
+  const parsed = input.collected.answer;
   const check = agentTreeCheck(input.previousTree, input.collected, input.requiredNodeId, input.previousTreeText);
   return {
-    output: parsed.ok ? parsed.output : undefined,
+    verdict: { kind: "recovered", output: parsed.ok ? parsed.output : undefined, treeProblems: check.problems },
     outcome,
-    treeProblems: check.problems,
     updated: check.tree ? applyStateUpdates(input.previousTree, check.tree, input.selectedId, undefined) : undefined,
   };
 }

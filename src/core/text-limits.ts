@@ -17,11 +17,74 @@ export function truncateForAgent(text: string): string {
   return `${text.slice(0, head)}${ELISION}${text.slice(tail)}`;
 }
 
+/**
+ * A line that says what failed, in the words of common test runners (TAP "not ok", "FAIL", an
+ * assertion error, a ✗ mark, "N failed").
+ */
+export const FAILING_LINE = /^\s*(?:not ok\b|FAIL\b|FAILED\b|[✗✖×]\s)|AssertionError|\bError:|\bfailed\b/;
+
+/** Of an excerpt that shows the first failure: the output's start, the failure's window, the output's end. */
+export const EXCERPT_HEAD = 1500;
+export const FAILURE_WINDOW = 1200;
+
+/**
+ * The excerpt of a process's output (the agent is told it, the commit keeps it, run/show/log quote
+ * it): up to FEEDBACK_LIMIT characters whole; longer, as truncateForAgent cuts it — unless the first
+ * failing line (FAILING_LINE) lies between the parts that keeps, then the first EXCERPT_HEAD
+ * characters, the FAILURE_WINDOW from that line on, and the last FEEDBACK_TAIL, each apart by
+ * ELISION. `head`: the output's first characters (at least FEEDBACK_HEAD); `tail`: its last (at
+ * least FEEDBACK_TAIL); `failure.at`: where the first failing line starts in the output of `total` characters.
+ */
+export function outputExcerpt(head: string, tail: string, total: number, failure?: { at: number; text: string }): string {
+  if (total <= head.length) return truncateForAgent(head);
+  const between = failure !== undefined && failure.at >= FEEDBACK_HEAD && failure.at < total - FEEDBACK_TAIL;
+  if (!between) return truncateForAgent(head + tail);
+  const window = clip(failure.text, Math.min(FAILURE_WINDOW, total - FEEDBACK_TAIL - failure.at));
+  let end = tail.length - FEEDBACK_TAIL;
+  if (isLowSurrogate(tail.charCodeAt(end))) end += 1;
+  return `${clip(head, EXCERPT_HEAD)}${ELISION}${window}${ELISION}${tail.slice(end)}`;
+}
+
+/** The first `max` characters of `text`, never half a surrogate pair. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return text.slice(0, isHighSurrogate(text.charCodeAt(max - 1)) ? max - 1 : max);
+}
+
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** The longest line a commit message keeps; longer ones end in "…". */
+export const LINE_LIMIT = 1000;
+
+/** ANSI escape sequences (colour, cursor movement): dropped whole, so their bytes are not shown as escapes. */
+// eslint-disable-next-line no-control-regex
+const ANSI_SEQUENCE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Text anyone but the runner wrote (the guard's output, the agent's summary), made safe for a commit
+ * message and a terminal, deterministically: ANSI sequences dropped, `\r\n` and a lone `\r` made
+ * `\n`, every other control byte (NUL included) written as `\xNN`, a lone surrogate (invalid UTF-8
+ * was decoded to U+FFFD already) made U+FFFD, and a line over LINE_LIMIT characters clipped with "…".
+ */
+export function safeText(text: string): string {
+  return text
+    .replace(ANSI_SEQUENCE, "")
+    .replace(/\r\n?/g, "\n")
+    .replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)
+    .replace(LONE_SURROGATE, "\ufffd")
+    .split("\n")
+    .map((line) =>
+      line.length > LINE_LIMIT ? `${line.slice(0, isHighSurrogate(line.charCodeAt(LINE_LIMIT - 2)) ? LINE_LIMIT - 2 : LINE_LIMIT - 1)}…` : line,
+    )
+    .join("\n");
 }
 
 /** Environment variable names whose values are secrets. */

@@ -55,22 +55,118 @@ function tooltip(it: ReportIteration): string {
   return parts.join("\n");
 }
 
+/** At most this many marks: a longer run's iterations are grouped, consecutive ones per mark. */
+export const MAX_MARKS = 240;
+/** Axis labels at least this far apart (px of the view box): a label of 5 digits is about 35 px wide. */
+const LABEL_GAP = 48;
+
+/** Which outcome stands for a group of iterations: a failure first, so that none hides in a long run. */
+const OUTCOME_RANK: IterationOutcome[] = ["error", "invalid-tree", "fail", "repair", "retry", "decompose", "pass", "other"];
+
+/** Consecutive iterations drawn as one mark; a run of up to MAX_MARKS iterations has one per mark. */
+interface Mark {
+  first: ReportIteration;
+  last: ReportIteration;
+  /** The iteration the mark links to: its first failure, else its first iteration. */
+  target: ReportIteration;
+  outcome: IterationOutcome;
+  count: number;
+  /** Mean times of the group's iterations that have them. */
+  local?: { totalMs: number; agentMs: number; guardMs: number };
+  tooltip: string;
+}
+
+function markOf(group: readonly ReportIteration[]): Mark {
+  const first = group[0]!;
+  const last = group[group.length - 1]!;
+  if (group.length === 1) {
+    const local = first.local;
+    return {
+      first,
+      last,
+      target: first,
+      outcome: first.outcome,
+      count: 1,
+      ...(local?.totalMs !== undefined ? { local: { totalMs: local.totalMs, agentMs: local.agentMs ?? 0, guardMs: local.guardMs ?? 0 } } : {}),
+      tooltip: tooltip(first),
+    };
+  }
+  const outcome = OUTCOME_RANK.find((candidate) => group.some((it) => it.outcome === candidate)) ?? "other";
+  const failed = group.find((it) => it.outcome === "fail" || it.outcome === "error" || it.outcome === "invalid-tree");
+  const timed = group.filter((it) => it.local?.totalMs !== undefined);
+  const mean = (pick: (it: ReportIteration) => number | undefined) => timed.reduce((sum, it) => sum + (pick(it) ?? 0), 0) / timed.length;
+  const counts = new Map<IterationOutcome, number>();
+  for (const it of group) counts.set(it.outcome, (counts.get(it.outcome) ?? 0) + 1);
+  const parts = [`Iterations ${first.iteration}–${last.iteration}: ${[...counts].map(([o, n]) => `${n} ${OUTCOME_STYLE[o].label}`).join(", ")}`];
+  if (timed.length > 0) parts.push(`mean ${duration(mean((it) => it.local?.totalMs))} per iteration`);
+  if (failed) parts.push(`the mark links to iteration ${failed.iteration}, the first failure`);
+  return {
+    first,
+    last,
+    target: failed ?? first,
+    outcome,
+    count: group.length,
+    ...(timed.length > 0
+      ? { local: { totalMs: mean((it) => it.local?.totalMs), agentMs: mean((it) => it.local?.agentMs), guardMs: mean((it) => it.local?.guardMs) } }
+      : {}),
+    tooltip: parts.join("\n"),
+  };
+}
+
+/** The run's marks: one per iteration, or per group of consecutive iterations when there are more than MAX_MARKS. */
+function marksOf(iterations: readonly ReportIteration[]): Mark[] {
+  const size = Math.ceil(iterations.length / MAX_MARKS);
+  const marks: Mark[] = [];
+  for (let from = 0; from < iterations.length; from += size) marks.push(markOf(iterations.slice(from, from + size)));
+  return marks;
+}
+
+/** A round step (1, 2 or 5 × 10^k iterations) at or above `at`. */
+function roundStep(at: number): number {
+  let step = 1;
+  while (step * 10 <= at) step *= 10;
+  for (const factor of [1, 2, 5, 10]) if (step * factor >= at) return step * factor;
+  return step * 10;
+}
+
+/**
+ * The marks whose first iteration is labelled under the axis: round iteration numbers at least
+ * LABEL_GAP apart, the first mark always, and the last when it keeps that distance from the one before.
+ */
+function labelledMarks(marks: readonly Mark[], slot: number): Set<number> {
+  const n = marks.length;
+  const perMark = marks.length > 1 ? (marks[n - 1]!.first.iteration - marks[0]!.first.iteration) / (n - 1) : 1;
+  const step = roundStep(Math.max(1, Math.ceil(LABEL_GAP / slot)) * Math.max(1, perMark));
+  const labelled = new Set<number>([0]);
+  let lastAt = 0;
+  marks.forEach((mark, i) => {
+    if (i > 0 && mark.first.iteration % step < Math.max(1, perMark) && (i - lastAt) * slot >= LABEL_GAP) {
+      labelled.add(i);
+      lastAt = i;
+    }
+  });
+  if (n > 1 && !labelled.has(n - 1) && (n - 1 - lastAt) * slot >= LABEL_GAP) labelled.add(n - 1);
+  return labelled;
+}
+
 /** The timeline SVG (an empty run gives a short note instead of axes). */
 export function renderTimeline(iterations: readonly ReportIteration[]): string {
   const n = iterations.length;
   const height = TOP + PLOT_HEIGHT + 8 + BADGE + 38;
   const open = `<svg xmlns="http://www.w3.org/2000/svg" class="timeline" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-labelledby="timeline-title">`;
-  const title = `<title id="timeline-title">Timeline of ${n} iteration${n === 1 ? "" : "s"}: time per iteration and outcome</title>`;
+  const grouped = n > MAX_MARKS ? `, ${Math.ceil(n / MAX_MARKS)} consecutive iterations per mark (the worst outcome shown, mean time)` : "";
+  const title = `<title id="timeline-title">Timeline of ${n} iteration${n === 1 ? "" : "s"}: time per iteration and outcome${grouped}</title>`;
   if (n === 0) return `${open}${title}<text x="${WIDTH / 2}" y="${height / 2}" text-anchor="middle" class="axis">No iterations yet</text></svg>`;
 
   const timed = iterations.some((it) => it.local?.totalMs !== undefined);
-  const maxMs = niceMax(Math.max(1, ...iterations.map((it) => it.local?.totalMs ?? 0)));
+  const marks = marksOf(iterations);
+  const maxMs = niceMax(marks.reduce((max, mark) => Math.max(max, mark.local?.totalMs ?? 0), 1));
   const plotWidth = WIDTH - LEFT - RIGHT;
-  const slot = plotWidth / n;
+  const slot = plotWidth / marks.length;
   const barWidth = Math.max(2, Math.min(44, slot * 0.72));
   const baseY = TOP + PLOT_HEIGHT;
   const y = (ms: number) => baseY - (ms / maxMs) * PLOT_HEIGHT;
-  const labelEvery = Math.ceil(n / 30);
+  const labelled = labelledMarks(marks, slot);
   const parts: string[] = [open, title];
 
   // Axis: time ticks when there are durations, else a note saying why the bars are equal.
@@ -86,21 +182,21 @@ export function renderTimeline(iterations: readonly ReportIteration[]): string {
     parts.push(`<text class="axis" x="${LEFT - 6}" y="${TOP + 10}" text-anchor="end">no times</text>`);
   }
 
-  iterations.forEach((it, i) => {
+  marks.forEach((it, i) => {
     const style = OUTCOME_STYLE[it.outcome];
     const cx = LEFT + slot * i + slot / 2;
     const x = fixed(cx - barWidth / 2);
     const failed = it.outcome === "fail" || it.outcome === "error" || it.outcome === "invalid-tree";
     const mark: string[] = [];
-    mark.push(`<title>${escapeHtml(tooltip(it))}</title>`);
+    mark.push(`<title>${escapeHtml(it.tooltip)}</title>`);
     if (failed)
       mark.push(
         `<rect class="slot-failed" x="${fixed(LEFT + slot * i)}" y="${TOP}" width="${fixed(slot)}" height="${PLOT_HEIGHT}" fill="${style.color}" fill-opacity="0.09"/>`,
       );
     const local = it.local;
     if (timed && local?.totalMs !== undefined) {
-      const agent = local.agentMs ?? 0;
-      const guard = local.guardMs ?? 0;
+      const agent = local.agentMs;
+      const guard = local.guardMs;
       const runner = Math.max(0, local.totalMs - agent - guard);
       let at = 0;
       for (const [name, ms] of [
@@ -134,15 +230,15 @@ export function renderTimeline(iterations: readonly ReportIteration[]): string {
       mark.push(
         `<text class="badge-symbol" x="${fixed(cx)}" y="${fixed(badgeY + badge / 2)}" dy="0.35em" text-anchor="middle">${escapeHtml(style.symbol)}</text>`,
       );
-    if (i % labelEvery === 0 || i === n - 1) {
-      mark.push(`<text class="axis" x="${fixed(cx)}" y="${badgeY + BADGE + 15}" text-anchor="middle">${it.iteration}</text>`);
+    if (labelled.has(i)) {
+      mark.push(`<text class="axis" x="${fixed(cx)}" y="${badgeY + BADGE + 15}" text-anchor="middle">${it.first.iteration}</text>`);
     }
-    if (slot >= 40) {
-      const label = fit(it.kind === "repair" ? "repair" : (it.nodeId ?? ""), Math.floor(slot / 7));
+    if (slot >= 40 && it.count === 1) {
+      const label = fit(it.first.kind === "repair" ? "repair" : (it.first.nodeId ?? ""), Math.floor(slot / 7));
       mark.push(`<text class="node-label" x="${fixed(cx)}" y="${badgeY + BADGE + 30}" text-anchor="middle">${escapeHtml(label)}</text>`);
     }
     parts.push(
-      `<a href="#iter-${it.iteration}"><g class="mark" data-iteration="${it.iteration}" data-outcome="${it.outcome}">${mark.join("")}</g></a>`,
+      `<a href="#iter-${it.target.iteration}"><g class="mark" data-iteration="${it.first.iteration}"${it.count > 1 ? ` data-last="${it.last.iteration}"` : ""} data-outcome="${it.outcome}">${mark.join("")}</g></a>`,
     );
   });
   parts.push("</svg>");

@@ -1,6 +1,8 @@
 // Text helpers of the report page: HTML escaping (everything from the agent or the repository goes
 // through it) and the way durations and counts are written (money: formatCost of core/agent-usage).
 
+import { formatDuration } from "../core/durations.js";
+
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
 /** Text made safe for HTML element content and quoted attribute values (and SVG, which is XML). */
@@ -10,14 +12,9 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "\uFFFD");
 }
 
-/** `850 ms`, `4.2 s`, `3 min 05 s`, `1 h 02 min`. */
+/** `850 ms`, `4.2 s`, `3 min 05 s`, `1 h 02 min` (core/durations.ts). */
 export function duration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const seconds = Math.round(ms / 1000);
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, "0")} s`;
-  const minutes = Math.round(seconds / 60);
-  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, "0")} min`;
+  return formatDuration(ms);
 }
 
 /** `1,234,567` (grouping fixed, not the machine's locale, so the page is the same everywhere). */

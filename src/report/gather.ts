@@ -1,22 +1,23 @@
-// Gathers a run into the report's model: its loop commits (subjects, summaries, trailers), the diff
-// and time of each, the tree at its newest commit, the audit of its history, the lines it added to
+// Gathers a run into the report's model: its loop commits (subjects, summaries, trailers), the time of
+// each (its diff is read as the page is written: iterationDiffs), the tree at its newest commit, the audit of its history, the lines it added to
 // questions.md and assumptions.md — all from git, so a fresh clone has them — and, where the
 // machine that ran it kept them, the local iteration logs (durations, path, guard output, usage).
 import path from "node:path";
 import { GitRepo } from "../adapters/git.js";
 import { readOptional } from "../adapters/project-files.js";
 import { auditHistory, runBase } from "../adapters/run-audit.js";
-import { acceptedTree, checkedOutBranch } from "../adapters/run-trees.js";
+import { acceptedTree } from "../adapters/run-trees.js";
 import { checkTreeText } from "../adapters/tree-store.js";
 import { eventsFile, iterationDir, LAYOUT } from "../core/layout.js";
 import { leftTreeInvalid, loopRecords, testsOf, type LoopRecord } from "../core/loop-history.js";
-import { formatCommitSubject, loopSubjectPattern, runIdFromBranch } from "../core/run-id.js";
+import { formatCommitSubject } from "../core/run-id.js";
+import { resolveRun } from "../adapters/resolve-run.js";
 import { walkTree, type TaskTree } from "../core/tree.js";
 import { RefusalError } from "../errors.js";
 import { boundedDiff, parseAddedLines, parseShowDiffs, RECORD } from "./git-text.js";
 import { localLogFrom, parseEvents, type EventLine } from "./local-log.js";
 import { guessTarget, mergeCommands } from "./merge.js";
-import type { AuditResult, LocalLog, NoteAddition, Report, ReportIteration } from "./model.js";
+import type { AuditResult, IterationDiff, LocalLog, NoteAddition, Report, ReportIteration } from "./model.js";
 import { iterationOutcome, reportTree, runOutcome, totalsOf } from "./summarize.js";
 
 const NOTE_FILES = { [LAYOUT.questions]: "questions", [LAYOUT.assumptions]: "assumptions" } as const;
@@ -25,39 +26,46 @@ const NOTE_FILES = { [LAYOUT.questions]: "questions", [LAYOUT.assumptions]: "ass
  * The ref a run is read from: the checked-out run branch, else the local `runner/<id>` branch, else a
  * remote-tracking one (a fresh clone), else HEAD.
  */
-async function runRef(git: GitRepo, runId: string, branch: string | undefined): Promise<string> {
-  const local = `runner/${runId}`;
-  if (branch === local) return local;
-  if ((await git.resolve(`refs/heads/${local}`)) !== undefined) return local;
-  const remote = (await git.raw(["for-each-ref", "--format=%(refname:short)", `refs/remotes/*/${local}`]).catch(() => "")).split("\n").find(Boolean);
-  return remote ?? "HEAD";
-}
 
-/** Each commit's files and bounded patch, the tree file left out (the report shows the tree itself). */
-async function readDiffs(git: GitRepo, shas: readonly string[]) {
-  if (shas.length === 0) return new Map<string, ReturnType<typeof boundedDiff>>();
-  const out = await git.raw([
-    "-c",
-    "core.quotePath=false",
-    "show",
-    "--no-color",
-    "--no-ext-diff",
-    "--no-renames",
-    `--format=${RECORD}%H`,
-    "--numstat",
-    "-p",
-    ...shas,
-    "--",
-    ".",
-    `:(exclude)${LAYOUT.tree}`,
-  ]);
-  const parsed = parseShowDiffs(out);
-  return new Map(
-    shas.map((sha) => {
-      const diff = parsed.get(sha);
-      return [sha, boundedDiff(diff?.files ?? [], diff?.patch ?? "")] as const;
-    }),
-  );
+/** Commits per `git show` process (their ids are its arguments). */
+const SHOW_BATCH = 500;
+
+/**
+ * Each iteration's files and bounded patch, the tree file left out (the report shows the tree
+ * itself), in the report's order: read from `git show` as git prints them, one commit at a time, so
+ * the patches of a long run are never held together (`runner report` writes each as it comes).
+ */
+export async function* iterationDiffs(root: string, iterations: readonly Pick<ReportIteration, "commit">[]): AsyncGenerator<IterationDiff> {
+  const git = new GitRepo(root);
+  for (let from = 0; from < iterations.length; from += SHOW_BATCH) {
+    const batch = iterations.slice(from, from + SHOW_BATCH).map((it) => it.commit);
+    const records = git.streamRecords(
+      [
+        "-c",
+        "core.quotePath=false",
+        "show",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-renames",
+        `--format=${RECORD}%H`,
+        "--numstat",
+        "-p",
+        ...batch,
+        "--",
+        ".",
+        `:(exclude)${LAYOUT.tree}`,
+      ],
+      RECORD,
+    );
+    // A commit whose change the pathspec left empty prints nothing: its diff is empty.
+    let next = await records.next();
+    for (const sha of batch) {
+      const parsed = next.done ? undefined : parseShowDiffs(next.value).get(sha);
+      if (parsed) next = await records.next();
+      yield boundedDiff(parsed?.files ?? [], parsed?.patch ?? "");
+    }
+    await records.return(undefined);
+  }
 }
 
 async function readCommitTimes(git: GitRepo, shas: readonly string[]): Promise<Map<string, string>> {
@@ -126,20 +134,25 @@ async function readLocalLog(root: string, runId: string, record: LoopRecord, eve
   const [guardLog, executorLog] = await Promise.all(
     ["guard.log", "executor.log"].map((name) => readOptional(path.join(dir, name)).catch(() => undefined)),
   );
-  return localLogFrom(
-    { meta, guardLog, executorLog, events: events.filter((e) => e.iteration === record.subject.iteration) },
-    record.sha,
-    formatCommitSubject(record.subject),
-  );
+  return localLogFrom({ meta, guardLog, executorLog, events }, record.sha, formatCommitSubject(record.subject));
 }
 
-function toIteration(
-  record: LoopRecord,
-  diff: ReportIteration["diff"],
-  committedAt: string | undefined,
-  local: LocalLog | undefined,
-  titles: Map<string, string>,
-): ReportIteration {
+/** The iterations' local logs, a few at a time (a long run's logs are never all open at once). */
+async function readLocalLogs(
+  root: string,
+  runId: string,
+  records: readonly LoopRecord[],
+  events: Map<number, EventLine[]>,
+): Promise<(LocalLog | undefined)[]> {
+  const logs: (LocalLog | undefined)[] = [];
+  for (let from = 0; from < records.length; from += 16) {
+    const batch = records.slice(from, from + 16);
+    logs.push(...(await Promise.all(batch.map((record) => readLocalLog(root, runId, record, events.get(record.subject.iteration) ?? [])))));
+  }
+  return logs;
+}
+
+function toIteration(record: LoopRecord, committedAt: string | undefined, local: LocalLog | undefined, titles: Map<string, string>): ReportIteration {
   const subject = record.subject;
   const attempts = /^([0-9]+)\/([0-9]+)$/.exec(record.trailers.attempts ?? "");
   const it: ReportIteration = {
@@ -150,7 +163,6 @@ function toIteration(
     outcome: "other",
     summary: record.summary,
     treeLeftInvalid: leftTreeInvalid(record),
-    diff,
   };
   if (subject.kind !== "repair") {
     it.nodeId = subject.nodeId;
@@ -173,17 +185,10 @@ function toIteration(
 }
 
 export async function gatherReport(root: string, runIdOption: string | undefined, generatedAt: string): Promise<Report> {
-  const git = new GitRepo(root);
-  const branch = await checkedOutBranch(root).catch(() => undefined);
-  const runId = runIdOption ?? runIdFromBranch(branch);
-  if (runId === undefined) {
-    throw new RefusalError(`Branch ${branch ?? "(detached)"} is not a runner/<run-id> branch; check out a run branch or pass --run-id.`);
-  }
-  const ref = await runRef(git, runId, branch);
-  const tip = await git.resolve(ref);
+  const { git, runId, ref, tip, loopCommits } = await resolveRun(root, runIdOption);
   if (tip === undefined) throw new RefusalError(`There is no commit to read run ${runId} from (${ref} does not name one).`);
 
-  const records = loopRecords(await git.loopCommits(loopSubjectPattern(runId), tip), runId); // newest first
+  const records = loopRecords(loopCommits, runId); // newest first
   if (records.length === 0 && ref === "HEAD") {
     throw new RefusalError(`There is no run ${runId} here: no runner/${runId} branch, and HEAD's history has none of its loop commits.`);
   }
@@ -192,28 +197,43 @@ export async function gatherReport(root: string, runIdOption: string | undefined
   const base = oldestFirst[0] ? await runBase(git, oldestFirst[0].sha) : undefined;
   const iterationOf = new Map(oldestFirst.map((r) => [r.sha, r.subject.iteration]));
   const eventsText = await readOptional(path.join(root, ...eventsFile(runId).split("/"))).catch(() => undefined);
-  const events = eventsText === undefined ? [] : parseEvents(eventsText);
+  const events = new Map<number, EventLine[]>();
+  for (const event of eventsText === undefined ? [] : parseEvents(eventsText)) {
+    const list = events.get(event.iteration);
+    if (list) list.push(event);
+    else events.set(event.iteration, [event]);
+  }
 
-  const [diffs, times, tree, audit, notes, locals, holders] = await Promise.all([
-    readDiffs(git, shas),
+  const [times, tree, audit, notes, locals, holders] = await Promise.all([
     readCommitTimes(git, shas),
     finalTree(git, records, tip),
     base ? auditHistory(git, runId, base, tip) : Promise.resolve(undefined),
     base ? readNotes(git, base, tip, iterationOf) : Promise.resolve([]),
-    Promise.all(oldestFirst.map((record) => readLocalLog(root, runId, record, events))),
+    readLocalLogs(root, runId, oldestFirst, events),
     base
       ? git.raw(["for-each-ref", "--format=%(refname:short)", "--contains", base, "refs/heads", "refs/remotes"]).catch(() => "")
       : Promise.resolve(""),
   ]);
 
   const titles = new Map(tree?.tree ? [...walkTree(tree.tree)].map(({ node }) => [node.id, node.title] as const) : []);
-  const iterations = oldestFirst.map((record, i) => toIteration(record, diffs.get(record.sha)!, times.get(record.sha), locals[i], titles));
+  const iterations = oldestFirst.map((record, i) => toIteration(record, times.get(record.sha), locals[i], titles));
   const treeRoot = tree?.tree ? reportTree(tree.tree, iterations) : undefined;
   const auditResult: AuditResult | undefined = audit && {
     clean: audit.violations.length === 0,
     violations: audit.violations.map((v) =>
       v.iteration === undefined ? { commit: v.sha, message: v.message } : { commit: v.sha, iteration: v.iteration, message: v.message },
     ),
+    ...(audit.personEdits.length > 0
+      ? {
+          personEdits: audit.personEdits.map((edit) => ({
+            commit: edit.sha,
+            subject: edit.subject,
+            made: edit.made,
+            ...(edit.author !== undefined ? { author: edit.author } : {}),
+            valid: edit.problems.length === 0,
+          })),
+        }
+      : {}),
   };
   const target = guessTarget(holders.split("\n").filter(Boolean), `runner/${runId}`);
   const report: Report = {

@@ -16,7 +16,7 @@ export interface EventLine {
 export interface LocalLogFiles {
   meta?: string;
   /** This iteration's transitions from events.jsonl, in order. */
-  events: EventLine[];
+  events: readonly EventLine[];
   guardLog?: string;
   executorLog?: string;
 }

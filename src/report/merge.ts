@@ -30,7 +30,7 @@ export function mergeCommands(
   const from = shellWord(target ?? base?.slice(0, 12) ?? "HEAD");
   const commands = [
     { label: "Check out the run's branch", command: `git switch ${shellWord(branch)}` },
-    { label: "Check that every transition obeyed the rules", command: "npx runner audit" },
+    { label: "Check every transition against the rules and replay every pass", command: "runner audit --replay" },
     { label: "The run's commits", command: `git log --oneline --reverse ${from}..${shellWord(ref)}` },
     { label: "What merging brings in", command: `git diff --stat ${from}...${shellWord(ref)}  # drop --stat for the whole patch` },
   ];

@@ -79,7 +79,8 @@ export interface ReportIteration {
   /** Test files the iteration changed (its commit's Runner-Tests). */
   testsChanged?: string[];
   treeLeftInvalid: boolean;
-  diff: IterationDiff;
+  /** Read as the page is written (iterationDiffs), one iteration at a time; absent in the gathered model. */
+  diff?: IterationDiff;
   local?: LocalLog;
 }
 
@@ -140,6 +141,16 @@ export interface RunOutcome {
 export interface AuditResult {
   clean: boolean;
   violations: { commit: string; iteration?: number; message: string }[];
+  /** A person's edits between the run's commits (by a runner command or by hand), each judged by the rules. */
+  personEdits?: PersonEditEntry[];
+}
+
+export interface PersonEditEntry {
+  commit: string;
+  subject: string;
+  made: "runner" | "hand";
+  author?: string;
+  valid: boolean;
 }
 
 export interface MergeAdvice {

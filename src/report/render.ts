@@ -100,9 +100,27 @@ function renderTimelineSection(report: Report): string {
   return `<section id="timeline"><h2>Timeline</h2>${renderTimeline(report.iterations)}${renderLegend(report)}${note ? `<p class="note">${esc(note)}</p>` : ""}</section>`;
 }
 
+/** A person's edits, in history order, apart from the iterations. */
+function renderPersonEdits(report: Report): string {
+  const edits = report.audit?.personEdits ?? [];
+  if (edits.length === 0) return "";
+  const items = edits
+    .map(
+      (edit) =>
+        `<li class="person-edit"><code>${esc(edit.commit.slice(0, 7))}</code> ${esc(edit.subject)} <span class="runs">${edit.made === "hand" ? "by hand, " : ""}by ${esc(edit.author ?? "?")}${edit.valid ? "" : " — breaks the rules"}</span></li>`,
+    )
+    .join("");
+  return `<section id="person-edits"><h2>Person edits</h2><p class="note">Changes a person made to the plan or the config between iterations; they are not iterations, and <code>runner audit</code> judges each by the rules.</p><ul>${items}</ul></section>`;
+}
+
 function renderMerge(report: Report): string {
   const items = report.merge.commands.map((c) => `<li>${esc(c.label)}<pre><code>${esc(c.command)}</code></pre></li>`).join("");
-  return `<section id="merge"><h2>Review and merge</h2><ol class="commands">${items}</ol></section>`;
+  const edits = report.audit?.personEdits ?? [];
+  const note =
+    edits.length === 0
+      ? ""
+      : `<p class="note">This run includes ${esc(plural(edits.length, "person's edit"))} of the plan or config (see Person edits); the merge carries them with the iterations.</p>`;
+  return `<section id="merge"><h2>Review and merge</h2>${note}<ol class="commands">${items}</ol></section>`;
 }
 
 function renderNode(node: ReportNode): string {
@@ -139,7 +157,8 @@ function renderNotes(notes: readonly NoteAddition[]): string {
   return `<section id="notes"><h2>Questions and assumptions the agent added</h2>${part("questions", "Questions (.runner/state/questions.md)")}${part("assumptions", "Assumptions (.runner/state/assumptions.md)")}</section>`;
 }
 
-function renderPatch(diff: IterationDiff, commit: string): string {
+function renderPatch(diff: IterationDiff | undefined, commit: string): string {
+  if (diff === undefined) return `<p class="note"><code>git show ${short(commit)}</code> shows the change.</p>`;
   if (diff.files.length === 0) return '<p class="note">No change outside the tree file.</p>';
   const rows = diff.files
     .map(
@@ -182,7 +201,11 @@ function renderFailure(failure: string): string {
   return `<h4>Failure</h4><pre class="block failure">${esc(head)}</pre>${whole}`;
 }
 
-function renderIteration(it: ReportIteration): string {
+/** What the iterations' section says for a run without any. */
+export const NO_ITERATIONS = '<p class="note">No iterations yet.</p>';
+
+/** One iteration's article (its diff, when the iteration carries it, included). */
+export function renderIteration(it: ReportIteration): string {
   const style = OUTCOME_STYLE[it.outcome];
   const failed = it.outcome === "fail" || it.outcome === "error" || it.outcome === "invalid-tree";
   const local = it.local;
@@ -248,7 +271,19 @@ function renderAudit(report: Report): string {
   return `<section id="audit"><h2>Audit</h2><ul>${items}${rest}</ul></section>`;
 }
 
+/**
+ * The page in three parts, so that `runner report` writes it as it is produced: everything before the
+ * iterations, each iteration (renderIteration, with its diff read just then), everything after.
+ */
 export function renderReport(report: Report): string {
+  return `${reportHead(report)}${report.iterations.map(renderIteration).join("\n") || NO_ITERATIONS}${reportFoot(report)}`;
+}
+
+/** From this many iterations on, the browser lays out only the articles in view (the page of a long night opens at once). */
+const LONG_RUN = 200;
+
+/** The page up to the first iteration's article. */
+export function reportHead(report: Report): string {
   const outcome = report.outcome;
   const verdict = outcome.mergeable ? "Ready to merge" : outcome.kind === "complete" ? "Review the audit first" : "Not ready to merge";
   const csp = `default-src 'none'; style-src 'unsafe-inline'; script-src ${scriptHash()}; img-src data:; base-uri 'none'; form-action 'none'`;
@@ -273,12 +308,18 @@ export function renderReport(report: Report): string {
 <main class="wrap">
 ${renderTiles(report.totals, report.iterations.length, report.notes)}
 ${renderTimelineSection(report)}
+${renderPersonEdits(report)}
 ${renderAudit(report)}
 ${renderMerge(report)}
 ${renderTree(report)}
 ${renderNotes(report.notes)}
-<section id="iterations"><h2>Iterations</h2><div class="toolbar" id="toolbar"></div>
-${report.iterations.map(renderIteration).join("\n") || '<p class="note">No iterations yet.</p>'}
+<section id="iterations"${report.iterations.length > LONG_RUN ? ' class="long"' : ""}><h2>Iterations</h2><div class="toolbar" id="toolbar"></div>
+`;
+}
+
+/** The page after the last iteration's article. */
+export function reportFoot(report: Report): string {
+  return `
 </section>
 </main>
 <footer><div class="wrap">Generated ${esc(timestamp(report.generatedAt))} from ${plural(report.iterations.length, "loop commit")}${report.base ? ` after <code>${short(report.base)}</code>` : ""} and ${plural(report.localLogs, "local iteration log")}. Everything the agent wrote is shown as text.</div></footer>

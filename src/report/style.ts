@@ -48,6 +48,7 @@ ul.tree ul { border-left: 1px dashed var(--line); margin-left: 7px; }
 .runs { color: var(--muted); font-size: 13px; }
 .notes-list { margin: 4px 0 12px; padding-left: 20px; }
 article.iteration { border: 1px solid var(--line); border-left: 5px solid #8c959f; border-radius: 6px; padding: 10px 14px; margin: 12px 0; }
+#iterations.long article.iteration { content-visibility: auto; contain-intrinsic-size: auto 180px; }
 article.iteration h3 { margin: 0 0 4px; font-size: 16px; }
 article.iteration .facts { color: var(--muted); font-size: 13px; margin: 0 0 6px; }
 article.iteration .summary { white-space: pre-wrap; margin: 6px 0; }

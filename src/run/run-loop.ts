@@ -13,7 +13,8 @@ import { loadConfig, loadTree } from "../adapters/project-files.js";
 import { addUsage, type UsageTotals } from "../core/agent-usage.js";
 import { DEFAULT_LIMITS, type ResolvedConfig } from "../core/config.js";
 import { checkDerivedPasses } from "../core/invariants.js";
-import { afterRunnerError, backoffSeconds, budgetReached, formatDuration, limitWait, stallReason, stallSentence } from "../core/run-policy.js";
+import { formatDuration } from "../core/durations.js";
+import { afterRunnerError, backoffSeconds, budgetReached, limitWait, stallReason, stallSentence } from "../core/run-policy.js";
 import { selectLeftmostOpenLeaf } from "../core/select.js";
 import { EXIT, exitCodeOfStep, type ExitCode } from "../exit-codes.js";
 import { bugSentence } from "../errors.js";
@@ -33,6 +34,8 @@ export interface RunOptions {
   onProgress?: (event: ProgressEvent) => void;
   onStep?: (result: StepResult) => void | Promise<void>;
   onNotice?: (notice: RunNotice) => void | Promise<void>;
+  /** Called before each iteration: where a person's edit waiting for the lock is made (the lock handed over). */
+  betweenIterations?: () => Promise<void>;
 }
 
 /** What the run tells beside its steps. */
@@ -83,6 +86,11 @@ async function stuckLeaf(root: string): Promise<{ id: string; attempts: number; 
   const selection = selectLeftmostOpenLeaf(load.tree);
   if (selection.kind !== "leaf" || !selection.stuck) return undefined;
   return { id: selection.leaf.id, attempts: selection.leaf.attempts, max: selection.leaf.max_attempts };
+}
+
+/** What a person can do about a stuck leaf, as one clause. */
+export function stuckCommands(id: string): string {
+  return `give it more attempts (\`runner unstick ${id}\`), reword it (\`runner edit ${id} --goal …\`), split it (\`runner add ${id} --title …\`) or drop it (\`runner remove ${id}\`)`;
 }
 
 /** Waits `ms`, or less when the run is stopped. */
@@ -147,10 +155,11 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
       costUsd: spentUsd,
     });
     if (budget) return finish(EXIT.stoppedEarly, budget);
+    await options.betweenIterations?.();
     if (options.haltOnStuck) {
       const stuck = await stuckLeaf(options.root);
       if (stuck) {
-        const reason = `Stopped early: leaf ${stuck.id} is stuck (${stuck.attempts}/${stuck.max} attempts); decompose it by hand or run without --halt-on-stuck to let the agent decompose it.`;
+        const reason = `Stopped early: leaf ${stuck.id} is stuck (${stuck.attempts}/${stuck.max} attempts); ${stuckCommands(stuck.id)}, or run without --halt-on-stuck to let the agent decompose it.`;
         await options.onNotice?.({
           type: "stuck",
           nodeId: stuck.id,
@@ -248,7 +257,7 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
         cause: "limit",
         seconds: plan.seconds,
         until: plan.until,
-        message: `Waiting ${formatDuration(plan.seconds)} for the agent's ${result.limit.kind} limit${reset}; Ctrl-C stops the run.`,
+        message: `Waiting ${formatDuration(plan.seconds * 1000)} for the agent's ${result.limit.kind} limit${reset}; Ctrl-C stops the run.`,
       });
       continue;
     }
@@ -273,7 +282,7 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
       cause: "retry",
       seconds,
       until: options.now() + seconds * 1000,
-      message: `Retrying in ${formatDuration(seconds)} after a runner error (${errors.length} of at most ${limits.maxConsecutiveRunnerErrors} in a row): ${error.message}`,
+      message: `Retrying in ${formatDuration(seconds * 1000)} after a runner error (${errors.length} of at most ${limits.maxConsecutiveRunnerErrors} in a row): ${error.message}`,
     });
   }
 }

@@ -3,6 +3,7 @@ import type { IterationContext, StepOutput } from "../../machines/iteration-type
 import { commitSubjectOf, type IterationRecord } from "../core/iteration-record.js";
 import { formatCommitSubject } from "../core/run-id.js";
 import type { AgentRunFacts } from "../core/step-facts.js";
+import { keptSummary } from "../core/loop-history.js";
 
 export function iterationMeta(input: {
   context: IterationContext;
@@ -14,6 +15,8 @@ export function iterationMeta(input: {
   finishedAt: number;
 }): object {
   const { context, output, record, durations } = input;
+  const agent = context.agent?.facts;
+  const guard = context.guard?.facts;
   return {
     run_id: record.runId,
     iteration: record.iteration,
@@ -27,7 +30,8 @@ export function iterationMeta(input: {
     max_attempts: record.maxAttempts ?? null,
     passes_after: record.passesAfter ?? null,
     derived_passes: record.derivedPasses,
-    summary: record.summary,
+    // (bounded: output.json beside it holds the agent's whole answer, which may be any size)
+    summary: keptSummary(record.summary),
     failure: record.failure ?? null,
     runner_error: record.runnerError ?? null,
     tree_problems: record.treeProblems,
@@ -35,19 +39,17 @@ export function iterationMeta(input: {
     tests_changed: record.testFilesChanged,
     // What the agent did to git itself (undone by the runner): its own commits, HEAD, control files.
     agent_git: record.agentGit ?? null,
-    executor: context.agent ? executorMeta(context.agent) : null,
+    executor: agent ? executorMeta(agent) : null,
     // Tokens and cost of the agent's session (src/core/agent-usage.ts), its own figures under its name.
-    usage: context.agent?.usage ?? null,
+    usage: agent?.usage ?? null,
     // A rate or usage limit the agent met; the run loop decides whether to wait for resets_at.
-    limit: context.agent?.limit
-      ? { kind: context.agent.limit.kind, resets_at: context.agent.limit.resetsAt ?? null, message: context.agent.limit.message }
-      : null,
-    guard: context.guardRun
+    limit: agent?.limit ? { kind: agent.limit.kind, resets_at: agent.limit.resetsAt ?? null, message: agent.limit.message } : null,
+    guard: guard
       ? {
-          command: context.config?.guard.command,
-          exit_code: context.guardRun.exitCode ?? null,
-          timed_out: context.guardRun.timedOut,
-          spawn_error: context.guardRun.spawnError ?? null,
+          command: context.start?.config.guard.command,
+          exit_code: guard.exitCode ?? null,
+          timed_out: guard.timedOut,
+          spawn_error: guard.spawnError ?? null,
         }
       : null,
     durations: { agent_ms: durations.agentMs, guard_ms: durations.guardMs, total_ms: durations.totalMs },

@@ -1,7 +1,7 @@
 // One `runner step`: the iteration machine run with the real actors; every transition appended to
 // events.jsonl as it happens, the iteration's meta.json written at the end.
 import { createActor, toPromise } from "xstate";
-import { iterationMachine } from "../../machines/iteration.js";
+import { iterationMachine, iterationNamed } from "../../machines/iteration.js";
 import type { RecheckRequest, StepOutput } from "../../machines/iteration-types.js";
 import { createRecorder, type Transition } from "../../machines/recorder.js";
 import { IterationLog } from "../adapters/iteration-log.js";
@@ -24,24 +24,25 @@ export interface StepResult extends StepOutput {
   limit?: AgentLimit;
 }
 
-/** States from which an iteration is certain to be committed (or recovered by the next step). */
-const RECORDED_FROM = new Set(["execute", "prepareRecheck", "recover", "resumeInterrupted"]);
-
 export async function runStep(step: StepDeps & { runIdOption?: string; recheck?: RecheckRequest }): Promise<StepResult> {
   const startedAt = step.now();
   const { actors, deps } = await createStepActors(step);
   const machine = iterationMachine.provide({ actors: withInjectedFaults(step.env, actors) });
 
-  // Transitions are appended to events.jsonl once the iteration is certain to be recorded (the
-  // agent starts, or a runner error is being recorded): a refusal before that leaves no trace under
-  // an iteration number the next real iteration will reuse. Each is stamped when it happens.
+  // Transitions are appended to events.jsonl once the iteration is certain to be recorded (a state
+  // tagged "recorded" was entered: the agent starts, or a runner error is being recorded): a refusal
+  // before that leaves no trace under an iteration number the next real iteration will reuse. Each
+  // is stamped when it happens.
   let log: IterationLog | undefined;
+  let recorded = false;
   const pending: (Transition & { time: string })[] = [];
   const flush = () => {
-    const context = actor.getSnapshot().context;
-    if (context.runId === undefined || context.iteration === undefined || !recorder.path.some((state) => RECORDED_FROM.has(state))) return;
-    log ??= new IterationLog(step.root, context.runId, context.iteration, deps.secrets);
-    log.appendEvents(pending.splice(0).map((t) => ({ iteration: context.iteration, from: t.from, event: t.event, to: t.to, time: t.time })));
+    const snapshot = actor.getSnapshot();
+    recorded ||= snapshot.hasTag("recorded");
+    const named = iterationNamed(snapshot.context);
+    if (!named || !recorded) return;
+    log ??= new IterationLog(step.root, named.runId, named.iteration, deps.secrets);
+    log.appendEvents(pending.splice(0).map((t) => ({ iteration: named.iteration, from: t.from, event: t.event, to: t.to, time: t.time })));
   };
   const recorder = createRecorder("safetyCheck", {
     onEnter: killOnEntry(step.env),
@@ -53,10 +54,11 @@ export async function runStep(step: StepDeps & { runIdOption?: string; recheck?:
   const output = await toPromise(actor);
   const context = actor.getSnapshot().context;
   flush();
+  const named = iterationNamed(context);
 
   const durations = {
-    agentMs: Math.round(context.agent?.durationMs ?? 0),
-    guardMs: Math.round(context.guardRun?.durationMs ?? 0),
+    agentMs: Math.round(context.agent?.facts.durationMs ?? 0),
+    guardMs: Math.round(context.guard?.facts.durationMs ?? 0),
     totalMs: Math.round(step.now() - startedAt),
   };
   if (log && output.record) {
@@ -69,18 +71,18 @@ export async function runStep(step: StepDeps & { runIdOption?: string; recheck?:
       if (!isSystemError(error)) throw error;
       const committed = output.commit ? `was committed (${output.commit.slice(0, 7)})` : "ended";
       throw new IterationError(
-        `Iteration ${context.iteration} ${committed}, but its log could not be written (${error.message}); make room on the disk of ${log.dir}, then run the next step.`,
+        `Iteration ${named?.iteration} ${committed}, but its log could not be written (${error.message}); make room on the disk of ${log.dir}, then run the next step.`,
         { cause: error },
       );
     }
   }
   return {
     ...output,
-    iteration: context.iteration,
-    runId: context.runId,
+    iteration: named?.iteration,
+    runId: named?.runId ?? (context.safety?.kind === "safe" ? context.safety.runId : undefined),
     path: recorder.path,
     durations,
-    usage: context.agent?.usage,
-    limit: context.agent?.limit,
+    usage: context.agent?.facts.usage,
+    limit: context.agent?.facts.limit,
   };
 }

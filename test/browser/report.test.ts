@@ -4,13 +4,16 @@
 // person sees: the outcome in the first screen, one chart mark per iteration, the iterations, the
 // agent's hostile text shown as text, the page read without JavaScript; no console errors and no
 // network requests. Screenshots go to test-output/report/.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Browser } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, openFile, type OpenedPage } from "../helpers/browser.js";
 import { allPassesRun, guardFailRetryRun, repairRun, runnerErrorRun, type ReportRun } from "../helpers/report-runs.js";
 import { git, PROJECT_ROOT, runner, tempDir, testEnv } from "../helpers/sandbox.js";
+import type { Report, ReportIteration } from "../../src/report/model.js";
+import { renderReport } from "../../src/report/render.js";
+import { totalsOf } from "../../src/report/summarize.js";
 
 // Code passed to page.evaluate runs in the page. The project compiles without the DOM library (so
 // that src cannot use it by mistake); these name the few browser globals the page code uses.
@@ -204,5 +207,96 @@ describe("report pages in Chromium: what the agent wrote and what the script add
   it("starts in a few seconds from the npm package alone", () => {
     console.log(`Chromium from @sparticuz/chromium: connected in ${browserStartMs} ms (decompression on first use included)`);
     expect(browserStartMs).toBeLessThan(30_000);
+  });
+});
+
+/**
+ * A night's report: 2,000 iterations (one in 25 a guard failure, times from local logs), synthesized
+ * as the report's model and rendered as `runner report` writes it (issue 24: readable at 2,000).
+ */
+function longRunReport(iterations: number): Report {
+  const its: ReportIteration[] = [];
+  for (let i = 1; i <= iterations; i++) {
+    const failed = i % 25 === 0;
+    its.push({
+      iteration: i,
+      commit: i.toString(16).padStart(40, "a"),
+      committedAt: new Date(Date.UTC(2026, 10, 25, 22) + i * 60_000).toISOString(),
+      nodeId: `f${String(Math.ceil(i / 99)).padStart(5, "0")}.t${String(i % 99).padStart(3, "0")}`,
+      kind: "execute",
+      agentStatus: "done",
+      guard: failed ? "fail" : "pass",
+      attempts: { after: failed ? 1 : 0, max: 3 },
+      outcome: failed ? "fail" : "pass",
+      summary: `did task ${i}`,
+      ...(failed ? { failure: `guard failed on iteration ${i}` } : {}),
+      treeLeftInvalid: false,
+      diff: {
+        files: [{ path: "bench-out.txt", added: 1, removed: 1 }],
+        patch: `--- a/bench-out.txt\n+++ b/bench-out.txt\n-${i - 1}\n+${i}`,
+        patchLines: 4,
+        truncated: false,
+      },
+      local: { totalMs: 900 + (i % 7) * 40, agentMs: 500, guardMs: 300, guardTail: `guard: iteration ${i}` },
+    });
+  }
+  return {
+    runId: "long",
+    tip: "f".repeat(40),
+    base: "e".repeat(40),
+    generatedAt: "2026-11-26T06:00:00.000Z",
+    localLogs: iterations,
+    outcome: { kind: "in-progress", headline: "Not finished", detail: `Not finished after ${iterations} iterations.`, mergeable: false },
+    totals: totalsOf(its, undefined),
+    iterations: its,
+    notes: [],
+    merge: { ref: "runner/long", target: "main", commands: [{ label: "Check out the run's branch", command: "git switch runner/long" }] },
+  };
+}
+
+describe("report of a 2,000-iteration run in Chromium", () => {
+  it("loads within a second; the timeline groups the iterations into at most 240 marks whose axis labels never overlap", async () => {
+    const file = path.join(tempDir("runner-report-long-"), "report.html");
+    writeFileSync(file, renderReport(longRunReport(2000)));
+    const opened = await openFile(browser, file);
+    expect(opened.consoleErrors).toEqual([]);
+    expect(opened.pageErrors).toEqual([]);
+    const { page } = opened;
+    const loadMs = await page.evaluate(() => {
+      const entry = (
+        globalThis as unknown as { performance: { getEntriesByType(t: string): { loadEventEnd: number }[] } }
+      ).performance.getEntriesByType("navigation")[0]!;
+      return entry.loadEventEnd;
+    });
+    console.log(`2,000-iteration report: ${(statSync(file).size / 1024).toFixed(0)} KB, loaded in ${Math.round(loadMs)} ms`);
+    expect(loadMs).toBeLessThan(1000);
+    const marks = await page.$$eval("svg.timeline g.mark", (gs) =>
+      gs.map((g) => ({
+        first: Number(g.getAttribute("data-iteration")),
+        last: Number(g.getAttribute("data-last")),
+        outcome: g.getAttribute("data-outcome"),
+      })),
+    );
+    expect(marks.length).toBeLessThanOrEqual(240);
+    expect(marks.length).toBeGreaterThan(100);
+    // A mark holding a failed iteration (every 25th) shows the failure; the others the passes.
+    for (const mark of marks) {
+      const holdsFailure = Math.floor(mark.last / 25) > Math.floor((mark.first - 1) / 25);
+      expect(mark.outcome, `${mark.first}–${mark.last}`).toBe(holdsFailure ? "fail" : "pass");
+    }
+    expect(marks[marks.length - 1]!.last).toBe(2000);
+    const labels = await page.$$eval("svg.timeline g.mark text.axis", (texts) =>
+      texts.map((t) => {
+        const r = t.getBoundingClientRect();
+        return { text: t.textContent, left: r.left, right: r.right };
+      }),
+    );
+    expect(labels.length).toBeGreaterThanOrEqual(5);
+    expect(labels[0]!.text).toBe("1");
+    for (let i = 1; i < labels.length; i++)
+      expect(labels[i]!.left, `${labels[i - 1]!.text} and ${labels[i]!.text}`).toBeGreaterThan(labels[i - 1]!.right + 4);
+    expect(await page.$$eval("article.iteration", (list) => list.length)).toBe(2000);
+    await page.screenshot({ path: path.join(SHOTS, "long-run.png") });
+    await page.close();
   });
 });

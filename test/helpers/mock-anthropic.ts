@@ -11,22 +11,18 @@
 // mock ends the turn with a short text.
 import type http from "node:http";
 import {
-  DEFAULT_USAGE,
   type ErrorTurn,
   type MockServerHandle,
-  ScriptChooser,
-  type ScriptSource,
+  type ModelProtocol,
+  type ScriptedModelOptions,
   type TokenUsage,
   sendJson,
   sseEvent,
-  startRecordingServer,
+  startScriptedModel,
   startSse,
 } from "./mock-model-script.js";
 
-export interface MockAnthropicOptions {
-  script: ScriptSource;
-  usage?: TokenUsage;
-}
+export type MockAnthropicOptions = ScriptedModelOptions;
 
 type Block = Record<string, unknown>;
 interface Message {
@@ -97,27 +93,21 @@ interface OutBlock {
   input?: unknown;
 }
 
+/** The `message_start` event of a response. */
+function messageStart(id: string, model: string, usage: Record<string, unknown>): string {
+  const message = { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage };
+  return sseEvent("message_start", { type: "message_start", message });
+}
+
 function streamMessage(res: http.ServerResponse, id: string, model: string, blocks: OutBlock[], stopReason: string, usage: TokenUsage): void {
   const uncached = Math.max(0, usage.input - usage.cached);
   res.write(
-    sseEvent("message_start", {
-      type: "message_start",
-      message: {
-        id,
-        type: "message",
-        role: "assistant",
-        model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: {
-          input_tokens: uncached,
-          cache_creation_input_tokens: 0,
-          cache_read_input_tokens: usage.cached,
-          output_tokens: 1,
-          service_tier: "standard",
-        },
-      },
+    messageStart(id, model, {
+      input_tokens: uncached,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: usage.cached,
+      output_tokens: 1,
+      service_tier: "standard",
     }),
   );
   res.write(sseEvent("ping", { type: "ping" }));
@@ -179,65 +169,45 @@ function sendError(res: http.ServerResponse, turn: ErrorTurn): void {
   sendJson(res, turn.status, turn.body ?? anthropicErrorBody(turn.status), { "request-id": "req_mock", ...turn.headers });
 }
 
-export async function startMockAnthropic(options: MockAnthropicOptions): Promise<MockServerHandle> {
-  const scripts = new ScriptChooser(options.script);
-  const usage = options.usage ?? DEFAULT_USAGE;
-  let messages = 0;
-  return startRecordingServer(({ method, path, body }, res) => {
+/** The Messages API as Claude Code calls it. */
+export const anthropicProtocol: ModelProtocol = {
+  side({ method, path, body }, { res, count, model, usage }) {
     if (path === "/api/hello") {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(method === "HEAD" ? undefined : JSON.stringify({ message: "hello" }));
-      return { position: undefined, answeredWith: "side" };
+      return { answeredWith: "side" };
     }
     if (method === "POST" && path === "/v1/messages/count_tokens") {
       sendJson(res, 200, { input_tokens: usage.input });
-      return { position: undefined, answeredWith: "side" };
+      return { answeredWith: "side" };
     }
     if (method !== "POST" || path !== "/v1/messages") {
       sendJson(res, 404, { type: "error", error: { type: "not_found_error", message: `mock: no route ${method} ${path}` } });
-      return { position: undefined, answeredWith: "not-found" };
+      return { answeredWith: "not-found" };
     }
-    const id = `msg_mock_${++messages}`;
-    const tools = toolNames(body);
-    if (tools.size === 0) {
-      sideAnswer(res, body, id, usage);
-      return { position: undefined, answeredWith: "side" };
+    if (toolNames(body).size === 0) {
+      sideAnswer(res, body, `msg_mock_${count}`, usage);
+      return { answeredWith: "side" };
     }
-    const position = anthropicScriptPosition(body);
-    const model = String((body as { model?: unknown }).model ?? "mock-model");
     if (structuredOutputAnswered(body)) {
       startSse(res);
-      streamMessage(res, id, model, [{ type: "text", text: "Done." }], "end_turn", usage);
-      return { position, answeredWith: "after-structured-output" };
+      streamMessage(res, `msg_mock_${count}`, model, [{ type: "text", text: "Done." }], "end_turn", usage);
+      return { position: anthropicScriptPosition(body), answeredWith: "after-structured-output" };
     }
-    const turn = scripts.cursorFor(body).turnAt(position);
+    return undefined;
+  },
+  position: anthropicScriptPosition,
+  error: sendError,
+  stall({ res, count, model }) {
+    startSse(res);
+    res.write(messageStart(`msg_mock_${count}`, model, { input_tokens: 1, output_tokens: 1 }));
+  },
+  turn(turn, { res, body, count, model, usage }) {
+    const id = `msg_mock_${count}`;
+    startSse(res);
     switch (turn.kind) {
-      case "error":
-        sendError(res, turn);
-        break;
-      case "hang":
-        if (turn.mode === "mid-stream") {
-          startSse(res);
-          res.write(
-            sseEvent("message_start", {
-              type: "message_start",
-              message: {
-                id,
-                type: "message",
-                role: "assistant",
-                model,
-                content: [],
-                stop_reason: null,
-                stop_sequence: null,
-                usage: { input_tokens: 1, output_tokens: 1 },
-              },
-            }),
-          );
-        }
-        break;
       case "final":
-        startSse(res);
-        if (typeof turn.answer !== "string" && tools.has("StructuredOutput")) {
+        if (typeof turn.answer !== "string" && toolNames(body).has("StructuredOutput")) {
           streamMessage(res, id, model, [{ type: "tool_use", name: "StructuredOutput", input: turn.answer }], "tool_use", usage);
         } else {
           const text = typeof turn.answer === "string" ? turn.answer : JSON.stringify(turn.answer);
@@ -245,7 +215,6 @@ export async function startMockAnthropic(options: MockAnthropicOptions): Promise
         }
         break;
       case "shell":
-        startSse(res);
         streamMessage(
           res,
           id,
@@ -258,7 +227,6 @@ export async function startMockAnthropic(options: MockAnthropicOptions): Promise
       case "write": {
         const cwd = workingDirectory(body);
         const filePath = turn.path.startsWith("/") || !cwd ? turn.path : `${cwd}/${turn.path}`;
-        startSse(res);
         streamMessage(
           res,
           id,
@@ -270,6 +238,9 @@ export async function startMockAnthropic(options: MockAnthropicOptions): Promise
         break;
       }
     }
-    return { position, answeredWith: turn.kind };
-  });
+  },
+};
+
+export function startMockAnthropic(options: MockAnthropicOptions): Promise<MockServerHandle> {
+  return startScriptedModel(anthropicProtocol, options);
 }

@@ -1,4 +1,5 @@
-// The script a mock model server follows, shared by mock-openai.ts (Codex CLI) and
+// The scripted model server every provider mock shares (startScriptedModel), and the script it
+// follows; each provider is one ModelProtocol: mock-openai.ts (Codex CLI) and
 // mock-anthropic.ts (Claude Code). A script is a list of model turns. The turn a request gets is
 // chosen from the conversation it carries (how many tool results it already holds), never from a
 // request counter, so an agent's retries and side requests cannot shift the script.
@@ -195,4 +196,70 @@ export function sendJson(res: http.ServerResponse, status: number, body: unknown
 
 export function startSse(res: http.ServerResponse, headers: Record<string, string> = {}): void {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", ...headers });
+}
+
+/** What a protocol answers a model turn with. */
+export interface TurnContext {
+  res: http.ServerResponse;
+  body: unknown;
+  /** The script position the request is at. */
+  position: number;
+  /** The model the request names ("mock-model" when it names none). */
+  model: string;
+  /** 1 for the first request the server answers, 2 for the next, …: for unique response ids. */
+  count: number;
+  usage: TokenUsage;
+}
+
+/**
+ * One provider's wire format (mock-openai.ts: the Responses API Codex speaks; mock-anthropic.ts: the
+ * Messages API Claude Code speaks): which requests are model turns and how each scripted turn is
+ * sent. The script, its positions, errors before a turn, recording and redaction are the shared
+ * part (startScriptedModel). A new provider is one protocol.
+ */
+export interface ModelProtocol {
+  /**
+   * Answers a request that is no scripted model turn (a health check, a token count, a model list,
+   * a side question, an unknown route) and says what was sent; undefined for a model turn.
+   */
+  side(
+    request: { method: string; path: string; body: unknown },
+    ctx: Omit<TurnContext, "position">,
+  ): { position?: number; answeredWith: string } | undefined;
+  /** The script position of a model request: how many tool results its conversation holds. */
+  position(body: unknown): number;
+  /** The provider's error response for the status (its own body unless the turn gives one). */
+  error(res: http.ServerResponse, turn: ErrorTurn): void;
+  /** A response that never finishes: the status, the headers and the first events, then nothing. */
+  stall(ctx: TurnContext): void;
+  /** One scripted turn: a shell command, a file write or the final answer, as the provider streams it. */
+  turn(turn: ShellTurn | WriteTurn | FinalTurn, ctx: TurnContext): void;
+}
+
+export interface ScriptedModelOptions {
+  script: ScriptSource;
+  /** Token usage reported with every response (default DEFAULT_USAGE). */
+  usage?: TokenUsage;
+}
+
+/** A scripted model server on 127.0.0.1 speaking `protocol`. */
+export function startScriptedModel(protocol: ModelProtocol, options: ScriptedModelOptions): Promise<MockServerHandle> {
+  const scripts = new ScriptChooser(options.script);
+  const usage = options.usage ?? DEFAULT_USAGE;
+  let count = 0;
+  return startRecordingServer(({ method, path, body }, res) => {
+    const model = String((body as { model?: unknown } | undefined)?.model ?? "mock-model");
+    count += 1;
+    const side = protocol.side({ method, path, body }, { res, body, model, count, usage });
+    if (side) return { position: side.position, answeredWith: side.answeredWith };
+    const position = protocol.position(body);
+    const turn = scripts.cursorFor(body).turnAt(position);
+    const ctx: TurnContext = { res, body, position, model, count, usage };
+    if (turn.kind === "error") protocol.error(res, turn);
+    else if (turn.kind === "hang") {
+      if (turn.mode === "mid-stream") protocol.stall(ctx);
+      // "no-response": nothing at all; the request stays open until the client gives up or the server closes.
+    } else protocol.turn(turn, ctx);
+    return { position, answeredWith: turn.kind };
+  });
 }

@@ -14,23 +14,19 @@
 //     `tools.exec_command({...})` / `tools.apply_patch("...")`.
 import type http from "node:http";
 import {
-  DEFAULT_USAGE,
   type ErrorTurn,
   type MockServerHandle,
+  type ModelProtocol,
   type ModelTurn,
-  ScriptChooser,
-  type ScriptSource,
+  type ScriptedModelOptions,
   type TokenUsage,
   sendJson,
   sseEvent,
-  startRecordingServer,
+  startScriptedModel,
   startSse,
 } from "./mock-model-script.js";
 
-export interface MockOpenAIOptions {
-  script: ScriptSource;
-  usage?: TokenUsage;
-}
+export type MockOpenAIOptions = ScriptedModelOptions;
 
 type Item = Record<string, unknown>;
 
@@ -253,65 +249,49 @@ function sendError(res: http.ServerResponse, turn: ErrorTurn): void {
   sendJson(res, turn.status, turn.body ?? openaiErrorBody(turn.status), { "x-request-id": "req_mock", ...turn.headers });
 }
 
-export async function startMockOpenAI(options: MockOpenAIOptions): Promise<MockServerHandle> {
-  const scripts = new ScriptChooser(options.script);
-  const usage = options.usage ?? DEFAULT_USAGE;
-  let responses = 0;
-  return startRecordingServer(({ method, path, body }, res) => {
+/** The Responses API as Codex calls it. */
+export const openaiProtocol: ModelProtocol = {
+  side({ method, path }, { res }) {
     if (method === "GET" && path === "/v1/models") {
       sendJson(res, 200, { object: "list", data: [] });
-      return { position: undefined, answeredWith: "side" };
+      return { answeredWith: "side" };
     }
     if (method !== "POST" || path !== "/v1/responses") {
       sendJson(res, 404, { error: { message: `mock: no route ${method} ${path}`, type: "invalid_request_error" } });
-      return { position: undefined, answeredWith: "not-found" };
+      return { answeredWith: "not-found" };
     }
-    const position = openaiScriptPosition(body);
-    const turn = scripts.cursorFor(body).turnAt(position);
-    const model = String((body as { model?: unknown }).model ?? "mock-model");
-    const responseId = `resp_mock_${++responses}`;
-    switch (turn.kind) {
-      case "error":
-        sendError(res, turn);
-        break;
-      case "hang":
-        if (turn.mode === "mid-stream") {
-          startSse(res);
-          res.write(
-            sseEvent("response.created", {
-              type: "response.created",
-              response: { id: responseId, object: "response", status: "in_progress", model, output: [] },
-            }),
-          );
-        }
-        // Nothing more: the request stays open until the client gives up or the server closes.
-        break;
-      case "final": {
-        const text = typeof turn.answer === "string" ? turn.answer : JSON.stringify(turn.answer);
-        startSse(res);
-        streamItems(
-          res,
-          responseId,
-          model,
-          [
-            {
-              type: "message",
-              id: `msg_mock_${responses}`,
-              role: "assistant",
-              status: "completed",
-              content: [{ type: "output_text", text, annotations: [] }],
-            },
-          ],
-          usage,
-        );
-        break;
-      }
-      case "shell":
-      case "write":
-        startSse(res);
-        streamItems(res, responseId, model, [toolCallItem(turn, offeredTools(body), `call_mock_${position}`)], usage);
-        break;
+    return undefined;
+  },
+  position: openaiScriptPosition,
+  error: sendError,
+  stall({ res, count, model }) {
+    startSse(res);
+    res.write(
+      sseEvent("response.created", {
+        type: "response.created",
+        response: { id: `resp_mock_${count}`, object: "response", status: "in_progress", model, output: [] },
+      }),
+    );
+  },
+  turn(turn, { res, body, position, count, model, usage }) {
+    const responseId = `resp_mock_${count}`;
+    startSse(res);
+    if (turn.kind === "final") {
+      const text = typeof turn.answer === "string" ? turn.answer : JSON.stringify(turn.answer);
+      const message = {
+        type: "message",
+        id: `msg_mock_${count}`,
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text, annotations: [] }],
+      };
+      streamItems(res, responseId, model, [message], usage);
+    } else {
+      streamItems(res, responseId, model, [toolCallItem(turn, offeredTools(body), `call_mock_${position}`)], usage);
     }
-    return { position, answeredWith: turn.kind };
-  });
+  },
+};
+
+export function startMockOpenAI(options: MockOpenAIOptions): Promise<MockServerHandle> {
+  return startScriptedModel(openaiProtocol, options);
 }

@@ -61,13 +61,15 @@ export interface CliResult {
 export async function runner(
   cwd: string,
   args: string[],
-  options: { env?: Record<string, string>; timeout?: number; input?: string } = {},
+  options: { env?: Record<string, string>; timeout?: number; input?: string; exactOutput?: boolean } = {},
 ): Promise<CliResult> {
   const result = await execa("node", [RUNNER_BIN, ...args], {
     cwd,
     env: options.env ?? testEnv(),
     extendEnv: false,
     reject: false,
+    // exactOutput: stdout byte for byte (by default, as execa does, without its last newline)
+    stripFinalNewline: options.exactOutput !== true,
     timeout: options.timeout ?? 60_000,
     input: options.input,
   } satisfies Options);
@@ -78,6 +80,12 @@ export async function runner(
 export async function git(cwd: string, args: string[], env: Record<string, string> = testEnv()): Promise<string> {
   const result = await execa("git", args, { cwd, env, extendEnv: false });
   return String(result.stdout);
+}
+
+/** git's stdout byte for byte (its last newline kept), as a Buffer. */
+export async function gitBytes(cwd: string, args: string[], env: Record<string, string> = testEnv()): Promise<Buffer> {
+  const result = await execa("git", args, { cwd, env, extendEnv: false, encoding: "buffer", stripFinalNewline: false });
+  return Buffer.from(result.stdout);
 }
 
 export function writeFiles(root: string, files: Record<string, string>): void {

@@ -153,7 +153,7 @@ describe("runner audit on a run made by the runner", () => {
     expect(result.stdout.trim()).toBe(`audit: run ${RUN} is clean: 8 loop commits and 0 other commits obey the rules.`);
     const json = await runRaw(clean.dir, ["audit", "--json"]);
     expect(json.exitCode).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual({ run_id: RUN, clean: true, loop_commits: 8, other_commits: 0, violations: [] });
+    expect(JSON.parse(json.stdout)).toEqual({ run_id: RUN, clean: true, loop_commits: 8, other_commits: 0, violations: [], person_edits: [] });
   });
 
   it("is still clean with a human commit that leaves the tree alone", async () => {
@@ -163,6 +163,24 @@ describe("runner audit on a run made by the runner", () => {
     const result = await audit(dir);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain("8 loop commits and 1 other commit obey the rules");
+  });
+});
+
+describe("runner audit on a person's edit by hand", () => {
+  it("a hand commit between loop commits that only rewords an open node is a person's edit by hand: clean, and listed", async () => {
+    const dir = await copyOfClean();
+    await gitIn(dir, ["reset", "-q", "--hard", shas[6]!]);
+    await editTree(dir, (t) => {
+      findNode(t, "c").goal = "A clearer goal for c";
+    });
+    const inserted = await commitAll(dir, "plan: reword c");
+    await execa("git", ["cherry-pick", "--allow-empty", "--keep-redundant-commits", shas[7]!], { cwd: dir, env: testEnv(), extendEnv: false });
+    const result = await audit(dir);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain("8 loop commits and 1 other commit obey the rules");
+    expect(result.stdout).toContain(`${inserted.slice(0, 7)} a person's edit by hand by Test Author <author@example.com>: plan: reword c`);
+    const json = JSON.parse((await runRaw(dir, ["audit", "--json"])).stdout) as { person_edits: unknown[] };
+    expect(json.person_edits).toEqual([expect.objectContaining({ commit: inserted, made: "hand", verb: null, valid: true, problems: [] })]);
   });
 });
 

@@ -33,6 +33,20 @@ describe.concurrent("the command line", () => {
     expect(result.stdout).toMatch(/--output <file>/);
   });
 
+  it("a bad --run-id gets one sentence from every command that takes it, before anything else is looked at", async () => {
+    const dir = tempDir(); // not a repository: the id is judged first
+    const commands: string[][] = [["step"], ["recheck"], ["run"], ["status"], ["log"], ["audit"], ["show", "a"], ["report"], ["start"]];
+    for (const command of commands) {
+      const result = await runner(dir, [...command, "--run-id", "a b"]);
+      expect([command[0], result.exitCode, result.stdout, oneSentence(result.stderr)]).toEqual([
+        command[0],
+        1,
+        "",
+        `Run id "a b" is not valid: use 1 to 64 letters, digits, '.', '_' or '-'.`,
+      ]);
+    }
+  });
+
   it("an option value outside its choices names the option and every allowed value", async () => {
     const result = await runner(tempDir(), ["diagram", "--format", "png"]);
     expect(result.exitCode).toBe(1);

@@ -99,7 +99,7 @@ extra_args = ["--color", "never"]`,
 
     // The fake saw the real values; meta.json has the same argv with the secret replaced.
     expect(calls.map((call) => call.nodeId)).toEqual(["root", ...LEAVES]);
-    const documented = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/adapters/executors/codex.ts"), "utf8"), "codex");
+    const documented = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/agents/codex.ts"), "utf8"), "codex");
     expect(documented).toEqual([
       "--json",
       "--skip-git-repo-check",
@@ -263,7 +263,7 @@ extra_args = ["--append-system-prompt", "key ${SECRET}"]`,
     expect(calls.map((call) => call.problems)).toEqual([[], [], [], []]);
     await expectThreeLeavesDone(s, "claude-1", result);
 
-    const documented = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/adapters/executors/claude.ts"), "utf8"), "claude");
+    const documented = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/agents/claude.ts"), "utf8"), "claude");
     expect(documented).toEqual([
       "-p",
       "--output-format",

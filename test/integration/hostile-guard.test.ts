@@ -96,7 +96,17 @@ describe.concurrent("logs the agent cannot aim, history it cannot forge", () => 
   it("symbolic links planted in the next iterations' log folders never lead the runner's writes outside the repository", async () => {
     const s = await hostileScenario({ tree: tree(node("root", { children: ["a", "b", "c"].map((id, order) => node(id, { order })) })) });
     const outside = tempDir("runner-victim-");
-    const victims = ["meta.json", "prompt.md", "executor.log", "guard.log", "diff.patch", "tree.before.json", "tree.after.json", "output.json"];
+    const victims = [
+      "meta.json",
+      "prompt.md",
+      "executor.log",
+      "guard.log",
+      "diff.patch",
+      "tree.before.json",
+      "tree.after.json",
+      "trees.json",
+      "output.json",
+    ];
     // (output.json included: the next agent, an honest one, writes its answer there, not through a planted link)
     for (const name of victims) writeFileSync(path.join(outside, name), "precious\n");
     mkdirSync(path.join(outside, "folder"));

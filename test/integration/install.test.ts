@@ -32,6 +32,13 @@ function sh(line: string, cwd: string, prefix: string): string {
 }
 
 describe("the README's install steps", () => {
+  it("lead with the install that works today (from a clone), and say the registry install is for a published release", () => {
+    const section = README.slice(README.indexOf("## Install"), README.indexOf("\n## ", README.indexOf("## Install") + 1));
+    expect(section.indexOf("<!-- install-clone:begin")).toBeGreaterThanOrEqual(0);
+    expect(section.indexOf("<!-- install-clone:begin")).toBeLessThan(section.indexOf("<!-- install:begin"));
+    expect(section).toMatch(/published release/);
+  });
+
   it("from the registry: the package `npm pack` makes installs globally and `runner` runs", () => {
     const lines = steps("install");
     expect(lines[0]).toMatch(new RegExp(`^npm install -g ${NAME} `));

@@ -4,7 +4,7 @@ import { appendFileSync, cpSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { oneSentence, scenario, type Scenario } from "../helpers/scenario.js";
-import { runner, tempDir } from "../helpers/sandbox.js";
+import { gitBytes, runner, tempDir } from "../helpers/sandbox.js";
 
 interface Entry {
   iteration: number;
@@ -55,6 +55,27 @@ beforeAll(async () => {
   }
   const graph = JSON.parse((await s.runner(["diagram", "--format", "json"])).stdout) as { states: { id: string }[] };
   states = graph.states.map((state) => state.id);
+});
+
+describe("usage from local logs is counted only for the commit it belongs to", () => {
+  it("a meta.json left by an earlier run under the same run id (another commit) adds no tokens to `log` or `status`", async () => {
+    const dir = tempDir();
+    cpSync(s.dir, dir, { recursive: true });
+    const metaFile = path.join(dir, ".runner", "iterations", "log-1", "0001", "meta.json");
+    const meta = JSON.parse(readFileSync(metaFile, "utf8")) as Record<string, unknown>;
+    const usage = { input_tokens: 1000, cached_input_tokens: 0, output_tokens: 10, reasoning_tokens: null, cost_usd: 0.5 };
+    const read = async () => {
+      const log = JSON.parse((await runner(dir, ["log", "--json"], { env: s.env })).stdout) as { usage: unknown; iterations: Entry[] };
+      const status = JSON.parse((await runner(dir, ["status", "--json"], { env: s.env })).stdout) as { usage?: unknown; run?: { usage?: unknown } };
+      return { log: log.usage, first: log.iterations[0]!.usage, status: JSON.stringify(status).includes('"input_tokens":1000') };
+    };
+    // Its own commit's meta.json counts (so the check below can fail)...
+    writeFileSync(metaFile, JSON.stringify({ ...meta, usage }));
+    expect(await read()).toMatchObject({ first: usage, status: true });
+    // ...one written for another commit (a reused run id) does not.
+    writeFileSync(metaFile, JSON.stringify({ ...meta, usage, commit: "0".repeat(40) }));
+    expect(await read()).toEqual({ log: null, first: null, status: false });
+  });
 });
 
 describe("runner log", () => {
@@ -164,6 +185,41 @@ describe("runner log", () => {
     const missing = await s.runner(["log", "--iteration", "9"]);
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toContain("no iteration 9");
+  });
+});
+
+describe("runner log: the tree snapshots (seed 001 §10) refer to git", () => {
+  it("--iteration N --tree before|after reads back byte for byte the tree file git holds at the iteration's parent and its commit; the log keeps no copy", async () => {
+    const shas = (await s.git(["log", "--format=%H", "--reverse", "main..HEAD"])).split("\n").filter(Boolean);
+    for (const [i, sha] of shas.entries()) {
+      const iteration = i + 1;
+      const snapshot = (side: string) => runner(s.dir, ["log", "--iteration", String(iteration), "--tree", side], { env: s.env, exactOutput: true });
+      const [before, after] = [await snapshot("before"), await snapshot("after")];
+      expect(before.exitCode, before.stderr).toBe(0);
+      expect(after.exitCode, after.stderr).toBe(0);
+      const committed = (revision: string) => gitBytes(s.dir, ["cat-file", "blob", `${revision}:.runner/state/tree.json`], s.env);
+      expect(Buffer.from(before.stdout).equals(await committed(`${sha}^`)), `iteration ${iteration}, before`).toBe(true);
+      expect(Buffer.from(after.stdout).equals(await committed(sha)), `iteration ${iteration}, after`).toBe(true);
+      for (const copy of ["tree.before.json", "tree.after.json"]) expect(s.exists(s.iterFile(iteration, copy)), `${iteration}/${copy}`).toBe(false);
+    }
+    const one = await s.runner(["log", "--iteration", "2"]);
+    expect(one.stdout).toContain(`tree_before: commit ${shas[0]!.slice(0, 12)}, .runner/state/tree.json (blob `);
+    expect(one.stdout).toContain(`tree_after: commit ${shas[1]!.slice(0, 12)}, .runner/state/tree.json (blob `);
+  });
+
+  it("a reference the log no longer matches (trees.json edited) is not followed; --tree without --iteration is refused", async () => {
+    const copy = path.join(tempDir("runner-log-refs-"), "repo");
+    cpSync(s.dir, copy, { recursive: true });
+    const refsFile = path.join(copy, ".runner", "iterations", "log-1", "0003", "trees.json");
+    const refs = JSON.parse(readFileSync(refsFile, "utf8")) as { after: { blob: string } };
+    refs.after.blob = "0".repeat(refs.after.blob.length);
+    writeFileSync(refsFile, JSON.stringify(refs));
+    const forged = await runner(copy, ["log", "--iteration", "3", "--tree", "after"], { env: s.env });
+    expect(forged.exitCode).toBe(1);
+    expect(oneSentence(forged.stderr)).toContain("has no tree after snapshot here");
+    const bare = await s.runner(["log", "--tree", "after"]);
+    expect(bare.exitCode).toBe(1);
+    expect(oneSentence(bare.stderr)).toContain("--tree needs --iteration N");
   });
 });
 

@@ -5,8 +5,8 @@
 import { chmodSync, cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { gatherReport } from "../../src/report/gather.js";
-import type { Report } from "../../src/report/model.js";
+import { gatherReport, iterationDiffs } from "../../src/report/gather.js";
+import type { IterationDiff, Report } from "../../src/report/model.js";
 import { renderReport } from "../../src/report/render.js";
 import { HOSTILE_QUESTION, allPassesRun, guardFailRetryRun, repairRun, runnerErrorRun, type ReportRun } from "../helpers/report-runs.js";
 import { git, runner, tempDir, testEnv } from "../helpers/sandbox.js";
@@ -66,15 +66,15 @@ describe("runner report: the data", () => {
     expect(report.iterations.map((it) => it.commit)).toEqual(shas);
     expect(report.tip).toBe(shas[2]);
     expect(report.base).toBe((await allPasses.s.git(["rev-parse", "main"])).trim());
-    // The tree file is left out of the diffs: a decomposition changes nothing else.
-    expect(report.iterations[0]!.diff.files).toEqual([]);
-    expect(report.iterations[1]!.diff.files.map((f) => f.path).sort()).toEqual([
-      ".runner/state/assumptions.md",
-      ".runner/state/questions.md",
-      "src/a.txt",
-    ]);
-    expect(report.iterations[1]!.diff.patch).toContain("+a");
-    expect(report.iterations[1]!.diff.truncated).toBe(false);
+    // The tree file is left out of the diffs: a decomposition changes nothing else. (Each diff is read
+    // as the page is written, in the iterations' order.)
+    const diffs: IterationDiff[] = [];
+    for await (const diff of iterationDiffs(allPasses.s.dir, report.iterations)) diffs.push(diff);
+    expect(diffs).toHaveLength(3);
+    expect(diffs[0]!.files).toEqual([]);
+    expect(diffs[1]!.files.map((f) => f.path).sort()).toEqual([".runner/state/assumptions.md", ".runner/state/questions.md", "src/a.txt"]);
+    expect(diffs[1]!.patch).toContain("+a");
+    expect(diffs[1]!.truncated).toBe(false);
     const local = report.iterations[2]!.local!;
     expect(local.path?.map((v) => v.state)).toEqual(allPasses.s.meta(3).path);
     expect(local.path?.some((v) => v.ms !== undefined)).toBe(true);

@@ -36,7 +36,7 @@ describe("a rate or usage limit: run waits for the reset and goes on", () => {
     expect(waits[0]!.seconds as number).toBeGreaterThan(120);
     expect(waits[0]!.seconds as number).toBeLessThanOrEqual(186);
     expect(String(waits[0]!.message)).toMatch(
-      /^Waiting \d+ (s|min) for the agent's usage limit \(it resets at \d\d:\d\d:00\); Ctrl-C stops the run\.$/,
+      /^Waiting (\d+(\.\d)? s|\d+ min \d\d s) for the agent's usage limit \(it resets at \d\d:\d\d:00\); Ctrl-C stops the run\.$/,
     );
     expect(s.meta(1).runner_error).toMatchObject({ kind: "agent_limit" });
     expect(s.meta(1)).toMatchObject({ limit: { kind: "usage" } });
@@ -122,7 +122,7 @@ describe("budgets of one run", () => {
     s.script({ 1: { write: { "src/a.txt": "a\n" }, status: "done", sleep: 1.2 }, 2: { write: { "src/b.txt": "b\n" }, status: "done" } });
     const result = await s.runner(["run"]);
     expect(result.exitCode).toBe(3);
-    expect(result.stdout).toMatch(/^Stopped early: the run reached its time budget \(\[limits\] max_run_seconds = 1\) after \d+ s;/m);
+    expect(result.stdout).toMatch(/^Stopped early: the run reached its time budget \(\[limits\] max_run_seconds = 1\) after \d+(\.\d)? s;/m);
     expect(s.agentRan(2)).toBe(false);
   });
 });

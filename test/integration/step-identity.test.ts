@@ -59,7 +59,7 @@ describe.concurrent("what the runner commits and writes", () => {
       // The agent did see it (the test would prove nothing otherwise).
       expect(s.agent(1).env.MY_API_TOKEN).toBe(SECRET);
       for (const iteration of [1, 2]) {
-        for (const file of ["executor.log", "prompt.md", "meta.json", "tree.after.json", "diff.patch"]) {
+        for (const file of ["executor.log", "prompt.md", "meta.json", "trees.json", "diff.patch"]) {
           expect(s.read(s.iterFile(iteration, file)), `${iteration}/${file}`).not.toContain(SECRET);
         }
       }

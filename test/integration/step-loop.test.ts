@@ -111,12 +111,16 @@ describe.concurrent("runner step end to end", () => {
       expect(decompose.path).toEqual(DECOMPOSE);
       expect(decompose.durations.guard_ms).toBe(0);
       expect(s.meta(3)).toMatchObject({ iteration: 3, node_id: "b", kind: "execute", guard_outcome: "pass", passes_after: true });
-      for (const file of ["prompt.md", "output.json", "executor.log", "tree.before.json", "tree.after.json", "diff.patch"]) {
+      for (const file of ["prompt.md", "output.json", "executor.log", "trees.json", "diff.patch"]) {
         expect(s.exists(s.iterFile(2, file)), file).toBe(true);
       }
       expect(s.exists(s.iterFile(2, "guard.log"))).toBe(true);
       expect(s.exists(s.iterFile(2, "runner_error.log"))).toBe(false);
-      expect(s.read(s.iterFile(2, "tree.after.json"))).toBe(s.read(s.iterFile(3, "tree.before.json")));
+      // The tree snapshots are references to the committed tree files, not copies (trees.json).
+      for (const file of ["tree.before.json", "tree.after.json"]) expect(s.exists(s.iterFile(2, file)), file).toBe(false);
+      const refs = (iteration: number) => JSON.parse(s.read(s.iterFile(iteration, "trees.json"))) as Record<string, { commit: string; blob: string }>;
+      expect(refs(2).after).toEqual(refs(3).before);
+      expect(refs(2).after!.commit).toBe(s.meta(2).commit);
     });
 
     it("events.jsonl has one line per transition: iteration, from, event, to, time", () => {

@@ -4,7 +4,7 @@
 import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { scenario, subject, TREE_FILE } from "../helpers/scenario.js";
-import { node, tree } from "../helpers/sandbox.js";
+import { node, runner, tree } from "../helpers/sandbox.js";
 
 /** An agent that splits its leaf into two children and commits that itself, then answers "decomposed". */
 const COMMITTING_AGENT = String.raw`
@@ -46,7 +46,7 @@ describe.concurrent("the agent's tree after the agent", () => {
     });
   });
 
-  it("tree.before.json is the tree file as loaded, byte for byte; tree.after.json is the file the step wrote", async () => {
+  it("the tree before is the tree file as loaded, byte for byte; the tree after is the file the step wrote (both read back from git)", async () => {
     const s = await scenario({ tree: tree(node("root", { children: [node("a"), node("b", { order: 1 })] })) });
     // A valid tree that is not in canonical form (one line, children out of order), committed by hand.
     const handWritten = JSON.stringify({ version: 1, root: { ...node("root"), children: [node("b", { order: 1 }), node("a")] } });
@@ -58,8 +58,10 @@ describe.concurrent("the agent's tree after the agent", () => {
     await s.git(["merge", "-q", "--ff-only", "main"]);
     const result = await s.step();
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(s.read(s.iterFile(1, "tree.before.json"))).toBe(handWritten);
-    expect(s.read(s.iterFile(1, "tree.after.json"))).toBe(s.read(TREE_FILE));
+    const snapshot = async (side: string) =>
+      (await runner(s.dir, ["log", "--iteration", "1", "--tree", side], { env: s.env, exactOutput: true })).stdout;
+    expect(await snapshot("before")).toBe(handWritten);
+    expect(await snapshot("after")).toBe(s.read(TREE_FILE));
     expect(s.node("a")).toMatchObject({ passes: true });
   });
 });

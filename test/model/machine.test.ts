@@ -14,7 +14,7 @@
 import { setImmediate as tick } from "node:timers/promises";
 import { createActor, fromPromise, type Actor, type AnyMachineSnapshot, type AnyTransitionDefinition } from "xstate";
 import { describe, expect, it } from "vitest";
-import { iterationMachine } from "../../machines/iteration.js";
+import { iterationMachine, iterationNamed, runIdOf } from "../../machines/iteration.js";
 import type {
   AgentRequest,
   CollectRequest,
@@ -40,6 +40,7 @@ import type {
   PromptFacts,
 } from "../../src/core/step-facts.js";
 import { GitError } from "../../src/errors.js";
+import { parseAgentOutput } from "../../src/core/agent-output.js";
 import { serializeTree } from "../../src/core/canonical.js";
 import { resolveConfig, type ResolvedConfig } from "../../src/core/config.js";
 import { checkDerivedPasses, checkTreeShape } from "../../src/core/invariants.js";
@@ -73,6 +74,7 @@ import {
 const RUN = "t1";
 const HEAD = "0123456789abcdef0123456789abcdef01234567";
 const SHA = "89abcdef0123456789abcdef0123456789abcdef";
+const POLICY_FILE = ".runner/nodes/a/policy.json";
 const TREE_FILE = ".runner/state/tree.json";
 
 function configOf(raw: unknown): ResolvedConfig {
@@ -182,7 +184,7 @@ function collected(fields: { output?: Status | string | null; tree: unknown; cha
         ? JSON.stringify({ status: output, summary: `the agent said ${output}` })
         : output;
   return {
-    outputText,
+    answer: parseAgentOutput(outputText),
     treeData:
       fields.tree instanceof Error
         ? { ok: false, problems: [problem(`is not valid JSON (${fields.tree.message})`)] }
@@ -312,6 +314,12 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
       tree: { ok: false, problems: [problem("the file does not exist")], missing: true },
       records: pick([[], repairRecords(CONFIG.limits.maxRepairAttempts)]),
     }),
+  // A person removed the open child of a parent (by hand): the parent's passes disagrees with its children.
+  "loadTree:always:passesDisagree": ({ pick }) =>
+    loaded({
+      tree: { ok: true, tree: tree(node("root", { children: [node("p", { passes: true })] })) },
+      records: pick([[], [leafRecord("a")]]),
+    }),
   "loadTree:always:treeValid": ({ world, pick, next }) => {
     const selecting = next("selectLeaf")?.guard;
     const rootPasses = selecting === "rootPasses";
@@ -362,14 +370,14 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
   },
   "buildPrompt:always:policyInvalid": (): PromptFacts => ({
     prompt: "",
-    allowedWritePaths: undefined,
-    policyProblem: ".runner/nodes/a/policy.json is invalid: $: is not valid JSON; fix it and run `runner step` again.",
+    policy: { file: POLICY_FILE, problems: [problem("is not valid JSON")], allowedWritePaths: undefined },
   }),
   "buildPrompt:always:promptReady": ({ world, pick }): PromptFacts => {
     world.allowedWritePaths = pick([undefined, ["src/"]]);
-    return { prompt: "the leaf prompt", allowedWritePaths: world.allowedWritePaths };
+    const policy = world.allowedWritePaths ? { file: POLICY_FILE, problems: [], allowedWritePaths: world.allowedWritePaths } : undefined;
+    return { prompt: "the leaf prompt", policy };
   },
-  "repairTree:done": (): PromptFacts => ({ prompt: "the repair prompt", allowedWritePaths: undefined }),
+  "repairTree:done": (): PromptFacts => ({ prompt: "the repair prompt", policy: undefined }),
   "execute:always:agentStopped": ({ pick }) =>
     agentRun(
       pick([
@@ -589,6 +597,17 @@ class Driver {
 // ---------------------------------------------------------------------------------------------
 // What must hold in each state.
 
+/** The step's kind: the start record's, or before it, the interrupted iteration's journal's. */
+function stepKindOf(context: IterationContext): string | undefined {
+  return context.start?.stepKind ?? (context.safety?.kind === "interrupted" ? context.safety.interrupted.stepKind : undefined);
+}
+
+/** The agent's answer, when the result verdict carries one. */
+function outputOf(context: IterationContext) {
+  const verdict = context.answer?.verdict;
+  return verdict && "output" in verdict ? verdict.output : undefined;
+}
+
 const guardOf = (transition: AnyTransitionDefinition): string | undefined => {
   const guard = transition.guard as unknown;
   if (guard === undefined) return undefined;
@@ -683,7 +702,7 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
     valid: ["leaf", "recheck"],
     journal: ["leaf", "repair", "recheck"],
   };
-  expect(stepKinds[model.stepKind], `${where}: stepKind`).toContain(context.stepKind);
+  expect(stepKinds[model.stepKind], `${where}: stepKind`).toContain(stepKindOf(context));
   expect(context.runnerError !== undefined, `${where}: runner error`).toBe(model.runnerError);
 
   // A state that invokes an actor runs exactly it, once.
@@ -697,64 +716,64 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
 
   switch (state) {
     case "loadTree":
-      expect(context.runId, where).toBe(RUN);
+      expect(runIdOf(context), where).toBe(RUN);
       break;
     case "resumeInterrupted":
-      expect([context.runId, context.iteration], where).toEqual([RUN, plan.world.iteration]);
+      expect(iterationNamed(context), where).toEqual({ runId: RUN, iteration: plan.world.iteration });
       expect(context.runnerError?.message, where).toMatch(/stopped .* before committing/);
       break;
     case "selectLeaf": {
-      const selection = selectLeftmostOpenLeaf(context.previousTree!);
-      const named = context.recheck?.nodeId;
+      const selection = selectLeftmostOpenLeaf(context.start!.previousTree);
+      const named = context.request.recheck?.nodeId;
       const expected =
         named === undefined ? (selection.kind === "leaf" ? selection.leaf.id : undefined) : context.selected?.kind === "selected" ? named : undefined;
-      expect(context.selection?.leafId, where).toBe(expected);
-      expect(context.iteration, where).toBe(plan.world.iteration);
+      expect(context.leaf?.leaf.id, where).toBe(expected);
+      expect(context.start?.iteration, where).toBe(plan.world.iteration);
       break;
     }
     case "repairTree":
-      expect(context.previousTree, where).toEqual(plan.world.previousTree);
-      expect(context.treeProblems.length, where).toBeGreaterThan(0);
-      expect(context.selection, where).toBeUndefined();
-      expect(context.requiredNodeId, where).toBe(plan.world.requiredNodeId);
+      expect(context.start?.previousTree, where).toEqual(plan.world.previousTree);
+      expect(context.start?.repair?.treeProblems.length, where).toBeGreaterThan(0);
+      expect(context.leaf, where).toBeUndefined();
+      expect(context.start?.repair?.requiredNodeId, where).toBe(plan.world.requiredNodeId);
       break;
     case "classify": {
       // seed 001 §5 step 7: EXECUTE iff a path outside .runner/ changed.
-      const execute = context.collected!.changedPaths.some((p) => !p.startsWith(".runner/"));
+      const execute = context.answer!.collected.changedPaths.some((p) => !p.startsWith(".runner/"));
       expect(context.judgement?.kind, where).toBe(execute ? "execute" : "decompose");
       break;
     }
     case "guard":
-      if (context.stepKind === "recheck") {
+      if (stepKindOf(context) === "recheck") {
         // No agent: the guard alone judges the leaf.
-        expect([context.agent, context.judgement, context.output], where).toEqual([undefined, undefined, undefined]);
+        expect([context.agent, context.judgement, context.answer], where).toEqual([undefined, undefined, undefined]);
         expect(context.deadlineMs, where).toBeDefined();
         break;
       }
       expect(context.judgement?.runGuard, where).toBe(true);
       expect(context.judgement?.kind, where).toBe("execute");
-      expect(context.output?.status, where).toBe("done");
+      expect(outputOf(context)?.status, where).toBe("done");
       break;
     case "updateState": {
-      const updated = context.updated!;
+      const updated = context.update!.updated!;
       expect(checkTreeShape(updated.tree).problems, where).toEqual([]);
-      if (context.stepKind === "repair") {
+      if (stepKindOf(context) === "repair") {
         expect(updated.selected, where).toBeUndefined();
-        expectRunnerOwnedKept(context.previousTree!, updated.tree, undefined);
+        expectRunnerOwnedKept(context.start!.previousTree, updated.tree, undefined);
       } else {
-        const id = context.selection!.leafId;
-        const previous = find(context.previousTree!, id)!;
-        const outcome = context.outcome!;
+        const id = context.leaf!.leaf.id;
+        const previous = find(context.start!.previousTree, id)!;
+        const outcome = context.update!.outcome;
         const after = updated.selected!;
         // A re-check: a green guard passes the leaf; a red one changes nothing (no agent tried).
         const expected =
-          context.stepKind === "recheck"
+          stepKindOf(context) === "recheck"
             ? { attempts: previous.attempts, passes: outcome.guard === "pass" }
             : expectedSelected(previous, after, outcome as { status: Status; guard: string });
         expect({ attempts: after.attempts, passes: after.passes }, `${where}: seed 002 table for ${outcome.status}/${outcome.guard}`).toEqual(
           expected,
         );
-        expectRunnerOwnedKept(context.previousTree!, updated.tree, id);
+        expectRunnerOwnedKept(context.start!.previousTree, updated.tree, id);
       }
       break;
     }
@@ -769,12 +788,12 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
       expect([record.record.runId, record.record.iteration], where).toEqual([RUN, plan.world.iteration]);
       if (edge!.from === "recover") {
         // Seed 002 "Runner Error Recovery": retry, guard skipped, attempts unchanged, error recorded.
-        if (edge!.outcome === "done") expect(context.outcome, where).toEqual({ status: "retry", guard: "skipped" });
+        if (edge!.outcome === "done") expect(context.update?.outcome, where).toEqual({ status: "retry", guard: "skipped" });
         expect([record.record.status, record.record.guard], where).toEqual([record.record.stepKind === "recheck" ? undefined : "retry", "skipped"]);
         expect(record.record.attemptsAfter, `${where}: no attempt counted`).toBe(record.record.attemptsBefore);
         expect(record.record.runnerError, where).toBeDefined();
         expect(record.record.failure, `${where}: runner errors are not fed back as a failure`).toBeUndefined();
-        if (context.updated) expectRunnerOwnedKept(context.previousTree!, context.updated.tree, undefined);
+        if (context.update?.updated) expectRunnerOwnedKept(context.start!.previousTree, context.update.updated.tree, undefined);
       } else {
         expect(record.record.runnerError, where).toBeUndefined();
       }

@@ -218,6 +218,13 @@ function recipeFor(p: ModelPath): Recipe {
         });
         evidence(edge.key, stderrSays(/tree\.json does not exist and no valid tree exists in this branch's history/));
         break;
+      case "loadTree:always:passesDisagree":
+        // A person removes the open leaf whose siblings all passed, and commits: the parent's passes disagrees.
+        recipe.prepare.push(
+          commitFiles({ [TREE_FILE]: serializeTree(tree(node("root", { children: [node("p", { passes: true })] }))) }, "remove a leaf"),
+        );
+        evidence(edge.key, stderrSays(/\$\.root\.passes: is false although every child passes .*set it to true and commit/));
+        break;
       case "loadTree:always:treeValid":
         if (has("selectLeaf:always:rootPasses")) setOption(recipe, "tree", ALL_PASSED);
         break;

@@ -419,16 +419,14 @@ describe("the pinned CLIs' --help lists every flag the adapters pass", () => {
 
   it("codex exec --help", async () => {
     const text = await helpText("codex", ["exec", "--help"]);
-    const flags = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/adapters/executors/codex.ts"), "utf8"), "codex").filter(
-      (flag) => flag !== "-",
-    );
+    const flags = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/agents/codex.ts"), "utf8"), "codex").filter((flag) => flag !== "-");
     expect(flags.filter((flag) => !listed(text, flag))).toEqual([]);
     expect(text).toMatch(/read-only.*workspace-write.*danger-full-access/s);
   });
 
   it("claude --help", async () => {
     const text = await helpText("claude", ["--help"]);
-    const flags = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/adapters/executors/claude.ts"), "utf8"), "claude");
+    const flags = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/agents/claude.ts"), "utf8"), "claude");
     // --max-turns is accepted in print mode but hidden from --help (docs/agents.md).
     expect(flags.filter((flag) => flag !== "--max-turns" && !listed(text, flag))).toEqual([]);
     for (const mode of ["acceptEdits", "auto", "bypassPermissions", "manual", "dontAsk", "plan"]) expect(text).toContain(mode);

@@ -1,11 +1,13 @@
-// The pure readers of the agents' event streams, limits, failures and usage (src/core/agent-*.ts),
+// The pure readers of the agents' event streams, limits, failures and usage (src/agents/, src/core/agent-*.ts),
 // on event lines as the pinned Codex 0.169.0 and Claude Code 2.1.330 print them (docs/agents.md).
 import { describe, expect, it } from "vitest";
-import { AgentEventReader, STATUS_PREFIX, claudeError, unwrapShell } from "../../src/core/agent-events.js";
+import { unwrapShell } from "../../src/agents/agent.js";
+import { claudeError, claudeLimit, claudeUsage } from "../../src/agents/claude.js";
+import { codexLimit, codexResetTime, codexUsage } from "../../src/agents/codex.js";
+import { AgentEventReader, STATUS_PREFIX } from "../../src/agents/event-reader.js";
 import { agentFailure, lastLines } from "../../src/core/agent-failure.js";
-import { localClock } from "../../src/adapters/executors/agent-cli.js";
-import { claudeLimit, codexLimit, codexResetTime } from "../../src/core/agent-limits.js";
-import { addUsage, claudeUsage, codexUsage, describeUsage, usageFromMeta } from "../../src/core/agent-usage.js";
+import { localClock } from "../../src/adapters/executors/agent-session.js";
+import { addUsage, describeUsage, usageFromMeta } from "../../src/core/agent-usage.js";
 
 const NOW = new Date(2026, 10, 22, 14, 5).getTime();
 /** The runner's clock (local time zone), stopped at NOW. */

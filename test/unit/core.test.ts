@@ -322,7 +322,11 @@ describe("tree invariants: every problem with its JSON path", () => {
     );
     expect(checkDerivedPasses(t)).toEqual([
       { path: "$.root.passes", message: "is true although a child has not passed; only the runner sets passes" },
-      { path: "$.root.children[0].passes", message: "is false although every child passes; the runner derives a parent's passes from its children" },
+      {
+        path: "$.root.children[0].passes",
+        message:
+          "is false although every child passes (a child was removed by hand?); set it to true and commit: a parent passes when all its children do",
+      },
     ]);
     expect(checkDerivedPasses(tree(node("root", { passes: true, children: [node("a", { passes: true })] })))).toEqual([]);
   });

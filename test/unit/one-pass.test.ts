@@ -150,7 +150,7 @@ function refCheckDerivedPasses(tree: TaskTree): Problem[] {
       problems.push({
         path: childPath(jsonPath, "passes"),
         message: allPass
-          ? `is false although every child passes; the runner derives a parent's passes from its children`
+          ? `is false although every child passes (a child was removed by hand?); set it to true and commit: a parent passes when all its children do`
           : `is true although a child has not passed; only the runner sets passes`,
       });
     }
@@ -164,12 +164,14 @@ function refApplyStateUpdates(
   selectedId: string | undefined,
   outcome: { status: AgentStatus; guard: GuardOutcome } | undefined,
 ) {
-  const owned = new Map<string, { passes: boolean; attempts: number }>();
-  for (const { node } of walkTree(previous)) owned.set(node.id, { passes: node.passes, attempts: node.attempts });
+  const owned = new Map<string, { passes: boolean; attempts: number; max_attempts: number }>();
+  for (const { node } of walkTree(previous)) owned.set(node.id, { passes: node.passes, attempts: node.attempts, max_attempts: node.max_attempts });
   const tree = refSortedCopy(next);
   for (const { node } of walkTree(tree)) {
     const before = owned.get(node.id);
     node.passes = before?.passes ?? false;
+    // (issue 20: max_attempts of a node that was there is a person's, reset from the previous tree)
+    if (before) node.max_attempts = before.max_attempts;
     node.attempts = Math.min(before?.attempts ?? 0, node.max_attempts);
   }
   let selected: TaskNode | undefined;

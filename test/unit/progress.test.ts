@@ -2,9 +2,9 @@
 // readable lines (not its raw JSON events) and its turns and tokens in the head line; the summary of
 // every view carries the run's usage.
 import { describe, expect, it } from "vitest";
-import { localClock } from "../../src/adapters/executors/agent-cli.js";
+import { localClock } from "../../src/adapters/executors/agent-session.js";
 import { jsonView, plainView, summaryLines, terminalView } from "../../src/cli/progress.js";
-import { AgentEventReader } from "../../src/core/agent-events.js";
+import { AgentEventReader } from "../../src/agents/event-reader.js";
 import type { RunSummary } from "../../src/run/run-loop.js";
 
 const NOW = 1_790_000_000_000;

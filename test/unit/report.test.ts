@@ -190,12 +190,19 @@ describe("summaries", () => {
 });
 
 describe("the timeline", () => {
-  it("one mark per iteration, whatever the count, with and without times", () => {
-    for (const n of [1, 7, 60, 300]) {
+  it("one mark per iteration up to 240, with and without times; beyond, consecutive iterations share a mark", () => {
+    for (const [n, marks] of [
+      [1, 1],
+      [7, 7],
+      [60, 60],
+      [240, 240],
+      [300, 150],
+      [2000, 223],
+    ] as const) {
       const timed = Array.from({ length: n }, (_, i) => iteration(i + 1, { local: { totalMs: 100 * (i + 1), agentMs: 50, guardMs: 20 } }));
-      expect(renderTimeline(timed).match(/<g class="mark"/g)).toHaveLength(n);
+      expect(renderTimeline(timed).match(/<g class="mark"/g)).toHaveLength(marks);
       const untimed = Array.from({ length: n }, (_, i) => iteration(i + 1));
-      expect(renderTimeline(untimed).match(/<g class="mark"/g)).toHaveLength(n);
+      expect(renderTimeline(untimed).match(/<g class="mark"/g)).toHaveLength(marks);
     }
     expect(renderTimeline([])).toContain("No iterations yet");
   });

@@ -5,14 +5,13 @@ import { checkTreeShape } from "../../src/core/invariants.js";
 import {
   applyStateUpdates,
   deriveInternalPasses,
-  judgeAgentStatus,
-  recoveryFor,
   resetRunnerOwnedFields,
   transitionFor,
   type AgentStatus,
   type GuardOutcome,
-  type RunnerErrorKind,
 } from "../../src/core/state-update.js";
+import { judgeAgentStatus } from "../../src/core/classify.js";
+import { RUNNER_ERROR_RECOVERY, type RunnerErrorKind } from "../../src/core/runner-errors.js";
 import { indexById, type TaskNode, type TaskTree } from "../../src/core/tree.js";
 import { node, tree } from "../helpers/sandbox.js";
 
@@ -132,8 +131,8 @@ describe("seed 002 attempt saturation: attempts increment only when attempts < m
 describe("seed 002 runner error recovery: retry, guard skipped, attempts unchanged", () => {
   const kinds: RunnerErrorKind[] = ["executor_timeout", "output_parse_error", "guard_error", "other"];
 
-  it.each(kinds)("%s: recorded as Retry / Skipped, and the tree keeps passes and attempts", (kind) => {
-    expect(recoveryFor(kind)).toEqual({ status: "retry", guard: "skipped", attempts: "unchanged" });
+  it.each(kinds)("%s: recorded as Retry / Skipped, and the tree keeps passes and attempts", () => {
+    expect(RUNNER_ERROR_RECOVERY).toEqual({ status: "retry", guard: "skipped", attempts: "unchanged" });
     const prev = smallTree({ attempts: 2 });
     // Whatever the agent left in the tree, the runner-owned fields come from prev.
     const next = smallTree({ attempts: 0, passes: true });

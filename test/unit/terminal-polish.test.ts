@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { guardOutputOf, guardTail } from "../../src/cli/guard-tail.js";
 import { plainView, terminalView } from "../../src/cli/progress.js";
-import { clockText } from "../../src/cli/run-in-progress.js";
+import { formatDuration } from "../../src/core/durations.js";
 import { colourWanted, makeStyle } from "../../src/cli/style.js";
 import { guardFailure } from "../../src/core/iteration.js";
 import type { IterationRecord } from "../../src/core/iteration-record.js";
@@ -226,13 +226,13 @@ describe("the live block", () => {
     const { stream, screen } = virtualTerminal(200);
     const view = terminalView(stream, () => now, "r1", { facts: { startedAt: NOW, maxIterations: 50, leaves: { passed: 0, total: 3 } } });
     view.progress({ type: "phase", phase: "agent", iteration: 1, nodeId: "b", title: "Leaf b" });
-    expect(screen()).toContain("  0/3 leaves passed · iteration 1 of 50 · 0s elapsed");
+    expect(screen()).toContain("  0/3 leaves passed · iteration 1 of 50 · 0.0s elapsed");
     now += 65_000;
     view.step(guardFailedStep(1));
     view.progress({ type: "phase", phase: "agent", iteration: 2, nodeId: "b", title: "Leaf b" });
     expect(screen()).toContain("  1/3 leaves passed · iteration 2 of 50 · 1m 05s elapsed");
     view.close();
-    expect(clockText(3_725_000)).toBe("1h 02m");
+    expect(formatDuration(3_725_000, "clock")).toBe("1h 02m");
   });
 
   it("never leaves stale copies on the screen, however wide the title's characters are", () => {
@@ -259,5 +259,18 @@ describe("the live block", () => {
         title,
       ).toEqual([]);
     }
+  });
+});
+
+describe("durations, written by one formatter (src/core/durations.ts)", () => {
+  it("clock for the terminal's lines, words for sentences and the report", () => {
+    const cases: [number, string, string][] = [
+      [850, "0.8s", "850 ms"],
+      [4_200, "4.2s", "4.2 s"],
+      [42_000, "42.0s", "42 s"],
+      [65_000, "1m 05s", "1 min 05 s"],
+      [3_725_000, "1h 02m", "1 h 02 min"],
+    ];
+    for (const [ms, clock, words] of cases) expect([formatDuration(ms, "clock"), formatDuration(ms)]).toEqual([clock, words]);
   });
 });

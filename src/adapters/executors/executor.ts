@@ -1,6 +1,6 @@
 // The executor interface (CONTRACT §6): one fresh agent session per iteration, the prompt on stdin,
 // the RUNNER_* environment, the whole process group killed at the deadline, output capped.
-import type { AgentSession } from "../../core/agent-events.js";
+import type { AgentSession } from "../../agents/agent.js";
 import type { ExecutorConfig } from "../../schemas/types.generated.js";
 import type { ContainmentRecord } from "../containment.js";
 
@@ -21,7 +21,7 @@ export interface ExecutorRequest {
   /** Wall clock (ms), for reset times an agent states as local clock times. */
   now: () => number;
   abortSignal?: AbortSignal;
-  /** Live output: the agent's own lines, or for Codex and Claude readable lines made from their events. */
+  /** Live output: the agent's own lines, or for an agent of src/agents/ readable lines made from its events. */
   onOutput?: (chunk: string, stream: "stdout" | "stderr") => void;
   /** Sees every chunk of stdout, also beyond the cap (to find a final result line). */
   observeStdout?: (chunk: string) => void;
@@ -40,9 +40,9 @@ export interface ExecutorResult {
   tail: string;
   /** The end of stderr as kept in the log (redacted): the agent's last words when it says nothing else. */
   stderrTail: string;
-  /** What Codex's or Claude's event stream said (session, usage, its own error, a limit); secrets redacted. */
+  /** What an agent's event stream said (session, usage, its own error, a limit); secrets redacted. */
   session?: AgentSession;
-  /** What the session was allowed to read of the user's own setup (codex, claude). */
+  /** What the session was allowed to read of the user's own setup (agents of src/agents/). */
   isolation?: "user" | "clean";
 }
 

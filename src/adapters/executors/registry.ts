@@ -1,20 +1,16 @@
-// The executor for each `[executor] kind`.
+// The executor for each `[executor] kind`: the bare command, the demo agent, or a session of one of
+// the agents in src/agents/registry.ts.
+import { findAgent } from "../../agents/registry.js";
 import type { ExecutorKind } from "../../core/config.js";
-import { claudeExecutor } from "./claude.js";
-import { codexExecutor } from "./codex.js";
+import { runAgentSession } from "./agent-session.js";
 import { commandExecutor } from "./command.js";
 import { demoExecutor } from "./demo.js";
 import type { Executor } from "./executor.js";
 
-const executors: Partial<Record<ExecutorKind, Executor>> = {
-  command: commandExecutor,
-  demo: demoExecutor,
-  codex: codexExecutor,
-  claude: claudeExecutor,
-};
-
 export function executorFor(kind: ExecutorKind): Executor {
-  const executor = executors[kind];
-  if (!executor) throw new Error(`executor kind "${kind}" is not available in this build`);
-  return executor;
+  if (kind === "command") return commandExecutor;
+  if (kind === "demo") return demoExecutor;
+  const agent = findAgent(kind);
+  if (!agent) throw new Error(`executor kind "${kind}" is not available in this build`);
+  return { run: (request) => runAgentSession(agent, request) };
 }

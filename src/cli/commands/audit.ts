@@ -2,42 +2,32 @@
 // against the rules; names the first commit that breaks one (exit 1), or says the run is clean (0).
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { GitRepo } from "../../adapters/git.js";
 import { replayPasses } from "../../adapters/replay.js";
 import { auditHistory, runBase } from "../../adapters/run-audit.js";
+import type { PersonEditFinding } from "../../core/person-edit.js";
 import { processEnv } from "../environment.js";
-import { loopSubjectPattern, parseCommitSubject, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
-import { RefusalError, UsageError } from "../../errors.js";
+import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
+import { resolveRun } from "../../adapters/resolve-run.js";
 import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 
 export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; replay?: boolean }): Promise<number> {
-  if (argv.runId !== undefined) {
-    const problem = runIdProblem(argv.runId);
-    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
-  }
   const root = findProjectRoot(argv.C);
   if (!existsSync(path.join(root, ".git"))) throw new RefusalError(`${root} is not the top folder of a git repository; there is no run to audit.`);
-  const git = new GitRepo(root);
-  const status = await git.status();
-  const runId = argv.runId ?? runIdFromBranch(status.branch);
-  if (runId === undefined)
-    throw new RefusalError(`Branch ${status.branch ?? "(detached)"} is not a runner/<run-id> branch; check out a run branch or pass --run-id.`);
-  const loop =
-    status.head === undefined ? [] : (await git.loopCommits(loopSubjectPattern(runId))).filter((c) => parseCommitSubject(c.subject)?.runId === runId);
+  const { git, runId, tip, loopCommits: loop } = await resolveRun(root, argv.runId);
   if (loop.length === 0) {
-    if (argv.json) printJson({ run_id: runId, clean: true, loop_commits: 0, other_commits: 0, violations: [] });
+    if (argv.json) printJson({ run_id: runId, clean: true, loop_commits: 0, other_commits: 0, violations: [], person_edits: [] });
     else printLine(`audit: run ${runId} has no loop commits yet; nothing to check.`);
     return 0;
   }
   const first = loop[loop.length - 1]!.sha;
   const base = await runBase(git, first);
   if (base === undefined) throw new RefusalError(`The run's first loop commit ${first.slice(0, 7)} has no parent to start the audit from.`);
-  const report = await auditHistory(git, runId, base);
+  const report = await auditHistory(git, runId, base, tip);
   if (argv.replay) {
     // Each commit that passed a leaf, its guard run again on exactly what was committed.
-    const replays = await replayPasses(git, await git.commitsSince(base), runId, processEnv());
+    const replays = await replayPasses(git, git.streamCommitsSince(base, tip), runId, processEnv());
     for (const replay of replays.filter((r) => !r.passed)) {
       report.violations.push({
         sha: replay.sha,
@@ -56,6 +46,16 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; r
       other_commits: report.otherCommits,
       ...(report.replayed !== undefined ? { replayed: report.replayed } : {}),
       violations: report.violations.map((v) => ({ commit: v.sha, iteration: v.iteration ?? null, message: v.message })),
+      person_edits: report.personEdits.map((edit) => ({
+        commit: edit.sha,
+        subject: edit.subject,
+        made: edit.made,
+        verb: edit.verb ?? null,
+        target: edit.target ?? null,
+        author: edit.author ?? null,
+        valid: edit.problems.length === 0,
+        problems: edit.problems,
+      })),
     });
     return clean ? 0 : 1;
   }
@@ -67,6 +67,7 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; r
     printLine(
       `audit: run ${runId} is clean: ${report.loopCommits} loop commit${report.loopCommits === 1 ? "" : "s"} and ${report.otherCommits} other commit${report.otherCommits === 1 ? "" : "s"} obey the rules${replayed}.`,
     );
+    for (const line of personEditLines(report.personEdits)) printLine(line);
     return 0;
   }
   const firstViolation = report.violations[0]!;
@@ -78,4 +79,16 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; r
     );
   }
   return 1;
+}
+
+/** A person's edits, one line each: who, which commit, what; made by hand or by a runner command. */
+function personEditLines(edits: readonly PersonEditFinding[]): string[] {
+  if (edits.length === 0) return [];
+  return [
+    `a person's edits (${edits.length}), each checked by the rules:`,
+    ...edits.map(
+      (edit) =>
+        `  ${edit.sha.slice(0, 7)} ${edit.made === "hand" ? "a person's edit by hand" : "a person's edit"} by ${edit.author ?? "?"}: ${edit.subject}${edit.problems.length > 0 ? " (breaks the rules)" : ""}`,
+    ),
+  ];
 }

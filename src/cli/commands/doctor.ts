@@ -1,9 +1,12 @@
 // `runner doctor [--json]`: everything a run needs, checked before anything is spent — the repository,
 // the config, the tree, the agent's program, the guard's program and recipe (with the runner's own
 // `just` first on PATH, as a step runs them), the identity commits are made with, how agents are
-// contained. One line per check; a problem says the way out. Exit 0 when nothing is wrong, else 1.
+// contained. One line per check; a problem says the way out. Then every agent the runner speaks
+// that is found on the machine, with its version and the versions the runner's tests drive (an
+// agent not installed is no problem). Exit 0 when nothing is wrong, else 1.
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { installedAgents, type InstalledAgent } from "../../adapters/agent-versions.js";
 import { bestContainment } from "../../adapters/containment.js";
 import { FALLBACK_IDENTITY, GitRepo } from "../../adapters/git.js";
 import { guardDefinitionSummary } from "../../adapters/guard-definition.js";
@@ -11,7 +14,7 @@ import { preflight, type PreflightCheck } from "../../adapters/preflight.js";
 import { loadConfig } from "../../adapters/project-files.js";
 import { loadTree } from "../../adapters/tree-store.js";
 import { checkDerivedPasses } from "../../core/invariants.js";
-import { formatProblem } from "../../core/problems.js";
+import { formatProblem, MISSING_TREE_WAY_OUT } from "../../core/problems.js";
 import { runIdFromBranch } from "../../core/run-id.js";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { countNodes } from "../../core/tree.js";
@@ -20,10 +23,13 @@ import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
 import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
+import { plural } from "../../report/format.js";
 
 export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number> {
   const root = findProjectRoot(argv.C);
   const env = processEnv();
+  // The agents' version commands run while the checks are made.
+  const agentsFound = installedAgents(env);
   const checks: PreflightCheck[] = [];
   checks.push(...(await repositoryChecks(root, env)));
   const config = await loadConfig(root);
@@ -42,14 +48,19 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
   checks.push({ name: "containment", detail: `${await bestContainment()} (no process an agent or guard starts outlives its run)` });
 
   const problems = checks.filter((check) => check.problem !== undefined);
+  const agents = await agentsFound;
+  const configured = config.ok ? config.config.executor.kind : undefined;
   if (argv.json) {
     printJson({
       ok: problems.length === 0,
       checks: checks.map((check) => ({ name: check.name, ok: check.problem === undefined, detail: check.detail, problem: check.problem ?? null })),
+      agents: agents.map((found) => agentJson(found, configured)),
     });
   } else {
     for (const check of checks)
       printLine(`${check.problem ? "✗" : "✓"} ${check.name}: ${check.detail}${check.problem ? `\n    ${check.problem}` : ""}`);
+    printLine("agents the runner speaks, as found on this machine (and the versions it is tested with):");
+    for (const found of agents) printLine(`  ${agentLine(found, configured)}`);
   }
   if (problems.length === 0) return EXIT.ok;
   printError(
@@ -124,7 +135,7 @@ async function treeCheck(root: string): Promise<PreflightCheck> {
       return {
         name: "task tree",
         detail: "missing",
-        problem: ".runner/state/tree.json does not exist; run `runner init` (or restore it from the branch's history) and commit it.",
+        problem: `.runner/state/tree.json does not exist; ${MISSING_TREE_WAY_OUT}.`,
       };
     // An invalid tree is not a setup problem: the next step repairs it (REPAIR TREE).
     return { name: "task tree", detail: `invalid (${formatProblem(load.problems[0]!)}); the next \`runner step\` repairs it` };
@@ -134,6 +145,42 @@ async function treeCheck(root: string): Promise<PreflightCheck> {
   const selection = selectLeftmostOpenLeaf(load.tree);
   return {
     name: "task tree",
-    detail: `${countNodes(load.tree)} nodes; ${selection.kind === "complete" ? "the root passes" : `next leaf ${selection.leaf.id}`}`,
+    detail: `${plural(countNodes(load.tree), "node")}; ${selection.kind === "complete" ? "the root passes" : `next leaf ${selection.leaf.id}`}`,
+  };
+}
+
+/** Whether the runner's tests drive the version found; undefined when none was read. */
+function tested(found: InstalledAgent): boolean | undefined {
+  return found.version === undefined ? undefined : found.agent.testedVersions.includes(found.version);
+}
+
+/** `codex 0.169.0, tested (Codex CLI, /usr/local/bin/codex) — [executor] kind` */
+function agentLine(found: InstalledAgent, configured: string | undefined): string {
+  const { agent, file, version } = found;
+  const testedWith = `tested: ${agent.testedVersions.join(", ")}`;
+  const mark = agent.kind === configured ? " — [executor] kind" : "";
+  if (file === undefined) return `${agent.kind}: not found (${testedWith}; \`npm install -g ${agent.package}\`)${mark}`;
+  const what =
+    version === undefined
+      ? `version unknown, ${found.problem}; ${testedWith}`
+      : tested(found)
+        ? `${version}, tested`
+        : `${version}, not a tested version (${testedWith})`;
+  const auth = found.authSet.length > 0 ? `; ${found.authSet.join(", ")} set` : `; none of ${agent.authEnv.join(", ")} set (its own login may do)`;
+  return `${agent.kind}: ${what} (${agent.title}, ${file}${auth})${mark}`;
+}
+
+function agentJson(found: InstalledAgent, configured: string | undefined): object {
+  return {
+    kind: found.agent.kind,
+    title: found.agent.title,
+    package: found.agent.package,
+    path: found.file ?? null,
+    version: found.version ?? null,
+    tested_versions: found.agent.testedVersions,
+    tested: tested(found) ?? null,
+    configured: found.agent.kind === configured,
+    problem: found.problem ?? null,
+    credentials_set: found.authSet,
   };
 }

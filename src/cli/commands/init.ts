@@ -1,11 +1,14 @@
 // `runner init`: scaffold .runner/ (CONTRACT §2, docs/contract.md) at the top of a git repository;
 // refuses if it exists, and anywhere but a repository's top folder.
 import { existsSync, realpathSync } from "node:fs";
-import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { AGENTS, agentFor } from "../../agents/registry.js";
 import { serializeTree } from "../../core/canonical.js";
 import { LAYOUT, RUNNER_DIR, RUNNER_GITIGNORE } from "../../core/layout.js";
-import type { TaskTree } from "../../core/tree.js";
+import { PlanEditError } from "../../core/plan-edit.js";
+import { importPlan } from "../../core/plan-import.js";
+import { countNodes, type TaskTree } from "../../core/tree.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import { GitRepo } from "../../adapters/git.js";
 import { guardDefinitionSummary } from "../../adapters/guard-definition.js";
@@ -15,12 +18,20 @@ import { schemaFile } from "../../package-files.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";
 
-export type ExecutorChoice = "codex" | "claude" | "command" | "demo";
+/** What `init --executor` takes (src/cli/commands.ts): every agent of src/agents/registry.ts, the bare command, the demo agent. */
+export type ExecutorChoice = string;
 
-export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: number; executor: ExecutorChoice }): Promise<number> {
+export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: number; executor: ExecutorChoice; plan?: string }): Promise<number> {
   const root = path.resolve(argv.C);
   await requireRepositoryTop(root);
-  const files = await scaffoldRunnerDir(root, { goal: argv.goal, maxAttempts: argv.maxAttempts, executor: argv.executor });
+  const tree = argv.plan === undefined ? undefined : await readPlan(argv.plan, argv);
+  const files = await scaffoldRunnerDir(root, {
+    goal: tree ? tree.root.goal || tree.root.title : argv.goal,
+    maxAttempts: argv.maxAttempts,
+    executor: argv.executor,
+    ...(tree ? { tree } : {}),
+  });
+  if (tree) printLine(`imported ${countNodes(tree) - 1} nodes from ${argv.plan} under the root "${tree.root.title}".`);
   printLine(`initialized ${RUNNER_DIR}/ in ${root}:`);
   for (const file of files) printLine(`  ${file}`);
   const summary = await guardDefinitionSummary(new GitRepo(root), DEFAULT_GUARD_COMMAND).catch(() => undefined);
@@ -31,6 +42,19 @@ export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: numbe
   );
   printLine("next: describe the goal in .runner/GOAL.md, check .runner/state/config.toml, commit, then `runner start`.");
   return 0;
+}
+
+/** The tree of a plan file (Markdown, ralph's prd.json, task-master's tasks.json); one sentence for what cannot be mapped. */
+async function readPlan(file: string, argv: { maxAttempts: number; goal?: string }): Promise<TaskTree> {
+  const text = await readFile(path.resolve(file), "utf8").catch(() => {
+    throw new UsageError(`--plan ${file} cannot be read; give the path of a Markdown plan, ralph's prd.json or task-master's tasks.json.`);
+  });
+  try {
+    return importPlan(path.basename(file), text, { maxAttempts: argv.maxAttempts, ...(argv.goal !== undefined ? { goal: argv.goal } : {}) });
+  } catch (error) {
+    if (error instanceof PlanEditError) throw new RefusalError(`${error.message.replace(/\.$/, "")}; nothing was written.`);
+    throw error;
+  }
 }
 
 /** `.runner/` belongs at the top of a git repository: a subfolder would get a second one, and no repository none. */
@@ -49,7 +73,7 @@ async function requireRepositoryTop(folder: string): Promise<void> {
 /** Writes the files of CONTRACT §2 into `root/.runner/`; refuses if it exists. Returns the files written. */
 export async function scaffoldRunnerDir(
   root: string,
-  options: { goal?: string; title?: string; maxAttempts: number; executor: ExecutorChoice; guardCommand?: string[] },
+  options: { goal?: string; title?: string; maxAttempts: number; executor: ExecutorChoice; guardCommand?: string[]; tree?: TaskTree },
 ): Promise<string[]> {
   if (!existsSync(root)) throw new UsageError(`The folder ${root} does not exist; create it or pass an existing one with -C.`);
   if (existsSync(path.join(root, RUNNER_DIR))) {
@@ -63,7 +87,7 @@ export async function scaffoldRunnerDir(
   }
   const goal = (options.goal ?? "").trim();
   const title = options.title ?? (goal.split("\n")[0]!.slice(0, 120) || "Project goal");
-  const tree: TaskTree = {
+  const tree: TaskTree = options.tree ?? {
     version: 1,
     root: { id: "root", order: 0, title, goal, acceptance: [], passes: false, attempts: 0, max_attempts: maxAttempts, children: [] },
   };
@@ -85,35 +109,23 @@ export async function scaffoldRunnerDir(
   return [LAYOUT.goal, LAYOUT.tree, LAYOUT.schema, LAYOUT.config, LAYOUT.assumptions, LAYOUT.questions, LAYOUT.gitignore];
 }
 
-// The options of the pinned agents (Codex CLI 0.169.0, Claude Code 2.1.330; docs/agents.md). Every
-// commented option is valid when uncommented (test/integration/init-templates.test.ts).
-const EXECUTOR_TEMPLATES: Record<ExecutorChoice, string> = {
-  codex: `kind = "codex"                   # "command" | "codex" | "claude"
-sandbox = "workspace-write"      # read-only | workspace-write | danger-full-access
-# model = "gpt-6.1-sol"          # unset: Codex's default model
-# profile = "ci"                 # -p ci: $CODEX_HOME/ci.config.toml on top of config.toml
-# config_overrides = ["model_reasoning_effort=high"]
-# isolation = "clean"            # user (default): your Codex config and saved sessions; clean: --ignore-user-config --ephemeral
-# extra_args = []`,
-  claude: `kind = "claude"                  # "command" | "codex" | "claude"
-permission_mode = "acceptEdits"  # acceptEdits | manual | default | dontAsk | plan | auto | bypassPermissions (as root: needs IS_SANDBOX=1)
-# model = "sonnet"               # unset: Claude Code's default model
-# allowed_tools = ["Bash(npm test:*)"]  # added to Bash(<guard command>:*), which the runner always allows
-# max_turns = 100
-# max_budget_usd = 5.0
-# isolation = "clean"            # user (default): your settings, MCP servers and saved sessions; clean: project settings only
-# extra_args = []`,
-  command: `kind = "command"                 # "command" | "codex" | "claude"
-command = ["bash", "agent.sh"]   # run in the repository root, the prompt on stdin`,
-  demo: `kind = "demo"                    # the built-in deterministic demo agent (no network)`,
-};
+// The [executor] table of each choice. An agent's options are its module's `template` (the pinned
+// versions, docs/agents.md). Every commented option is valid when uncommented
+// (test/integration/init-templates.test.ts).
+function executorTemplate(choice: ExecutorChoice): string {
+  const kinds = ["command", ...AGENTS.map((agent) => agent.kind)].map((kind) => `"${kind}"`).join(" | ");
+  const kindLine = (comment: string) => `${`kind = "${choice}"`.padEnd(32)} # ${comment}`;
+  if (choice === "demo") return kindLine("the built-in deterministic demo agent (no network)");
+  if (choice === "command") return `${kindLine(kinds)}\ncommand = ["bash", "agent.sh"]   # run in the repository root, the prompt on stdin`;
+  return `${kindLine(kinds)}\n${agentFor(choice).template}`;
+}
 
 function configTemplate(executor: ExecutorChoice, guardCommand: string[]): string {
   return `# runner configuration: every key is described in the runner's docs/configuration.md (also in its
 # npm package). Unknown keys and wrong types are errors; \`runner validate\` and \`runner doctor\` check it.
 
 [executor]
-${EXECUTOR_TEMPLATES[executor]}
+${executorTemplate(executor)}
 
 [guard]
 command = ${JSON.stringify(guardCommand).replace(/","/g, '", "')}         # the guard entrypoint, run after an EXECUTE iteration whose agent said done

@@ -4,22 +4,27 @@
 // run's usage summed at the end; a runner at work in the repository named first. One iteration
 // (--iteration N) adds, for a red guard, the last lines of the guard's output: from the commit's
 // failure section (so on a fresh clone too) and, where the local log has it, from guard.log.
+import { formatDuration } from "../../core/durations.js";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { GitRepo } from "../../adapters/git.js";
 import { readIterationMeta } from "../../adapters/iteration-usage.js";
+import { GitRepo } from "../../adapters/git.js";
+import { resolveRun, type ResolvedRun } from "../../adapters/resolve-run.js";
 import { parseEvents } from "../../report/local-log.js";
 import { readOptional } from "../../adapters/project-files.js";
+import { readSnapshot } from "../../adapters/tree-snapshots.js";
 import { addUsage, describeUsage, formatCost, shortCount, usageFromMeta, type UsageTotals } from "../../core/agent-usage.js";
 import { eventsFile, iterationDir } from "../../core/layout.js";
 import { oneLine } from "../../core/text-limits.js";
 import type { Highlight } from "../../diagram/render.js";
 import { loopRecords, testsOf, type LoopRecord } from "../../core/loop-history.js";
-import { loopSubjectPattern, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
+import { parseCommitSubject } from "../../core/run-id.js";
+import { personEditsAmong, type PersonEditEntry } from "../../core/person-edit.js";
+import { runBase } from "../../adapters/run-audit.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
-import { guardOutputOf, lastLines } from "../guard-tail.js";
-import { printJson, printLine } from "../output.js";
+import { failingLines, guardOutputOf } from "../guard-tail.js";
+import { printJson, printLine, printText } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { describeRunInProgress, runInProgress } from "../run-in-progress.js";
 import { styleFor, type Style } from "../style.js";
@@ -50,6 +55,9 @@ export interface LogEntry {
   guard_output_tail: string[];
   /** The iteration's local guard.log (repository-relative) and its last lines, when this machine ran it. */
   guard_log: { path: string; tail: string[] } | null;
+  /** Where its tree snapshots are (`runner log --iteration N --tree before|after` prints them): a commit's tree file, or the local log's copy. */
+  tree_before?: string | null;
+  tree_after?: string | null;
   /** Test files the iteration changed (its commit's Runner-Tests; "and N more" where it lists fewer). */
   tests_changed: string[];
 }
@@ -57,19 +65,37 @@ export interface LogEntry {
 /** How many of the guard's last lines one iteration shows. */
 const GUARD_LINES = 10;
 
-export async function readRunLog(root: string, runIdOption: string | undefined): Promise<{ runId: string; entries: LogEntry[] }> {
+export async function readRunLog(
+  root: string,
+  runIdOption: string | undefined,
+): Promise<{ runId: string; entries: LogEntry[]; personEdits: PersonEditEntry[] }> {
   if (!existsSync(path.join(root, ".git"))) throw new RefusalError(`${root} is not the top folder of a git repository; there is no run to show.`);
-  const git = new GitRepo(root);
-  const status = await git.status();
-  const runId = runIdOption ?? runIdFromBranch(status.branch);
-  if (runId === undefined) {
-    throw new RefusalError(`Branch ${status.branch ?? "(detached)"} is not a runner/<run-id> branch; check out a run branch or pass --run-id.`);
-  }
-  if (status.head === undefined) return { runId, entries: [] };
-  const commits = await git.loopCommits(loopSubjectPattern(runId));
-  const records = loopRecords(commits, runId).reverse();
-  const entries = await Promise.all(records.map((record) => toEntry(root, runId, record)));
-  return { runId, entries };
+  return runLog(root, await resolveRun(root, runIdOption));
+}
+
+/** The run's iterations, oldest first, each with what its local log adds, and a person's edits among them. */
+export async function runLog(root: string, run: ResolvedRun): Promise<{ runId: string; entries: LogEntry[]; personEdits: PersonEditEntry[] }> {
+  const records = loopRecords(run.loopCommits, run.runId).reverse();
+  const [entries, personEdits] = await Promise.all([
+    Promise.all(records.map((record) => toEntry(root, run.runId, record))),
+    runPersonEdits(run, records),
+  ]);
+  return { runId: run.runId, entries, personEdits };
+}
+
+/** A person's edits between the run's first loop commit's parent and the run's tip, in history order. */
+async function runPersonEdits(run: ResolvedRun, records: readonly LoopRecord[]): Promise<PersonEditEntry[]> {
+  const first = records[0];
+  if (!first) return [];
+  const base = await runBase(run.git, first.sha);
+  if (base === undefined) return [];
+  const iterationOf = (subject: string) => {
+    const parsed = parseCommitSubject(subject);
+    return parsed?.runId === run.runId ? parsed.iteration : undefined;
+  };
+  const commits = [];
+  for await (const commit of run.git.streamCommitsSince(base, run.tip)) commits.push(commit);
+  return personEditsAmong(commits, iterationOf);
 }
 
 /** The last lines of the local guard.log of an iteration, when the local log is this commit's (a run id used twice has another's). */
@@ -85,12 +111,12 @@ async function guardLogTail(
   if (text === undefined) return null;
   // The runner's own closing note (bytes per stream) is not the guard's.
   const lines = text.split("\n").filter((line) => !line.startsWith("[runner] "));
-  return { path: file, tail: lastLines(lines.join("\n"), GUARD_LINES) };
+  return { path: file, tail: failingLines(lines.join("\n"), GUARD_LINES) };
 }
 
 async function toEntry(root: string, runId: string, record: LoopRecord): Promise<LogEntry> {
   const subject = record.subject;
-  const meta = await readIterationMeta(root, runId, subject.iteration);
+  const meta = await readIterationMeta(root, runId, subject.iteration, record.sha);
   const guardOutput = guardOutputOf(record.failure);
   const guardFailed = guardOutput !== undefined || (subject.kind !== "repair" && subject.guard === "fail");
   const durations = object(meta?.durations);
@@ -116,7 +142,7 @@ async function toEntry(root: string, runId: string, record: LoopRecord): Promise
         : null,
     session_id: typeof executor?.session_id === "string" ? executor.session_id : null,
     failure_text: record.failure ?? null,
-    guard_output_tail: guardOutput === undefined ? [] : lastLines(guardOutput, GUARD_LINES),
+    guard_output_tail: guardOutput === undefined ? [] : failingLines(guardOutput, GUARD_LINES),
     guard_log: guardFailed ? await guardLogTail(root, runId, record, meta) : null,
     tests_changed: testsChanged(record),
   };
@@ -168,14 +194,18 @@ function fieldText(key: string, value: LogEntry[keyof LogEntry]): string {
 }
 
 export async function run(
-  argv: GlobalArgs & { json?: boolean; runId?: string; iteration?: number; diagram?: boolean; format?: "dot" | "svg"; output?: string },
+  argv: GlobalArgs & {
+    json?: boolean;
+    runId?: string;
+    iteration?: number;
+    diagram?: boolean;
+    tree?: "before" | "after";
+    format?: "dot" | "svg";
+    output?: string;
+  },
 ): Promise<number> {
-  if (argv.runId !== undefined) {
-    const problem = runIdProblem(argv.runId);
-    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
-  }
   const root = findProjectRoot(argv.C);
-  const [{ runId, entries }, working] = await Promise.all([readRunLog(root, argv.runId), runInProgress(root)]);
+  const [{ runId, entries, personEdits }, working] = await Promise.all([readRunLog(root, argv.runId), runInProgress(root)]);
   const style = styleFor(process.stdout);
   if (argv.diagram) {
     if (argv.iteration === undefined) throw new UsageError("--diagram needs --iteration N: the iteration whose path to highlight.");
@@ -184,9 +214,23 @@ export async function run(
     await emit(await renderMachine(argv.format ?? "dot", highlight), argv.output);
     return 0;
   }
+  if (argv.tree !== undefined && argv.iteration === undefined) throw new UsageError("--tree needs --iteration N: the iteration whose tree to print.");
   if (argv.iteration !== undefined) {
     const entry = entries.find((e) => e.iteration === argv.iteration);
     if (!entry) throw new UsageError(`Run ${runId} has no iteration ${argv.iteration}; \`runner log\` lists them.`);
+    const git = new GitRepo(root);
+    const [before, after] = await Promise.all((["before", "after"] as const).map((side) => readSnapshot(root, git, runId, entry.iteration, side)));
+    if (argv.tree !== undefined) {
+      const snapshot = argv.tree === "before" ? before : after;
+      if (!snapshot)
+        throw new RefusalError(
+          `Iteration ${entry.iteration} of run ${runId} has no tree ${argv.tree} snapshot here (.runner/iterations/ is local to the machine that ran it).`,
+        );
+      printText(await snapshot.text());
+      return 0;
+    }
+    entry.tree_before = before?.where ?? null;
+    entry.tree_after = after?.where ?? null;
     if (argv.json) {
       printJson(entry);
       return 0;
@@ -199,7 +243,7 @@ export async function run(
   }
   const usage = runUsage(entries);
   if (argv.json) {
-    printJson({ run_id: runId, iterations: entries, usage: usage ?? null, in_progress: working ?? null });
+    printJson({ run_id: runId, iterations: entries, person_edits: personEdits, usage: usage ?? null, in_progress: working ?? null });
     return 0;
   }
   if (working) printLine(style.warning(describeRunInProgress(working, Date.now())));
@@ -215,7 +259,7 @@ export async function run(
     e.runner_error ? "error" : (e.agent_status ?? "-"),
     e.guard_outcome,
     e.attempts ?? "-",
-    e.duration_ms === null ? "-" : `${(e.duration_ms / 1000).toFixed(1)}s`,
+    e.duration_ms === null ? "-" : formatDuration(e.duration_ms, "clock"),
     e.usage ? `${shortCount(e.usage.input_tokens)}/${shortCount(e.usage.output_tokens)}` : "-",
     e.usage?.cost_usd != null ? formatCost(e.usage.cost_usd) : "-",
     oneLine(e.runner_error ?? e.summary, 80),
@@ -231,6 +275,13 @@ export async function run(
     printLine(style.warning(`iteration ${entry.iteration} changed tests: ${entry.tests_changed.join(", ")}`));
   }
   if (usage) printLine(`usage: ${describeUsage(usage)}`);
+  if (personEdits.length > 0) {
+    printLine(`a person's edits (${personEdits.length}), not iterations:`);
+    for (const edit of personEdits)
+      printLine(
+        `  after iteration ${edit.after_iteration}: ${edit.commit.slice(0, 7)} ${edit.subject} (${edit.made === "hand" ? "by hand, " : ""}by ${edit.author ?? "?"})`,
+      );
+  }
   return 0;
 }
 

@@ -9,7 +9,7 @@ import { printError, printJson } from "../output.js";
 import { processEnv } from "../environment.js";
 import { findProjectRoot } from "../repo.js";
 import { withRepositoryLock } from "../repository-lock.js";
-import { describeStep, reportStep, stepJson } from "./step.js";
+import { describeStep, reportStep, stepJson } from "../step-report.js";
 
 export async function run(argv: GlobalArgs & { nodeId?: string; runId?: string; json?: boolean }): Promise<number> {
   const root = findProjectRoot(argv.C);

@@ -2,30 +2,25 @@
 // outcome, totals, timeline, tree, every iteration, the agent's questions and assumptions, and the
 // commands to review and merge the branch. Written to .runner/iterations/<run-id>/report.html (local,
 // gitignored) unless --output names another file; the path is printed.
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, open } from "node:fs/promises";
 import path from "node:path";
 import { gitDir } from "../../adapters/git.js";
 import { findOpener, openWith } from "../../adapters/opener.js";
 import { LAYOUT } from "../../core/layout.js";
-import { runIdProblem } from "../../core/run-id.js";
-import { UsageError } from "../../errors.js";
-import { gatherReport } from "../../report/gather.js";
-import { renderReport } from "../../report/render.js";
+import { gatherReport, iterationDiffs } from "../../report/gather.js";
+import type { Report } from "../../report/model.js";
+import { NO_ITERATIONS, renderIteration, reportFoot, reportHead } from "../../report/render.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";
 import { findProjectRoot, inProject } from "../repo.js";
 
 export async function run(argv: GlobalArgs & { runId?: string; output?: string; open?: boolean }): Promise<number> {
-  if (argv.runId !== undefined) {
-    const problem = runIdProblem(argv.runId);
-    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
-  }
   const root = findProjectRoot(argv.C);
   await gitDir(root); // refuses, in one sentence, where there is no repository
   const report = await gatherReport(root, argv.runId, new Date().toISOString());
   const file = argv.output !== undefined ? path.resolve(argv.output) : inProject(root, `${LAYOUT.iterations}/${report.runId}/report.html`);
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, renderReport(report));
+  await writePage(file, root, report);
   printLine(file);
   if (argv.open) {
     const opener = findOpener();
@@ -34,4 +29,21 @@ export async function run(argv: GlobalArgs & { runId?: string; output?: string; 
     else if (!(await openWith(opener, file))) printLine(`${opener} could not be started; open the file in a browser.`);
   }
   return 0;
+}
+
+/** The page written as it is produced: each iteration's article with its diff, read just then, and let go. */
+async function writePage(file: string, root: string, report: Report): Promise<void> {
+  const handle = await open(file, "w");
+  try {
+    await handle.write(reportHead(report));
+    if (report.iterations.length === 0) await handle.write(NO_ITERATIONS);
+    let i = 0;
+    for await (const diff of iterationDiffs(root, report.iterations)) {
+      await handle.write(`${i > 0 ? "\n" : ""}${renderIteration({ ...report.iterations[i]!, diff })}`);
+      i++;
+    }
+    await handle.write(reportFoot(report));
+  } finally {
+    await handle.close();
+  }
 }

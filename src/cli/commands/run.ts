@@ -4,8 +4,6 @@
 import { createHooks } from "../../adapters/hooks.js";
 import { loadConfig } from "../../adapters/project-files.js";
 import { runLoop, type RunSummary } from "../../run/run-loop.js";
-import { runIdProblem } from "../../core/run-id.js";
-import { UsageError } from "../../errors.js";
 import { EXIT } from "../../exit-codes.js";
 import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
@@ -26,10 +24,6 @@ export interface RunArgs {
 
 export async function run(argv: RunArgs & GlobalArgs): Promise<number> {
   const root = findProjectRoot(argv.C);
-  if (argv.runId !== undefined) {
-    const problem = runIdProblem(argv.runId);
-    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
-  }
   const summary = await runWithView(root, argv);
   if (summary.last?.outcome === "crashed" && argv.debug && summary.last.error instanceof Error) printError(summary.last.error.stack ?? "");
   return summary.exitCode;
@@ -72,8 +66,12 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
   const hooks = createHooks({ root, config: config.ok ? config.config.hooks : undefined, env, warn: printError, now: Date.now });
   let runId = argv.runId;
   try {
-    const summary = await withRepositoryLock(root, "runner run", async () => {
+    const summary = await withRepositoryLock(root, "runner run", async (lock) => {
       const ended = await runLoop({
+        // A person's edit waiting for the lock (`--wait`) is made between two iterations.
+        betweenIterations: async () => {
+          await lock.handOver(Date.now);
+        },
         root,
         runIdOption: argv.runId,
         maxIterations: argv.maxIterations,

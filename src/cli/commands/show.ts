@@ -6,15 +6,16 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { findNode, orderedChildren, parentIds, type TaskNode, type TaskTree } from "../../core/tree.js";
-import { runIdFromBranch, runIdProblem } from "../../core/run-id.js";
-import { RefusalError, UsageError } from "../../errors.js";
+import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
-import { firstLines } from "../guard-tail.js";
+import { firstLines, guardTail } from "../guard-tail.js";
 import { printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { PLAIN, styleFor, type Style } from "../style.js";
 import { loadValidTree } from "../valid-tree.js";
-import { readRunLog, type LogEntry } from "./log.js";
+import type { PersonEditEntry } from "../../core/person-edit.js";
+import { runLog, type LogEntry } from "./log.js";
+import { findRun } from "../../adapters/resolve-run.js";
 import { MARKS, nodeState as stateOf, TONES, type NodeState } from "./status.js";
 
 /** How many of the guard's last lines each failed iteration shows. */
@@ -33,30 +34,26 @@ function pathTo(tree: TaskTree, id: string): string[] {
 }
 
 /** The run's iterations on the node, oldest first; none when there is no run to read (not a repository, not on a run branch). */
-async function nodeHistory(root: string, nodeId: string, runIdOption: string | undefined): Promise<{ runId: string | null; entries: LogEntry[] }> {
-  if (!existsSync(path.join(root, ".git"))) return { runId: runIdOption ?? null, entries: [] };
-  let runId = runIdOption;
-  if (runId === undefined) {
-    const { GitRepo } = await import("../../adapters/git.js");
-    runId = runIdFromBranch((await new GitRepo(root).status()).branch);
-  }
-  if (runId === undefined) return { runId: null, entries: [] };
-  const { entries } = await readRunLog(root, runId);
-  return { runId, entries: entries.filter((entry) => entry.node_id === nodeId) };
+async function nodeHistory(
+  root: string,
+  nodeId: string,
+  runIdOption: string | undefined,
+): Promise<{ runId: string | null; entries: LogEntry[]; personEdits: PersonEditEntry[] }> {
+  if (!existsSync(path.join(root, ".git"))) return { runId: runIdOption ?? null, entries: [], personEdits: [] };
+  const run = await findRun(root, runIdOption);
+  if (run === undefined) return { runId: null, entries: [], personEdits: [] };
+  const { runId, entries, personEdits } = await runLog(root, run);
+  return { runId, entries: entries.filter((entry) => entry.node_id === nodeId), personEdits: personEdits.filter((edit) => edit.target === nodeId) };
 }
 
 export async function run(argv: GlobalArgs & { nodeId?: string; json?: boolean; runId?: string }): Promise<number> {
   // (the parser refuses a missing <node-id>: the command table declares it required)
   const nodeId = argv.nodeId ?? "";
-  if (argv.runId !== undefined) {
-    const problem = runIdProblem(argv.runId);
-    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
-  }
   const root = findProjectRoot(argv.C);
   const tree = await loadValidTree(root);
   const node = findNode(tree, nodeId);
   if (!node) throw new RefusalError(`Node "${nodeId}" is not in the task tree; \`runner status\` lists the nodes.`);
-  const { runId, entries } = await nodeHistory(root, node.id, argv.runId);
+  const { runId, entries, personEdits } = await nodeHistory(root, node.id, argv.runId);
   const selection = selectLeftmostOpenLeaf(tree);
   const isNext = selection.kind === "leaf" && selection.leaf.id === node.id;
   const ids = pathTo(tree, node.id);
@@ -84,11 +81,36 @@ export async function run(argv: GlobalArgs & { nodeId?: string; json?: boolean; 
       })),
       run_id: runId,
       history: entries,
+      person_edits: personEdits,
+      ...(stuck(node) ? { next_commands: stuckCommandList(node.id) } : {}),
     });
     return 0;
   }
-  for (const line of renderNode(node, { ids, children, isNext, runId, entries }, styleFor(process.stdout))) printLine(line);
+  const style = styleFor(process.stdout);
+  for (const line of renderNode(node, { ids, children, isNext, runId, entries }, style)) printLine(line);
+  for (const edit of personEdits)
+    printLine(
+      `  a person's edit after iteration ${edit.after_iteration}: ${edit.subject} by ${edit.author ?? "?"} (commit ${edit.commit.slice(0, 7)})`,
+    );
+  if (stuck(node)) {
+    printLine(style.warning(`${node.id} is stuck (attempts ${node.attempts}/${node.max_attempts}); what a person can do next:`));
+    for (const command of stuckCommandList(node.id)) printLine(`  ${command}`);
+  }
   return 0;
+}
+
+function stuck(node: TaskNode): boolean {
+  return !node.passes && node.children.length === 0 && node.attempts >= node.max_attempts;
+}
+
+/** The commands that steer a stuck leaf (then \`runner run\` goes on). */
+function stuckCommandList(id: string): string[] {
+  return [
+    `runner unstick ${id} [--attempts N]   # more attempts (the ones spent stay on record)`,
+    `runner edit ${id} --goal "…"          # reword it`,
+    `runner add ${id} --title "…" --goal "…"  # split it into children`,
+    `runner remove ${id}                   # drop it`,
+  ];
 }
 
 /** The text of `runner show`. */
@@ -138,7 +160,7 @@ function entryLines(entry: LogEntry, style: Style): string[] {
   if (failure) {
     const [first] = firstLines(failure, 1);
     if (first) lines.push(style.failed(`      failure: ${first}`));
-    const tail = entry.guard_output_tail.slice(-GUARD_LINES);
+    const tail = guardTail(entry.failure_text ?? undefined, GUARD_LINES);
     for (const line of tail.length > 0 ? tail : firstLines(failure, 3).slice(1)) lines.push(style.dim(`        │ ${line}`));
   }
   return lines;

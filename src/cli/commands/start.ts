@@ -75,7 +75,11 @@ export async function run(argv: GlobalArgs & { runId?: string; from?: string }):
 
 /** The tree and the config a run starts from must be valid, and the preflight find nothing wrong. */
 async function checkProject(root: string): Promise<void> {
-  await loadValidTree(root);
+  const tree = await loadValidTree(root);
+  if (tree.root.passes)
+    throw new RefusalError(
+      `Every node of the plan has passed (the root ${JSON.stringify(tree.root.id)} too), so a run would have nothing to do; add follow-up work with \`runner extend --title … --goal …\` (a new root over the passed tree), then \`runner start\` again.`,
+    );
   const config = await loadConfig(root);
   if (!config.ok) {
     throw new RefusalError(

@@ -5,10 +5,10 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { sumIterationUsage } from "../../adapters/iteration-usage.js";
 import { describeUsage, type UsageTotals } from "../../core/agent-usage.js";
-import { loopSubjectPattern, parseCommitSubject, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
+import { parseCommitSubject } from "../../core/run-id.js";
+import { checkedOutBranch } from "../../adapters/run-trees.js";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { orderedChildren, walkTree, type TaskNode } from "../../core/tree.js";
-import { UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { displayWidth } from "../display-width.js";
 import { printJson, printLine } from "../output.js";
@@ -16,6 +16,7 @@ import { findProjectRoot } from "../repo.js";
 import { describeRunInProgress, runInProgress } from "../run-in-progress.js";
 import { PLAIN, styleFor, type Style } from "../style.js";
 import { loadValidTree } from "../valid-tree.js";
+import { plural } from "../../report/format.js";
 
 interface RunInfo {
   branch: string | null;
@@ -26,10 +27,6 @@ interface RunInfo {
 
 export async function run(argv: GlobalArgs & { json?: boolean; runId?: string }): Promise<number> {
   const root = findProjectRoot(argv.C);
-  if (argv.runId !== undefined) {
-    const problem = runIdProblem(argv.runId);
-    if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
-  }
   const [tree, runInfo, working] = await Promise.all([loadValidTree(root), readRunInfo(root, argv.runId), runInProgress(root)]);
   const selection = selectLeftmostOpenLeaf(tree);
   const nextId = selection.kind === "leaf" ? selection.leaf.id : undefined;
@@ -60,13 +57,13 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string })
       : `no run: ${runInfo.branch ? `branch ${runInfo.branch} is not a runner/<id> branch` : "not on a branch"} (\`runner start\` begins one)`,
   );
   if (working) printLine(style.warning(describeRunInProgress(working, Date.now())));
-  printLine(`progress: ${leaves.passed} of ${leaves.total} leaves passed`);
+  printLine(`progress: ${leaves.passed} of ${plural(leaves.total, "leaf", "leaves")} passed`);
   printLine(style.dim(LEGEND));
   for (const line of renderTree(tree.root, nextId, style)) printLine(line);
   printLine(
     selection.kind === "complete"
-      ? style.passed(`complete: all ${nodes.length} nodes passed.`)
-      : `${passed} of ${nodes.length} nodes passed; next: ${selection.leaf.id}${selection.stuck ? style.warning(" (stuck: the next step asks to decompose it)") : ""}`,
+      ? style.passed(`complete: all ${plural(nodes.length, "node")} passed.`)
+      : `${passed} of ${plural(nodes.length, "node")} passed; next: ${selection.leaf.id}${selection.stuck ? style.warning(" (stuck: the next step asks to decompose it)") : ""}`,
   );
   return 0;
 }
@@ -134,16 +131,10 @@ export function renderTree(root: TaskNode, nextId: string | undefined, style: St
 
 async function readRunInfo(root: string, runIdOption: string | undefined): Promise<RunInfo> {
   if (!existsSync(path.join(root, ".git"))) return { branch: null, runId: runIdOption ?? null, iterations: 0, usage: undefined };
-  const { GitRepo } = await import("../../adapters/git.js");
-  const git = new GitRepo(root);
-  const status = await git.status();
-  const runId = runIdOption ?? runIdFromBranch(status.branch);
-  if (runId === undefined || status.head === undefined)
-    return { branch: status.branch ?? null, runId: runId ?? null, iterations: 0, usage: undefined };
-  const commits = await git.loopCommits(loopSubjectPattern(runId));
-  const numbers = commits
-    .map((commit) => parseCommitSubject(commit.subject))
-    .filter((subject) => subject?.runId === runId)
-    .map((subject) => subject!.iteration);
-  return { branch: status.branch ?? null, runId, iterations: numbers.length, usage: await sumIterationUsage(root, runId, numbers) };
+  const { findRun } = await import("../../adapters/resolve-run.js");
+  const run = await findRun(root, runIdOption);
+  if (run === undefined)
+    return { branch: (await checkedOutBranch(root).catch(() => undefined)) ?? null, runId: null, iterations: 0, usage: undefined };
+  const iterations = run.loopCommits.map((commit) => ({ iteration: parseCommitSubject(commit.subject)!.iteration, commit: commit.sha }));
+  return { branch: run.branch ?? null, runId: run.runId, iterations: iterations.length, usage: await sumIterationUsage(root, run.runId, iterations) };
 }

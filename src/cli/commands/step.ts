@@ -2,23 +2,16 @@
 // nothing is left to do, 1 when refused or when the iteration ended in a runner error after it was
 // persisted and committed (CONTRACT §4). On a terminal, the live block of `runner run` while it
 // works (one iteration); after a red guard, the last lines of the guard's output.
-import { totalsOf } from "../../core/agent-usage.js";
-import { bugSentence } from "../../errors.js";
-import { EXIT, exitCodeOfStep } from "../../exit-codes.js";
 import type { StepResult } from "../../step/run-step.js";
 import type { GlobalArgs } from "../command-table.js";
-import { reportError } from "../main.js";
-import { printError, printJson, printLine } from "../output.js";
+import { printJson } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { processEnv } from "../environment.js";
 import { withRepositoryLock } from "../repository-lock.js";
 import { startEarlyStatus } from "../../step/early-status.js";
-import { guardTail } from "../guard-tail.js";
 import { PLAIN, styleFor, type Style } from "../style.js";
 import type { ProgressView } from "../progress.js";
-
-/** How many of the guard's last lines follow the line of an iteration whose guard failed. */
-export const GUARD_TAIL_LINES = 5;
+import { reportStep, stepJson } from "../step-report.js";
 
 export async function run(argv: GlobalArgs & { runId?: string; json?: boolean }): Promise<number> {
   const root = findProjectRoot(argv.C);
@@ -53,90 +46,4 @@ async function liveBlock(root: string, runIdOption: string | undefined, style: S
   const startedAt = Date.now();
   const [runId, leaves] = await Promise.all([runIdOption ?? branchRunId(root), currentLeaves(root)]);
   return terminalView(process.stdout, Date.now, runId ?? "(no run branch)", { style, facts: { startedAt, maxIterations: 1, leaves } });
-}
-
-export function stepJson(result: StepResult): unknown {
-  const record = result.record;
-  return {
-    outcome: result.outcome,
-    message: describeStep(result),
-    run_id: result.runId ?? null,
-    iteration: record?.iteration ?? null,
-    node_id: record?.nodeId ?? null,
-    kind: record?.kind ?? null,
-    agent_status: record?.status ?? null,
-    guard_outcome: record?.guard ?? null,
-    attempts_after: record?.attemptsAfter ?? null,
-    passes_after: record?.passesAfter ?? null,
-    commit: result.commit ?? null,
-    usage: result.usage ? totalsOf(result.usage) : null,
-    path: result.path,
-    guard_output_tail: guardTail(record?.failure, GUARD_TAIL_LINES),
-    tests_changed: record?.testFilesChanged ?? [],
-  };
-}
-
-/** The sentence a step ends with. */
-export function describeStep(result: StepResult): string {
-  if (result.outcome === "crashed") return bugSentence(result.error);
-  if (result.outcome !== "committed" || !result.record) return result.message;
-  return describeIteration(result) ?? result.message;
-}
-
-/** One line about the iteration a step recorded (committed, or ended in a runner error), or undefined when it recorded none. */
-export function describeIteration(result: StepResult): string | undefined {
-  const record = result.record;
-  if (!record || result.outcome === "crashed") return undefined;
-  const commit = result.commit ? ` (commit ${result.commit.slice(0, 7)})` : "";
-  if (record.stepKind === "repair") {
-    if (record.runnerError) return `Iteration ${record.iteration}: repair of the task tree${commit} — runner error: ${record.runnerError.message}`;
-    return record.treeToWrite
-      ? `Iteration ${record.iteration}: repaired the task tree${commit}.`
-      : `Iteration ${record.iteration}: the repair left the tree invalid${commit}; the next step tries again.`;
-  }
-  if (record.stepKind === "recheck") {
-    const failed = record.failure ? ` — ${record.failure.split("\n")[0]}` : "";
-    return record.passesAfter
-      ? `Iteration ${record.iteration}: re-checked node ${record.nodeId}, guard=pass; ${record.nodeId} passed${commit}.`
-      : `Iteration ${record.iteration}: re-checked node ${record.nodeId}, guard=${record.guard}; ${record.nodeId} stays open, attempts ${record.attemptsAfter}/${record.maxAttempts}${commit}${failed}`;
-  }
-  const head = `Iteration ${record.iteration}: node ${record.nodeId} ${record.kind}, agent said ${record.status ?? "?"}, guard=${record.guard}`;
-  if (!record.treeToWrite) return `${head}; the agent left the task tree invalid${commit}, so the next step repairs it.`;
-  const result2 = record.passesAfter ? `${record.nodeId} passed` : `${record.nodeId} open, attempts ${record.attemptsAfter}/${record.maxAttempts}`;
-  const failure = record.runnerError ? ` — runner error: ${record.runnerError.message}` : record.failure ? ` — ${record.failure.split("\n")[0]}` : "";
-  return `${head}; ${result2}${commit}${failure}`;
-}
-
-/** How an iteration's line is coloured: green when its node passed, red for a failure, yellow for a leaf that used its last attempt. */
-function iterationTone(result: StepResult): "passed" | "failed" | "warning" | undefined {
-  const record = result.record;
-  if (!record) return undefined;
-  if (record.runnerError || record.guard === "fail" || record.failure || (!record.treeToWrite && record.stepKind !== "repair")) return "failed";
-  if (record.passesAfter) return "passed";
-  if (record.attemptsAfter !== undefined && record.maxAttempts !== undefined && record.attemptsAfter >= record.maxAttempts) return "warning";
-  return undefined;
-}
-
-/**
- * The iteration's line, then the last lines of the guard's output when its guard failed (indented,
- * dim): what failed, where a person looks first. Empty when the step recorded no iteration.
- */
-export function iterationLines(result: StepResult, style: Style = PLAIN): string[] {
-  const line = describeIteration(result);
-  if (line === undefined) return [];
-  const tail = guardTail(result.record?.failure, GUARD_TAIL_LINES).map((text) => style.dim(`    ${text}`));
-  return [style.tone(iterationTone(result), line), ...tail];
-}
-
-/** Prints the outcome (a bug: its sentence, and the stack with --debug) and returns the exit code. */
-export function reportStep(result: StepResult, print: boolean, debug: boolean, style: Style = PLAIN): number {
-  const code = exitCodeOfStep(result.outcome);
-  if (result.outcome === "crashed") reportError(result.error, debug);
-  else if (code !== EXIT.ok) printError(describeStep(result));
-  else if (print) {
-    const lines = iterationLines(result, style);
-    if (lines.length > 0) for (const line of lines) printLine(line);
-    else printLine(describeStep(result));
-  }
-  return code;
 }

@@ -13,6 +13,7 @@ import { LEAF_PLACEHOLDERS, REPAIR_PLACEHOLDERS, unknownPlaceholders } from "../
 import type { GlobalArgs } from "../command-table.js";
 import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
+import { plural } from "../../report/format.js";
 
 interface FileProblem extends Problem {
   file: string;
@@ -29,7 +30,7 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
     add(LAYOUT.tree, checkDerivedPasses(treeLoad.tree));
     add(LAYOUT.tree, await immutabilityAgainstBase(root, treeLoad.tree));
     const passed = [...walkTree(treeLoad.tree)].filter(({ node }) => node.passes).length;
-    summary = `${countNodes(treeLoad.tree)} nodes, ${passed} passed`;
+    summary = `${plural(countNodes(treeLoad.tree), "node")}, ${passed} passed`;
   } else {
     add(LAYOUT.tree, treeLoad.problems);
   }

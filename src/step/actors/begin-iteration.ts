@@ -3,34 +3,23 @@
 // the commit is noticed and recorded by the next step.
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { writeJournal } from "../../adapters/journal.js";
-import type { ControlSnapshot, StepKind } from "../../core/step-facts.js";
-import type { IterationRef, StartPoint } from "../../../machines/iteration-types.js";
+import type { IterationStart } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 
-interface Beginning extends IterationRef {
-  start: StartPoint;
-  control: ControlSnapshot;
-}
-
-export async function beginIteration(
-  { root, state, secrets, now }: ActorDeps,
-  input: Beginning,
-  stepKind: StepKind,
-  nodeId: string | null,
-): Promise<IterationLog> {
-  const log = new IterationLog(root, input.runId, input.iteration, secrets);
+export async function beginIteration({ root, state, secrets, now }: ActorDeps, start: IterationStart, nodeId: string | null): Promise<IterationLog> {
+  const log = new IterationLog(root, start.runId, start.iteration, secrets);
   // A folder of this iteration's number can only be left over or planted (an earlier agent knows
   // the next number): the iteration starts with an empty one, so nothing in it is not its own.
   log.clear();
   await writeJournal(state.journal, {
-    runId: input.runId,
-    iteration: input.iteration,
-    branch: input.start.branch,
-    head: input.start.head,
-    stepKind,
+    runId: start.runId,
+    iteration: start.iteration,
+    branch: start.from.branch,
+    head: start.from.head,
+    stepKind: start.stepKind,
     nodeId,
     startedAt: new Date(now()).toISOString(),
-    control: input.control,
+    control: start.control,
   });
   return log;
 }

@@ -1,19 +1,19 @@
 // Step 6, re-load: first what the agent did to git itself is undone (control files, operations in
-// progress, HEAD and the run branch back on the starting commit); then what it left — its output
-// file, the tree file freshly parsed, the paths changed against the starting commit (through the
+// progress, HEAD and the run branch back on the starting commit); then what it left — its answer, the tree file freshly parsed, the paths changed against the starting commit (through the
 // runner's own index), files hidden by an ignore rule it changed, repositories it created that
 // cannot be committed, whether the guard's program is still the one found before it ran. Also what
 // the recovery of a runner error collects. core decides what it all means.
 import { readFile, stat } from "node:fs/promises";
 import { fromPromise } from "xstate";
-import { undoAgentControl, undoAgentRefs } from "../../adapters/agent-git.js";
+import { readAgentAnswer } from "../../adapters/agent-answer.js";
+import { restoreRunnerFiles, undoAgentControl, undoAgentRefs } from "../../adapters/agent-git.js";
 import { changedPathList } from "../../adapters/git.js";
 import { takeBackScriptEntries } from "../../adapters/guard-definition.js";
 import { hiddenByChangedIgnoreRules, isIgnoreFile } from "../../adapters/ignore-rules.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { moveAside, uncommittableRepositories } from "../../adapters/nested-repositories.js";
 import { signatureOf } from "../../adapters/program.js";
-import { projectPath, readOptional } from "../../adapters/project-files.js";
+import { projectPath } from "../../adapters/project-files.js";
 import { MAX_TREE_BYTES } from "../../adapters/tree-store.js";
 import { LAYOUT } from "../../core/layout.js";
 import { jsonSyntaxMessage } from "../../core/problems.js";
@@ -22,13 +22,17 @@ import type { CollectRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 
 export function collectResultActor({ root, git, gitDir, secrets }: ActorDeps) {
-  return fromPromise<CollectedFacts, CollectRequest>(async ({ input }) => {
-    const control = undoAgentControl(gitDir, input.control);
-    const log = new IterationLog(root, input.runId, input.iteration, secrets);
+  return fromPromise<CollectedFacts, CollectRequest>(async ({ input: { start, answer } }) => {
+    const control = undoAgentControl(gitDir, start.control);
+    const log = new IterationLog(root, start.runId, start.iteration, secrets);
     // Usually the agent left HEAD alone: the status taken beside the check is the one; else again.
-    const [refs, first] = await Promise.all([undoAgentRefs(git, input.start), git.status()]);
-    const status = refs.moved ? await git.status() : first;
-    const { moved: _moved, ...undone } = { ...control, ...refs };
+    const [refs, runnerFilesRestored, first] = await Promise.all([
+      undoAgentRefs(git, start.from),
+      restoreRunnerFiles(root, git, start.from),
+      git.status(),
+    ]);
+    const status = refs.moved || runnerFilesRestored.length > 0 ? await git.status() : first;
+    const { moved: _moved, ...undone } = { ...control, ...refs, ...(runnerFilesRestored.length > 0 ? { runnerFilesRestored } : {}) };
     let changedPaths = changedPathList(status.changes);
     const nestedRepositories = await uncommittableRepositories(root, changedPaths);
     if (nestedRepositories.length > 0) {
@@ -36,19 +40,20 @@ export function collectResultActor({ root, git, gitDir, secrets }: ActorDeps) {
       changedPaths = changedPaths.filter((relative) => !nestedRepositories.includes(relative));
     }
     // A changed script entry of the guard's definition is taken back now; a manifest left as it was is no change.
-    const scripts = await takeBackScriptEntries(root, git, input.start.head, input.protectedScripts, changedPaths, log);
+    const scripts = await takeBackScriptEntries(root, git, start.from.head, start.config.guard.protectedScripts ?? [], changedPaths, log);
     changedPaths = changedPaths.filter((relative) => !scripts.unchanged.includes(relative));
-    const hiddenByIgnoreRules = changedPaths.some(isIgnoreFile) ? await hiddenByChangedIgnoreRules(git, gitDir, input.start.head) : [];
-    const program = input.guardProgram;
+    const hiddenByIgnoreRules = changedPaths.some(isIgnoreFile) ? await hiddenByChangedIgnoreRules(git, gitDir, start.from.head) : [];
+    const program = start.guardProgram;
     const guardProgramChanged = program.file !== undefined && signatureOf(program.file) !== program.signature ? program.file : undefined;
     // A tree file git finds unchanged since the iteration's valid tree was loaded from it is neither read nor checked again.
-    const treeUnchanged = input.treeFromStart && !changedPaths.includes(LAYOUT.tree);
-    const [outputText, treeData] = await Promise.all([
-      readOptional(log.file("output.json")),
+    const treeUnchanged = start.treeFromStart && !changedPaths.includes(LAYOUT.tree);
+    // The answer as the agent's session read it; read here only when the session did not end (a runner error's recovery).
+    const [checked, treeData] = await Promise.all([
+      answer ?? readAgentAnswer(log),
       treeUnchanged ? ({ ok: true, unchanged: true } as const) : readTreeData(projectPath(root, LAYOUT.tree)),
     ]);
     return {
-      outputText,
+      answer: checked,
       treeData,
       changedPaths: [...changedPaths, ...nestedRepositories].sort(),
       git: {

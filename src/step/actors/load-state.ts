@@ -4,8 +4,8 @@ import { fromPromise } from "xstate";
 import { loadConfig, loadTree } from "../../adapters/project-files.js";
 import { loadWrittenTree } from "../../adapters/tree-store.js";
 import { withGuardDefinition } from "../../adapters/guard-definition.js";
-import { preflight } from "../../adapters/preflight.js";
-import { identifyProgram } from "../../adapters/program.js";
+import { guardProgramOf, preflight } from "../../adapters/preflight.js";
+import { identifyFile } from "../../adapters/program.js";
 import { keptHistory, runHistory, runIdentity } from "../../adapters/run-history.js";
 import { acceptedTree, lastValidTree } from "../../adapters/run-trees.js";
 import { checkAgentTree } from "../../core/iteration.js";
@@ -22,6 +22,7 @@ export function loadStateActor({ root, env, git, state }: ActorDeps) {
     // passed) is one it wrote from a valid tree: parsed, not checked again.
     const kept = await keptHistory(state, input.runId, input.head);
     const [config, tree, history] = await Promise.all([
+      // (with the guard's definition at the starting commit protected too)
       loadConfig(root).then(async (loaded) =>
         loaded.ok ? { ...loaded, config: await withGuardDefinition(git, input.head, loaded.config) } : loaded,
       ),
@@ -30,6 +31,8 @@ export function loadStateActor({ root, env, git, state }: ActorDeps) {
     ]);
     const commits = history.commits;
     const records = loopRecords(commits, input.runId);
+    // The programs found once, now, before the agent can change what PATH leads to; the guard is run by the file found.
+    const checks = config.ok ? preflight(root, config.config, env) : [];
     const loaded: LoadedState = {
       config,
       // (the text only of a tree small enough to keep: it is copied to tree.before.json as it is)
@@ -37,11 +40,8 @@ export function loadStateActor({ root, env, git, state }: ActorDeps) {
         ? { ok: true, tree: tree.tree, ...(tree.text.length <= KEPT_TREE_TEXT ? { text: tree.text } : {}) }
         : { ok: false, problems: tree.problems, missing: tree.missing },
       records,
-      // Found now, before the agent can change what PATH leads to.
-      guardProgram: config.ok ? identifyProgram(config.config.guard.command[0]!, env, root) : { file: undefined, signature: undefined },
-      preflight: config.ok
-        ? preflight(root, config.config, env).flatMap((check) => (check.problem ? [{ problem: check.problem, agent: check.agent === true }] : []))
-        : [],
+      guardProgram: identifyFile(guardProgramOf(checks)),
+      preflight: checks.flatMap((check) => (check.problem ? [{ problem: check.problem, agent: check.agent === true }] : [])),
       identity: await runIdentity(git, commits, env),
     };
     // After an iteration that left the tree invalid (committed as the agent wrote it), the tree must

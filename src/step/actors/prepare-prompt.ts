@@ -3,15 +3,15 @@
 // journaled, `.runner/context/` written, and prompt.md and tree.before.json logged.
 import { readFile } from "node:fs/promises";
 import { fromPromise } from "xstate";
+import { answerFile } from "../../adapters/agent-answer.js";
 import { clearContext, writeContext } from "../../adapters/context-writer.js";
 import { loadPolicy, projectPath, readOptional } from "../../adapters/project-files.js";
+import { referToCommittedTree } from "../../adapters/tree-snapshots.js";
 import { LAYOUT } from "../../core/layout.js";
 import { lastFailure, renderHistory } from "../../core/loop-history.js";
-import { formatProblem } from "../../core/problems.js";
 import { BUILTIN_TEMPLATES, buildLeafPrompt, buildRepairPrompt, renderNodeContext, repairContextFiles } from "../../core/prompt-pack.js";
-import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { serializeTree } from "../../core/serialize.js";
-import type { PromptFacts } from "../../core/step-facts.js";
+import { agentStepKind, type PromptFacts } from "../../core/step-facts.js";
 import { redactSecrets } from "../../core/text-limits.js";
 import type { PromptRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
@@ -27,48 +27,42 @@ const NOTES = [
 export function preparePromptActor(deps: ActorDeps) {
   const { root, secrets, onProgress } = deps;
   const file = (relative: string) => projectPath(root, relative);
-  return fromPromise<PromptFacts, PromptRequest>(async ({ input }) => {
-    const selected = input.stepKind === "leaf" ? selectLeftmostOpenLeaf(input.previousTree) : undefined;
-    const leaf = selected?.kind === "leaf" ? selected : undefined;
-    if (input.stepKind === "leaf" && !leaf) throw new Error("buildPrompt without an open leaf");
+  return fromPromise<PromptFacts, PromptRequest>(async ({ input: { start, leaf } }) => {
+    const stepKind = agentStepKind(start.stepKind);
     const policy = leaf ? await loadPolicy(root, leaf.leaf.id) : undefined;
-    if (policy && policy.problems.length > 0) {
-      return {
-        prompt: "",
-        allowedWritePaths: undefined,
-        policyProblem: `${policy.file} is invalid: ${formatProblem(policy.problems[0]!)}; fix it (\`runner validate\` lists every problem) and run \`runner step\` again.`,
-      };
-    }
+    // An invalid policy sidecar refuses the iteration (core's verdict) before anything is written.
+    if (policy && policy.problems.length > 0) return { prompt: "", policy };
     // From here on the iteration changes things: journal it.
-    const log = await beginIteration(deps, input, input.stepKind, leaf ? leaf.leaf.id : null);
-    onProgress?.({ type: "phase", phase: "prompt", iteration: input.iteration, nodeId: leaf?.leaf.id, title: leaf?.leaf.title });
+    const log = await beginIteration(deps, start, leaf ? leaf.leaf.id : null);
+    onProgress?.({ type: "phase", phase: "prompt", iteration: start.iteration, nodeId: leaf?.leaf.id, title: leaf?.leaf.title });
 
     const [goalText, templateText] = await Promise.all([
       readOptional(file(LAYOUT.goal)),
-      readOptional(file(`${LAYOUT.prompts}/${input.stepKind}.md`)),
+      readOptional(file(`${LAYOUT.prompts}/${stepKind}.md`)),
       clearContext(root),
     ]);
     const goal = goalText ?? "";
-    const template = templateText ?? BUILTIN_TEMPLATES[input.stepKind];
-    const outputFile = log.file("output.json");
+    const template = templateText ?? BUILTIN_TEMPLATES[stepKind];
+    const outputFile = answerFile(log);
     let prompt: string;
     if (!leaf) {
-      prompt = buildRepairPrompt({ goal, problems: input.treeProblems, lastValidTree: input.previousTree, outputFile }, template);
-      await writeContext(root, repairContextFiles(goal, input.treeProblems), secrets);
+      const problems = start.repair?.treeProblems ?? [];
+      prompt = buildRepairPrompt({ goal, problems, lastValidTree: start.previousTree, outputFile }, template);
+      await writeContext(root, repairContextFiles(goal, problems), secrets);
     } else {
       const [failure, nodeContext, notes] = await Promise.all([
         lastFailure(
-          input.records,
+          start.records,
           leaf.leaf.id,
           leaf.path.slice(0, -1).map((node) => node.id),
         ),
         readOptional(file(`${LAYOUT.nodes}/${leaf.leaf.id}/context.md`)),
         Promise.all(NOTES.map(async ([name, relative]) => ({ name: `${name} (${relative})`, text: await readOptional(file(relative)) }))),
       ]);
-      const history = renderHistory(input.records, leaf.leaf.id);
+      const history = renderHistory(start.records, leaf.leaf.id);
       prompt = buildLeafPrompt(
         {
-          tree: input.previousTree,
+          tree: start.previousTree,
           path: leaf.path,
           stuck: leaf.stuck,
           goal,
@@ -76,11 +70,11 @@ export function preparePromptActor(deps: ActorDeps) {
           failure: failure ?? "",
           nodeContext,
           notes,
-          guardCommand: input.config.guard.command,
+          guardCommand: start.config.guard.command,
           // (the guard's script entries too: "package.json scripts.test")
           protectedPaths: [
-            ...input.config.guard.protectedPaths,
-            ...(input.config.guard.protectedScripts ?? []).flatMap((s) => Object.keys(s.entries).map((name) => `${s.manifest} scripts.${name}`)),
+            ...start.config.guard.protectedPaths,
+            ...(start.config.guard.protectedScripts ?? []).flatMap((s) => Object.keys(s.entries).map((name) => `${s.manifest} scripts.${name}`)),
           ],
           allowedWritePaths: policy?.allowedWritePaths,
           outputFile,
@@ -103,10 +97,11 @@ export function preparePromptActor(deps: ActorDeps) {
     log.write("prompt.md", redacted);
     // A leaf step starts from the tree file as loaded (the working tree was clean): tree.before.json
     // is that file as it is. A repair starts from the tree it repairs against, in canonical form.
-    if (!leaf) log.write("tree.before.json", serializeTree(input.previousTree));
-    else if (secrets.length === 0 || (input.previousTreeText !== undefined && !log.redacts(input.previousTreeText)))
-      log.copyFile("tree.before.json", file(LAYOUT.tree));
-    else log.write("tree.before.json", input.previousTreeText ?? (await readFile(file(LAYOUT.tree), "utf8")));
-    return { prompt: redacted, allowedWritePaths: policy?.allowedWritePaths };
+    // HEAD holds that file: the log refers to it (tree-snapshots.ts) rather than copying it.
+    if (!leaf) log.write("tree.before.json", serializeTree(start.previousTree));
+    else if (secrets.length === 0 || (start.previousTreeText !== undefined && !log.redacts(start.previousTreeText)))
+      await referToCommittedTree(log, "before", file(LAYOUT.tree), start.from.head);
+    else log.write("tree.before.json", start.previousTreeText ?? (await readFile(file(LAYOUT.tree), "utf8")));
+    return { prompt: redacted, policy };
   });
 }

@@ -5,58 +5,59 @@
 // stream said (usage, session, its own error, a limit) is reported with how it ended; an agent that
 // failed without an answer is reported with its own words (src/core/agent-failure.ts).
 import { fromPromise } from "xstate";
+import { findAgent } from "../../agents/registry.js";
+import { answerFile, readAgentAnswer } from "../../adapters/agent-answer.js";
 import { executorFor } from "../../adapters/executors/registry.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { recordContainment } from "../../adapters/journal.js";
-import { readOptional } from "../../adapters/project-files.js";
 import { agentFailure } from "../../core/agent-failure.js";
-import { parseAgentOutput } from "../../core/agent-output.js";
-import type { AgentRunFacts } from "../../core/step-facts.js";
+import { agentStepKind, type AgentRunFacts } from "../../core/step-facts.js";
 import { redactSecrets } from "../../core/text-limits.js";
 import type { AgentRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 
 export function runAgentActor({ root, env, state, secrets, now, abortSignal, onProgress, costLeftUsd }: ActorDeps) {
-  return fromPromise<AgentRunFacts, AgentRequest>(async ({ input }) => {
-    const log = new IterationLog(root, input.runId, input.iteration, secrets);
-    const deadlineMs = now() + input.config.limits.iterationTimeoutSeconds * 1000;
-    onProgress?.({ type: "phase", phase: "agent", iteration: input.iteration, nodeId: input.nodeId, title: input.title });
-    // What is left of the run's cost budget is Claude's own cap for the session (--max-budget-usd).
-    const configured = input.config.executor;
-    const executor =
-      configured.kind === "claude" && costLeftUsd !== undefined
-        ? { ...configured, max_budget_usd: Math.min(configured.max_budget_usd ?? Infinity, roundCents(costLeftUsd)) }
-        : configured;
+  return fromPromise<AgentRunFacts, AgentRequest>(async ({ input: { start, leaf, prompt } }) => {
+    const log = new IterationLog(root, start.runId, start.iteration, secrets);
+    const deadlineMs = now() + start.config.limits.iterationTimeoutSeconds * 1000;
+    const nodeId = leaf?.leaf.id;
+    onProgress?.({ type: "phase", phase: "agent", iteration: start.iteration, nodeId, title: leaf?.leaf.title });
+    // What is left of the run's cost budget is the session's own cap when the agent has one (Claude --max-budget-usd).
+    const configured = start.config.executor;
+    const capCost = findAgent(configured.kind)?.capCost;
+    const executor = capCost && costLeftUsd !== undefined ? { ...capCost(configured, costLeftUsd), kind: configured.kind } : configured;
     const result = await executorFor(executor.kind).run({
       root,
       config: executor,
-      prompt: input.prompt,
+      prompt,
       promptFile: log.file("prompt.md"),
-      outputFile: log.file("output.json"),
+      outputFile: answerFile(log),
       env: {
         ...env,
         RUNNER_PROMPT_FILE: log.file("prompt.md"),
-        RUNNER_OUTPUT_FILE: log.file("output.json"),
-        RUNNER_RUN_ID: input.runId,
-        RUNNER_ITERATION: String(input.iteration),
-        RUNNER_NODE_ID: input.nodeId ?? "",
-        RUNNER_STEP_KIND: input.stepKind,
+        RUNNER_OUTPUT_FILE: answerFile(log),
+        RUNNER_RUN_ID: start.runId,
+        RUNNER_ITERATION: String(start.iteration),
+        RUNNER_NODE_ID: nodeId ?? "",
+        RUNNER_STEP_KIND: agentStepKind(start.stepKind),
         RUNNER_REPO_ROOT: root,
       },
-      guardCommand: input.config.guard.command,
+      guardCommand: start.config.guard.command,
       deadlineMs,
       logFile: log.file("executor.log"),
-      capBytes: input.config.limits.outputCapBytes,
+      capBytes: start.config.limits.outputCapBytes,
       secrets,
       now,
       abortSignal,
-      onOutput: (chunk) => onProgress?.({ type: "output", phase: "agent", iteration: input.iteration, text: chunk }),
+      onOutput: (chunk) => onProgress?.({ type: "output", phase: "agent", iteration: start.iteration, text: chunk }),
       onSpawn: (record) => recordContainment(state.journal, record),
     });
     const session = result.session;
     const ended = !result.timedOut && !result.aborted && result.spawnError === undefined;
-    // Whether the agent answered decides whether a non-zero exit or its own error is a failure.
-    const answered = ended && parseAgentOutput(await readOptional(log.file("output.json"))).ok;
+    // The answer, read and checked once (re-load takes it from here): whether the agent answered
+    // decides whether a non-zero exit or its own error is a failure.
+    const answer = ended ? readAgentAnswer(log) : undefined;
+    const answered = answer?.ok === true;
     const failure = ended
       ? agentFailure({
           agent: executor.kind === "command" ? (executor.command?.[0] ?? "the agent") : executor.kind,
@@ -74,6 +75,7 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
       durationMs: result.durationMs,
       argv: result.argv.map((arg) => redactSecrets(arg, secrets)),
       deadlineMs,
+      ...(answer !== undefined ? { answer } : {}),
       ...(failure !== undefined ? { failure } : {}),
       ...(session?.error !== undefined ? { ownError: session.error } : {}),
       ...(session?.usage !== undefined ? { usage: session.usage } : {}),
@@ -82,9 +84,4 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
       ...(result.isolation !== undefined ? { isolation: result.isolation } : {}),
     };
   });
-}
-
-/** Dollars to whole cents, at least one cent (Claude's cap must be positive). */
-function roundCents(usd: number): number {
-  return Math.max(0.01, Math.floor(usd * 100) / 100);
 }

@@ -12,23 +12,24 @@ import type { GuardRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 
 export function runGuardActor({ root, env, git, state, secrets, abortSignal, onProgress }: ActorDeps) {
-  return fromPromise<GuardFacts, GuardRequest>(async ({ input }) => {
-    const log = new IterationLog(root, input.runId, input.iteration, secrets);
-    onProgress?.({ type: "phase", phase: "guard", iteration: input.iteration, nodeId: input.nodeId, title: input.title });
-    const guardEnv = { ...env, RUNNER_RUN_ID: input.runId, RUNNER_ITERATION: String(input.iteration), RUNNER_NODE_ID: input.nodeId ?? "" };
-    const onOutput = (chunk: string) => onProgress?.({ type: "output", phase: "guard", iteration: input.iteration, text: chunk });
-    const guard = input.config.guard;
+  return fromPromise<GuardFacts, GuardRequest>(async ({ input: { start, leaf, deadlineMs } }) => {
+    const log = new IterationLog(root, start.runId, start.iteration, secrets);
+    const nodeId = leaf?.leaf.id;
+    onProgress?.({ type: "phase", phase: "guard", iteration: start.iteration, nodeId, title: leaf?.leaf.title });
+    const guardEnv = { ...env, RUNNER_RUN_ID: start.runId, RUNNER_ITERATION: String(start.iteration), RUNNER_NODE_ID: nodeId ?? "" };
+    const onOutput = (chunk: string) => onProgress?.({ type: "output", phase: "guard", iteration: start.iteration, text: chunk });
+    const guard = start.config.guard;
     if (guard.isolation === "worktree") {
       const run = await runInCleanCheckout(git, {
-        commit: await candidateCommit(git, input.start.head),
+        commit: await candidateCommit(git, start.from.head),
         guard: guard.command,
         setup: guard.setup,
         env: guardEnv,
-        deadlineMs: input.deadlineMs,
+        deadlineMs,
         setupLog: log.file("setup.log"),
         guardLog: log.file("guard.log"),
         logTop: root,
-        capBytes: input.config.limits.outputCapBytes,
+        capBytes: start.config.limits.outputCapBytes,
         secrets,
         abortSignal,
         onOutput,
@@ -47,13 +48,13 @@ export function runGuardActor({ root, env, git, state, secrets, abortSignal, onP
     // The program found before the agent ran (its identity was checked since): not a new PATH lookup.
     const [program, ...args] = guard.command;
     const result = await runProcess({
-      argv: [input.guardProgram.file ?? program!, ...args],
+      argv: [start.guardProgram.file ?? program!, ...args],
       cwd: root,
       env: guardEnv,
-      deadlineMs: input.deadlineMs,
+      deadlineMs,
       logFile: log.file("guard.log"),
       logTop: root,
-      capBytes: input.config.limits.outputCapBytes,
+      capBytes: start.config.limits.outputCapBytes,
       secrets,
       abortSignal,
       onOutput,

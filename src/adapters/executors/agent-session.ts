@@ -1,0 +1,105 @@
+// One session of an agent CLI, the same for every agent (src/agents/<kind>.ts declares what
+// differs): the argv and environment the agent's module builds, a refusal it foresees said before
+// anything starts, the process run with the iteration's deadline, containment and output cap
+// (src/adapters/process-runner.ts through runArgv), its JSON-lines stdout read as it arrives into
+// readable live lines and the session's facts (src/agents/event-reader.ts), stderr passed through,
+// secrets redacted from both, and the answer written to output.json by the runner when the agent's
+// final event carries it (the step reads and checks output.json once, whoever wrote it:
+// src/adapters/agent-answer.ts).
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { isolationOf, type AgentDefinition, type AgentSession } from "../../agents/agent.js";
+import { AgentEventReader } from "../../agents/event-reader.js";
+import type { AgentClock } from "../../core/agent-limits.js";
+import { redactSecrets } from "../../core/text-limits.js";
+import { packageRoot } from "../../package-files.js";
+import { writeSafely } from "../safe-files.js";
+import { runArgv } from "./command.js";
+import type { ExecutorRequest, ExecutorResult } from "./executor.js";
+
+/**
+ * The agent output schema as the agents get it, absolute (Codex resolves a relative path against
+ * its own cwd, not -C): generated from schemas/agent_output/v1.schema.json without `$schema` and
+ * `$id` by scripts/gen-schemas.mjs.
+ */
+export function agentSchemaFile(): string {
+  return path.join(packageRoot(), "schemas", "agent_output", "v1.agent.json");
+}
+
+/** Every string in a JSON-like value with the secrets replaced. */
+function redactDeep<T>(value: T, secrets: readonly string[]): T {
+  if (typeof value === "string") return redactSecrets(value, secrets) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => redactDeep(item, secrets)) as T;
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactDeep(item, secrets)])) as T;
+  }
+  return value;
+}
+
+/** Stated reset times in this machine's time zone (the agents run here too); "today" by the runner's clock. */
+export function localClock(now: () => number): AgentClock {
+  return {
+    localTime({ date, hours, minutes }) {
+      const today = new Date(now());
+      const at = date
+        ? new Date(date.year, date.month - 1, date.day, hours, minutes)
+        : new Date(today.getFullYear(), today.getMonth(), today.getDate(), hours, minutes);
+      return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
+    },
+    epochSeconds: (seconds) => new Date(seconds * 1000).toISOString(),
+  };
+}
+
+/** Runs one session of `agent`; the result carries what its events said and its answer's text. */
+export async function runAgentSession(agent: AgentDefinition, request: ExecutorRequest): Promise<ExecutorResult & { session: AgentSession }> {
+  const isolation = isolationOf(request.config);
+  const schemaFile = agentSchemaFile();
+  const argv = agent.argv({
+    config: request.config,
+    root: request.root,
+    outputFile: request.outputFile,
+    schemaFile,
+    schemaText: JSON.stringify(JSON.parse(readFileSync(schemaFile, "utf8"))),
+    guardCommand: request.guardCommand,
+    isolation,
+  });
+  const env = { ...request.env, ...agent.env?.(request.config, isolation) };
+  const refusal = agent.refusal?.(argv, env, process.getuid?.());
+  if (refusal !== undefined) {
+    const session = { agent: agent.kind, turns: 0 };
+    return {
+      exitCode: undefined,
+      timedOut: false,
+      aborted: false,
+      spawnError: refusal,
+      durationMs: 0,
+      argv,
+      tail: "",
+      stderrTail: "",
+      isolation,
+      session,
+    };
+  }
+  const reader = new AgentEventReader(agent, localClock(request.now));
+  const show = (lines: string[]) => {
+    for (const line of lines) request.onOutput?.(`${redactSecrets(line, request.secrets)}\n`, "stdout");
+  };
+  const result = await runArgv(argv, {
+    ...request,
+    env,
+    // stdout is shown as readable lines made from the events, not as raw JSON (it is kept raw in the log).
+    onOutput: (chunk, stream) => {
+      if (stream === "stderr") request.onOutput?.(chunk, stream);
+    },
+    observeStdout: (chunk) => {
+      show(reader.push(chunk));
+      request.observeStdout?.(chunk);
+    },
+  });
+  show(reader.end());
+  const session = redactDeep(reader.session, request.secrets);
+  const answer = agent.answer.kind === "event" ? agent.answer.from(session) : undefined;
+  // The runner writes this file (not the agent): secrets are redacted like in every other log (CONTRACT §9).
+  if (answer !== undefined) writeSafely(request.outputFile, redactSecrets(answer, request.secrets));
+  return { ...result, isolation, session };
+}

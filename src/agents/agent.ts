@@ -1,0 +1,128 @@
+// What the runner knows about one agent CLI, declared in one module per agent (src/agents/<kind>.ts):
+// how it is started (argv, prompt, output schema, permissions, isolation), how its answer is read,
+// what its event stream means (live lines, usage and cost, its own errors, rate and usage limits
+// with their reset times) and the facts the preflight and `runner doctor` check (program, package,
+// tested versions, version command, credentials). The shared part — the process, containment, caps,
+// redaction, reading the answer — is src/adapters/executors/agent-session.ts; the list of agents is
+// registry.ts. Pure, like core/ (eslint.config.js): no process, no file, no clock.
+import type { AgentClock, AgentLimit } from "../core/agent-limits.js";
+import type { AgentUsage } from "../core/agent-usage.js";
+import type { ExecutorConfig } from "../schemas/types.generated.js";
+
+export type Json = Record<string, unknown>;
+
+export type Isolation = "user" | "clean";
+
+/** What an agent's event stream said, so far (the executor result's `session`). */
+export interface AgentSession {
+  /** The agent's kind ("codex", "claude", …). */
+  agent: string;
+  /** The agent's own id of the session (Codex `thread_id`, Claude `session_id`). */
+  sessionId?: string;
+  /** Model responses or steps so far (the status line names them with `statusWord`). */
+  turns: number;
+  /** Final usage, else the sum of what arrived so far. */
+  usage?: AgentUsage;
+  /** The agent's own failure message (Codex `turn.failed`, Claude's result with `is_error`). */
+  error?: string;
+  /** The last error event (Codex reports reconnects this way, before a turn fails). */
+  lastErrorEvent?: string;
+  limit?: AgentLimit;
+  /** The agent's final result event, when it has one (Claude's `result`). */
+  result?: Json;
+}
+
+/** Live lines whose text starts with this are the status (turns, tokens), not activity (src/agents/event-reader.ts). */
+export const STATUS_PREFIX = "\u0001status ";
+
+/** Reads one agent's events (one JSON object per stdout line); keeps what it needs between events. */
+export interface AgentEventParser {
+  /** The lines to show for one event; records what it says in `session`. */
+  event(event: Json, session: AgentSession): string[];
+}
+
+/** What an argv is built from. */
+export interface AgentArgvInput {
+  config: ExecutorConfig;
+  /** The repository root (the agent's working directory). */
+  root: string;
+  /** The iteration's output.json (absolute). */
+  outputFile: string;
+  /** The agent output schema file (absolute), and its text as one line of JSON. */
+  schemaFile: string;
+  schemaText: string;
+  /** The guard's argv: the agent must be allowed to run it itself. */
+  guardCommand: readonly string[];
+  isolation: Isolation;
+}
+
+/**
+ * How the structured answer reaches output.json.
+ * - "flag": the agent writes it itself, shaped by the schema it was given by a flag (Codex
+ *   --output-schema with --output-last-message).
+ * - "event": the agent's final event carries it (Claude's `structured_output`); the runner writes it.
+ * - "file": the prompt asks the agent to write it (RUNNER_OUTPUT_FILE); read and validated the same way.
+ */
+export type AnswerMode = { kind: "flag" } | { kind: "file" } | { kind: "event"; from(session: AgentSession): string | undefined };
+
+export interface AgentDefinition {
+  /** `[executor] kind`. */
+  kind: string;
+  /** The agent's name for people ("Codex CLI"). */
+  title: string;
+  /** The program started (found on PATH). */
+  program: string;
+  /** The npm package that installs it, and the versions the runner's tests drive (test/real-agents/versions.json). */
+  package: string;
+  testedVersions: readonly string[];
+  /** The way out when the program is missing: how to install it. */
+  install: string;
+  /** `<program> <args>` prints the version; `pattern` finds it in the output. */
+  version: { args: readonly string[]; pattern: RegExp };
+  /** Environment variables that carry credentials for it (any one of them; it may also have its own login). */
+  authEnv: readonly string[];
+  /** The `[executor]` keys that apply to this kind (besides `kind`). */
+  configKeys: readonly string[];
+  /** The `[executor]` lines `runner init --executor <kind>` writes (after `kind = …`); every commented option must be valid. */
+  template: string;
+  /** What the status line counts: Codex completes steps, Claude answers turns. */
+  statusWord: string;
+  /** The argv, program first; the prompt goes on stdin. */
+  argv(input: AgentArgvInput): string[];
+  /** Environment variables added for the session. */
+  env?(config: ExecutorConfig, isolation: Isolation): Record<string, string>;
+  /** Why the agent would refuse to start with this argv and environment (one sentence with the way out), before it is started. */
+  refusal?(argv: readonly string[], env: Readonly<Record<string, string>>, uid: number | undefined): string | undefined;
+  answer: AnswerMode;
+  /** A fresh reader of its events; reset times are turned into instants by `clock`. */
+  events(clock: AgentClock): AgentEventParser;
+  /** The config with the run's remaining cost budget as the session's own cap, when the agent has one (Claude --max-budget-usd). */
+  capCost?(config: ExecutorConfig, usd: number): ExecutorConfig;
+}
+
+/** `value` as an object, else undefined. */
+export const object = (value: unknown): Json | undefined =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+
+/** `value` as a string, else undefined. */
+export const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+
+/** `value` as a list of objects (non-objects become undefined). */
+export const objects = (value: unknown): (Json | undefined)[] => (Array.isArray(value) ? (value as unknown[]).map(object) : []);
+
+/** `/bin/bash -c 'just ci'` → `just ci` (agents show the shell wrapper they ran). */
+export function unwrapShell(command: string): string {
+  const match = /^(?:\/(?:usr\/)?bin\/)?(?:ba|z)?sh -l?c (['"])([\s\S]*)\1$/.exec(command.trim());
+  if (!match) return command;
+  return match[1] === "'" ? match[2]!.replace(/'\\''/g, "'") : match[2]!;
+}
+
+/** The version in what `<program> --version` printed, or undefined. */
+export function agentVersion(agent: AgentDefinition, output: string): string | undefined {
+  return agent.version.pattern.exec(output)?.[1];
+}
+
+/** The isolation the config asks for; "user" when unset (docs/decisions.md). */
+export function isolationOf(config: ExecutorConfig): Isolation {
+  return config.isolation ?? "user";
+}

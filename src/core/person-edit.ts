@@ -1,0 +1,199 @@
+// A person's edit as a commit (CONTRACT §7, "Steering a run"): its subject and trailers, and how the
+// audit judges it. A person's edit is never an iteration (iteration numbers stay 1..n); it may
+// change only the runner's files (.runner/, never the project's), only open nodes, and never the
+// runner-owned fields. The same rules judge a commit a person made by hand that only edits the plan.
+import { LAYOUT, RUNNER_DIR } from "./layout.js";
+import { personEditProblems, type EditVerb } from "./plan-edit.js";
+import { parentIds, findNode, type TaskTree } from "./tree.js";
+
+export type PersonEditVerb = EditVerb | "config";
+
+export interface PersonEditSubject {
+  runId: string | undefined;
+  verb: PersonEditVerb;
+  /** The node (plan verbs) or the config key (config). */
+  target: string;
+}
+
+export function formatPersonEditSubject(subject: PersonEditSubject): string {
+  const run = subject.runId === undefined ? "" : `run ${subject.runId} `;
+  const what = subject.verb === "config" ? `config ${subject.target}` : `${subject.verb} node ${subject.target}`;
+  return `chore(runner): ${run}edit ${what}`;
+}
+
+const SUBJECT =
+  /^chore\(runner\): (?:run ([A-Za-z0-9._-]{1,64}) )?edit (?:(add|edit|move|remove|unstick|extend) node ([A-Za-z0-9][A-Za-z0-9._-]{0,127})|config ([A-Za-z0-9_.-]{1,64}))$/;
+
+export function parsePersonEditSubject(line: string): PersonEditSubject | undefined {
+  const match = SUBJECT.exec(line);
+  if (!match) return undefined;
+  const [, runId, verb, nodeId, key] = match;
+  return verb !== undefined ? { runId, verb: verb as EditVerb, target: nodeId! } : { runId, verb: "config", target: key! };
+}
+
+/** The full message: subject, what changed, and the Runner-Edit / Runner-Node / Runner-Person / Runner-Change trailers. */
+export function formatPersonEditMessage(subject: PersonEditSubject, person: string, changes: readonly string[], note?: string): string {
+  const trailers = [
+    `Runner-Edit: ${subject.verb}`,
+    `Runner-${subject.verb === "config" ? "Key" : "Node"}: ${subject.target}`,
+    `Runner-Person: ${person}`,
+    ...changes.map((change) => `Runner-Change: ${change.replace(/\s+/g, " ")}`),
+  ];
+  const body = note?.trim() ? `${note.trim()}\n\n` : "";
+  return `${formatPersonEditSubject(subject)}\n\n${body}A person's edit of the plan, made with \`runner ${subject.verb}\`.\n\n${trailers.join("\n")}\n`;
+}
+
+/** The Runner-* trailers of a message's last paragraph (repeated keys: the first). */
+export function trailersOf(body: string): Record<string, string> {
+  const paragraphs = body.trim().split(/\n\n+/);
+  const lines = (paragraphs[paragraphs.length - 1] ?? "").split("\n");
+  const trailers: Record<string, string> = {};
+  if (!lines.every((line) => /^Runner-[A-Za-z]+: /.test(line))) return trailers;
+  for (const line of lines) {
+    const colon = line.indexOf(": ");
+    trailers[line.slice("Runner-".length, colon).toLowerCase()] ??= line.slice(colon + 2);
+  }
+  return trailers;
+}
+
+/** How the audit saw one person's edit. */
+export interface PersonEditFinding {
+  sha: string;
+  subject: string;
+  /** `runner`: made by a `runner` command (its subject and trailers); `hand`: a commit a person made that only edits the runner's files. */
+  made: "runner" | "hand";
+  verb?: PersonEditVerb;
+  target?: string;
+  author?: string;
+  /** What breaks the rules (empty: a valid edit). */
+  problems: string[];
+}
+
+/** Whether a commit that is not a loop commit is, by its paths, a person's edit of the plan or config (only files under .runner/). */
+export function onlyRunnerFiles(changedPaths: readonly string[]): boolean {
+  return changedPaths.length > 0 && changedPaths.every((file) => file.startsWith(`${RUNNER_DIR}/`));
+}
+
+export interface PersonEditInput {
+  sha: string;
+  subject: string;
+  body: string;
+  author?: string;
+  changedPaths: readonly string[];
+  /** The last valid tree before the commit. */
+  before: TaskTree | undefined;
+  /** The tree at the commit; undefined when it does not validate. */
+  after: TaskTree | undefined;
+  /** Whether config.toml at the commit parses and validates (undefined: the commit did not change it). */
+  configValid?: boolean;
+  /** The run being audited. */
+  runId: string;
+}
+
+/** Judges a person's edit (made by a runner command, or by hand) by the rules. */
+export function judgePersonEdit(input: PersonEditInput): PersonEditFinding {
+  const subject = parsePersonEditSubject(input.subject);
+  const trailers = subject ? trailersOf(input.body) : {};
+  const made = subject && trailers.edit === subject.verb ? "runner" : "hand";
+  const problems: string[] = [];
+  const outside = input.changedPaths.filter((file) => !file.startsWith(`${RUNNER_DIR}/`));
+  if (outside.length > 0)
+    problems.push(
+      `a person's edit changed files outside ${RUNNER_DIR}/ (${outside.slice(0, 3).join(", ")}); project work is the agent's, in iterations`,
+    );
+  if (input.configValid === false) problems.push(`${LAYOUT.config} is invalid after the edit`);
+  const treeChanged = input.changedPaths.includes(LAYOUT.tree);
+  if (treeChanged) {
+    if (!input.after) problems.push("the task tree is invalid after the edit");
+    else if (input.before) problems.push(...personEditProblems(input.before, input.after));
+  }
+  if (made === "runner" && subject) {
+    if (subject.runId !== undefined && subject.runId !== input.runId) problems.push(`the subject names run ${subject.runId}, not ${input.runId}`);
+    if (trailers.person !== undefined && input.author !== undefined && trailers.person !== input.author)
+      problems.push(`Runner-Person says ${trailers.person}, but the commit is by ${input.author}`);
+    const mismatch = subjectMismatch(subject, input, treeChanged);
+    if (mismatch) problems.push(mismatch);
+  }
+  return {
+    sha: input.sha,
+    subject: input.subject,
+    made,
+    ...(subject ? { verb: subject.verb, target: subject.target } : {}),
+    ...(input.author !== undefined ? { author: input.author } : {}),
+    problems,
+  };
+}
+
+/** Whether the diff is what the subject says (a runner-made edit changes exactly what it names). */
+function subjectMismatch(subject: PersonEditSubject, input: PersonEditInput, treeChanged: boolean): string | undefined {
+  const says = `the subject says ${subject.verb} ${subject.target}`;
+  if (subject.verb === "config") {
+    if (treeChanged || input.changedPaths.some((file) => file !== LAYOUT.config)) return `${says}, but the commit changed more than ${LAYOUT.config}`;
+    return undefined;
+  }
+  if (input.changedPaths.some((file) => file !== LAYOUT.tree)) return `${says}, but the commit changed more than ${LAYOUT.tree}`;
+  const { before, after } = input;
+  if (!before || !after) return undefined;
+  const id = subject.target;
+  const was = findNode(before, id);
+  const now = findNode(after, id);
+  switch (subject.verb) {
+    case "add":
+      return !was && now ? undefined : `${says}, but ${was ? "it was already there" : "it is not in the tree"}`;
+    case "remove":
+      return was && !now ? undefined : `${says}, but ${was ? "it is still there" : "it was never there"}`;
+    case "edit":
+      return was && now ? undefined : `${says}, but the node is not in both trees`;
+    case "move":
+      return was && now && parentIds(before).get(id) !== parentIds(after).get(id) ? undefined : `${says}, but its parent did not change`;
+    case "unstick":
+      return was && now && now.max_attempts > was.max_attempts ? undefined : `${says}, but its max_attempts did not rise`;
+    case "extend":
+      return after.root.id === id && after.root.children.some((child) => child.id === before.root.id)
+        ? undefined
+        : `${says}, but the new root does not hold the old one`;
+  }
+}
+
+/** A person's edit as `runner log` and `runner show` list it (not judged: `runner audit` does that). */
+export interface PersonEditEntry {
+  commit: string;
+  subject: string;
+  made: "runner" | "hand";
+  verb: PersonEditVerb | null;
+  target: string | null;
+  author: string | null;
+  /** The iteration it came after (0: before the first). */
+  after_iteration: number;
+}
+
+/**
+ * The person's edits among a run's commits after its base (oldest first): commits that are not loop
+ * commits and carry a person-edit subject or change only the runner's files.
+ */
+export function personEditsAmong(
+  commits: readonly { sha: string; subject: string; author?: string; changedPaths: readonly string[] }[],
+  isLoopCommit: (subject: string) => number | undefined,
+): PersonEditEntry[] {
+  const edits: PersonEditEntry[] = [];
+  let iteration = 0;
+  for (const commit of commits) {
+    const loop = isLoopCommit(commit.subject);
+    if (loop !== undefined) {
+      iteration = loop;
+      continue;
+    }
+    const subject = parsePersonEditSubject(commit.subject);
+    if (!subject && !onlyRunnerFiles(commit.changedPaths)) continue;
+    edits.push({
+      commit: commit.sha,
+      subject: commit.subject,
+      made: subject ? "runner" : "hand",
+      verb: subject?.verb ?? null,
+      target: subject?.target ?? null,
+      author: commit.author ?? null,
+      after_iteration: iteration,
+    });
+  }
+  return edits;
+}

@@ -1,0 +1,396 @@
+// A person's edits of the plan (`runner add | edit | move | remove | unstick | extend`): each one
+// computed on a copy of the current tree and checked — schema, unique ids, derived passes, passed
+// nodes immutable, runner-owned fields untouched — before anything is written. A bad edit is one
+// sentence naming the field and the way out (PlanEditError). Ids are derived from titles
+// deterministically: the same title in the same tree always gives the same id.
+import { checkDerivedPasses, checkPassedImmutable, checkTreeShape } from "./invariants.js";
+import { formatProblem } from "./problems.js";
+import { forEachNode, indexById, sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
+
+/** A person's edit that cannot be made: the sentence says which field and what to do instead. */
+export class PlanEditError extends Error {}
+
+export type EditVerb = "add" | "edit" | "move" | "remove" | "unstick" | "extend";
+
+export interface PlanEdit {
+  verb: EditVerb;
+  /** The node the edit is about (the new one for add and extend). */
+  nodeId: string;
+  /** The tree after the edit, sorted and in canonical key order. */
+  tree: TaskTree;
+  /** What changed, one line each (the commit's Runner-Change trailers). */
+  changes: string[];
+}
+
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const ID_SLUG_LENGTH = 48;
+
+/** `Add the login page!` → `add-the-login-page`; `-2`, `-3`, … when the id is taken. */
+export function idFromTitle(title: string, taken: ReadonlySet<string>): string {
+  const slug =
+    title
+      .normalize("NFKD")
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, ID_SLUG_LENGTH)
+      .replace(/-+$/, "") || "node";
+  if (!taken.has(slug)) return slug;
+  for (let n = 2; ; n++) if (!taken.has(`${slug}-${n}`)) return `${slug}-${n}`;
+}
+
+function allIds(tree: TaskTree): Set<string> {
+  const ids = new Set<string>();
+  forEachNode(tree, (node) => {
+    ids.add(node.id);
+  });
+  return ids;
+}
+
+const quote = (id: string) => JSON.stringify(id);
+
+function locate(tree: TaskTree, id: string): { node: TaskNode; parent: TaskNode | undefined } {
+  const found = indexById(tree).get(id);
+  if (!found) throw new PlanEditError(`There is no node ${quote(id)} in the tree; \`runner status\` lists the node ids.`);
+  return { node: found.node, parent: found.parent };
+}
+
+function requireOpen(node: TaskNode, what: string): void {
+  if (node.passes)
+    throw new PlanEditError(
+      `Node ${quote(node.id)} has passed, and passed nodes are immutable, so it cannot be ${what}; add follow-up work as a new node (\`runner add\`, or \`runner extend\` once the root passed).`,
+    );
+}
+
+function hasPassedNode(node: TaskNode): boolean {
+  let found = false;
+  forEachNode({ version: 1, root: node }, (each) => {
+    if (each.passes) found = true;
+    return !found;
+  });
+  return found;
+}
+
+function checkTitle(title: string | undefined, flag: string): void {
+  if (title !== undefined && title.trim() === "") throw new PlanEditError(`${flag} must not be empty; give the node a short title.`);
+}
+
+function checkMaxAttempts(node: TaskNode, max: number): void {
+  if (!Number.isSafeInteger(max) || max < 1) throw new PlanEditError(`--max-attempts must be a whole number of at least 1, not ${String(max)}.`);
+  if (max < node.attempts)
+    throw new PlanEditError(
+      `--max-attempts ${max} is below the ${node.attempts} attempts already spent on ${quote(node.id)}; give at least ${node.attempts} (attempts already spent stay on record), or \`runner unstick ${node.id}\` to give it more.`,
+    );
+}
+
+/** The order after every sibling's (0 for the first child). */
+function nextOrder(parent: TaskNode): number {
+  return parent.children.reduce((max, child) => Math.max(max, child.order + 1), 0);
+}
+
+/**
+ * The runner's rules for any tree a person's edit produces, against the tree before: valid on its
+ * own, parents' passes derived, passed nodes unchanged and in place, passes and attempts moved by
+ * nobody (a new node starts open with no attempt).
+ */
+export function personEditProblems(before: TaskTree, after: unknown): string[] {
+  const shape = checkTreeShape(after);
+  if (!shape.tree) return shape.problems.map(formatProblem);
+  const tree = shape.tree;
+  const problems = checkDerivedPasses(tree).map(formatProblem);
+  // A follow-up root wraps the passed root as its first child: immutability holds for that subtree.
+  const wrapped = tree.root.id !== before.root.id ? tree.root.children.find((child) => child.id === before.root.id) : undefined;
+  const beforeForImmutability = wrapped ? { version: before.version, root: { ...tree.root, children: [before.root] } } : before;
+  problems.push(...checkPassedImmutable(beforeForImmutability, tree).map(formatProblem));
+  problems.push(...ownedFieldProblems(before, tree));
+  return problems;
+}
+
+/** Passes and attempts are the runner's: unchanged on every node that was there, false / 0 on new nodes (a parent's passes derived). */
+export function ownedFieldProblems(before: TaskTree, after: TaskTree): string[] {
+  const previous = new Map<string, TaskNode>();
+  forEachNode(before, (node) => {
+    previous.set(node.id, node);
+  });
+  const problems: string[] = [];
+  forEachNode(after, (node) => {
+    const was = previous.get(node.id);
+    const derived = node.children.length > 0;
+    if (!was) {
+      if (node.attempts !== 0) problems.push(`new node ${quote(node.id)} starts with attempts ${node.attempts}, not 0`);
+      if (node.passes && !derived) problems.push(`new node ${quote(node.id)} starts passed`);
+      return;
+    }
+    if (node.attempts !== was.attempts) problems.push(`attempts of ${quote(node.id)} moved from ${was.attempts} to ${node.attempts}`);
+    if (node.passes !== was.passes && !derived)
+      problems.push(`passes of ${quote(node.id)} changed from ${was.passes} to ${node.passes} without a green guard`);
+  });
+  return problems;
+}
+
+/** Re-derives parents' passes bottom-up (a parent whose last open child was removed passes). */
+function derive(tree: TaskTree): void {
+  const order: TaskNode[] = [];
+  forEachNode(tree, (node) => {
+    order.push(node);
+  });
+  for (let i = order.length - 1; i >= 0; i--) {
+    const node = order[i]!;
+    if (node.children.length > 0) node.passes = node.children.every((child) => child.passes);
+  }
+}
+
+function finish(verb: EditVerb, nodeId: string, before: TaskTree, draft: TaskTree, changes: string[]): PlanEdit {
+  derive(draft);
+  const tree = sortedCopy(draft);
+  const problems = personEditProblems(before, tree);
+  if (problems.length > 0) throw new PlanEditError(`The edit would break the tree's rules (${problems[0]}); nothing was written.`);
+  return { verb, nodeId, tree, changes };
+}
+
+export interface NewNode {
+  id?: string;
+  title: string;
+  goal?: string;
+  acceptance?: string[];
+  order?: number;
+  maxAttempts?: number;
+  children?: NewNode[];
+}
+
+/** Checks and builds a new subtree; ids derived from titles where none is given. */
+function buildNode(spec: NewNode, taken: Set<string>, order: number, defaultMax: number, where: string): TaskNode {
+  checkTitle(spec.title, `${where} title`);
+  const id = spec.id ?? idFromTitle(spec.title, taken);
+  if (!ID_PATTERN.test(id))
+    throw new PlanEditError(
+      `${where} id ${quote(id)} is not a valid node id; use 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit.`,
+    );
+  if (taken.has(id))
+    throw new PlanEditError(`${where} id ${quote(id)} is already used in the tree; ids are unique, pick another (or leave it out to derive one).`);
+  taken.add(id);
+  const max = spec.maxAttempts ?? defaultMax;
+  if (!Number.isSafeInteger(max) || max < 1)
+    throw new PlanEditError(`${where} max_attempts must be a whole number of at least 1, not ${String(max)}.`);
+  const node: TaskNode = {
+    id,
+    order: spec.order ?? order,
+    title: spec.title,
+    goal: spec.goal ?? "",
+    acceptance: [...(spec.acceptance ?? [])],
+    passes: false,
+    attempts: 0,
+    max_attempts: max,
+    children: [],
+  };
+  (spec.children ?? []).forEach((child, i) => node.children.push(buildNode(child, taken, i, defaultMax, `${where} child ${i + 1}`)));
+  return node;
+}
+
+export function addNodes(before: TaskTree, parentId: string, specs: NewNode[], defaultMax: number): PlanEdit {
+  if (specs.length === 0) throw new PlanEditError("Nothing to add; give --title (or --from-file with at least one node).");
+  const draft = sortedCopy(before);
+  const { node: parent } = locate(draft, parentId);
+  requireOpen(parent, "given new children");
+  const taken = allIds(draft);
+  const added: TaskNode[] = [];
+  let order = nextOrder(parent);
+  for (const spec of specs) {
+    const node = buildNode(spec, taken, order, defaultMax, specs.length > 1 ? `node ${added.length + 1}` : "the new node's");
+    order = Math.max(order, node.order) + 1;
+    parent.children.push(node);
+    added.push(node);
+  }
+  return finish(
+    "add",
+    added[0]!.id,
+    before,
+    draft,
+    added.map((node) => `added ${quote(node.id)} under ${quote(parentId)}`),
+  );
+}
+
+export interface NodeFields {
+  title?: string;
+  goal?: string;
+  acceptance?: string[];
+  order?: number;
+  maxAttempts?: number;
+}
+
+export function editNode(before: TaskTree, nodeId: string, fields: NodeFields): PlanEdit {
+  const draft = sortedCopy(before);
+  const { node } = locate(draft, nodeId);
+  requireOpen(node, "edited");
+  checkTitle(fields.title, "--title");
+  const changes: string[] = [];
+  const set = <K extends "title" | "goal" | "order">(key: K, value: TaskNode[K] | undefined) => {
+    if (value === undefined || value === node[key]) return;
+    changes.push(`${key} of ${quote(nodeId)}`);
+    node[key] = value;
+  };
+  set("title", fields.title);
+  set("goal", fields.goal);
+  set("order", fields.order);
+  if (fields.acceptance !== undefined && JSON.stringify(fields.acceptance) !== JSON.stringify(node.acceptance)) {
+    changes.push(`acceptance of ${quote(nodeId)}`);
+    node.acceptance = [...fields.acceptance];
+  }
+  if (fields.maxAttempts !== undefined && fields.maxAttempts !== node.max_attempts) {
+    checkMaxAttempts(node, fields.maxAttempts);
+    changes.push(`max_attempts of ${quote(nodeId)} from ${node.max_attempts} to ${fields.maxAttempts}`);
+    node.max_attempts = fields.maxAttempts;
+  }
+  if (changes.length === 0)
+    throw new PlanEditError(`Nothing to change on ${quote(nodeId)}; give --title, --goal, --acceptance, --order or --max-attempts with a new value.`);
+  return finish("edit", nodeId, before, draft, changes);
+}
+
+export function moveNode(before: TaskTree, nodeId: string, parentId: string, order: number | undefined): PlanEdit {
+  const draft = sortedCopy(before);
+  const { node, parent: oldParent } = locate(draft, nodeId);
+  if (!oldParent) throw new PlanEditError(`${quote(nodeId)} is the root and cannot be moved; move its children instead.`);
+  requireOpen(node, "moved");
+  const { node: target } = locate(draft, parentId);
+  if (hasPassedNode(node))
+    throw new PlanEditError(`${quote(nodeId)} holds a passed node, and passed nodes stay where they are; move its open children one by one instead.`);
+  let inside = false;
+  forEachNode({ version: 1, root: node }, (each) => {
+    if (each.id === parentId) inside = true;
+    return !inside;
+  });
+  if (inside)
+    throw new PlanEditError(
+      `Cannot move ${quote(nodeId)} under ${quote(parentId)}, which is ${parentId === nodeId ? "the node itself" : `inside ${quote(nodeId)}'s own subtree`} (a cycle); pick a --parent outside it.`,
+    );
+  requireOpen(target, "given new children");
+  oldParent.children = oldParent.children.filter((child) => child !== node);
+  node.order = order ?? (target === oldParent ? node.order : nextOrder(target));
+  target.children.push(node);
+  return finish("move", nodeId, before, draft, [`moved ${quote(nodeId)} from ${quote(oldParent.id)} to ${quote(parentId)}`]);
+}
+
+export function removeNode(before: TaskTree, nodeId: string): PlanEdit {
+  const draft = sortedCopy(before);
+  const { node, parent } = locate(draft, nodeId);
+  if (!parent)
+    throw new PlanEditError(`${quote(nodeId)} is the root and cannot be removed; remove its children, or start a new plan with \`runner init\`.`);
+  requireOpen(node, "removed");
+  if (hasPassedNode(node))
+    throw new PlanEditError(`${quote(nodeId)} holds a passed node, and passed nodes are immutable; remove its open children one by one instead.`);
+  parent.children = parent.children.filter((child) => child !== node);
+  if (parent.children.length === 0 && parent.passes)
+    throw new PlanEditError(`Removing ${quote(nodeId)} would leave ${quote(parent.id)} without children; edit it instead.`);
+  return finish("remove", nodeId, before, draft, [`removed ${quote(nodeId)} from ${quote(parent.id)}`]);
+}
+
+/** A stuck (or any open) leaf gets `more` attempts: max_attempts rises, the attempts spent stay. */
+export function unstickLeaf(before: TaskTree, nodeId: string, more: number | undefined): PlanEdit {
+  const draft = sortedCopy(before);
+  const { node } = locate(draft, nodeId);
+  requireOpen(node, "given more attempts");
+  if (node.children.length > 0)
+    throw new PlanEditError(
+      `${quote(nodeId)} is not a leaf (it has ${node.children.length} children); unstick the stuck leaf under it (\`runner next\` names it).`,
+    );
+  const extra = more ?? node.max_attempts;
+  if (!Number.isSafeInteger(extra) || extra < 1) throw new PlanEditError(`--attempts must be a whole number of at least 1, not ${String(extra)}.`);
+  const from = node.max_attempts;
+  node.max_attempts = from + extra;
+  return finish("unstick", nodeId, before, draft, [
+    `max_attempts of ${quote(nodeId)} from ${from} to ${node.max_attempts} (attempts spent: ${node.attempts})`,
+  ]);
+}
+
+/**
+ * Follow-up work after the root passed: a new root whose first child is the passed tree, unchanged
+ * (immutable), and whose second child is the new work as an open leaf.
+ */
+export function extendTree(before: TaskTree, spec: NewNode, defaultMax: number, rootId?: string): PlanEdit {
+  if (!before.root.passes)
+    throw new PlanEditError(
+      `The root ${quote(before.root.id)} has not passed yet; add follow-up work to the open tree with \`runner add ${before.root.id} --title …\` instead.`,
+    );
+  checkTitle(spec.title, "--title");
+  const taken = allIds(before);
+  const id = rootId ?? idFromTitle(before.root.id.replace(/-[0-9]+$/, ""), taken);
+  if (!ID_PATTERN.test(id)) throw new PlanEditError(`--root-id ${quote(id)} is not a valid node id; use letters, digits, '.', '_' or '-'.`);
+  if (taken.has(id)) throw new PlanEditError(`--root-id ${quote(id)} is already used in the tree; pick another.`);
+  taken.add(id);
+  const old = sortedCopy(before).root;
+  const work = buildNode({ ...spec, order: 1 }, taken, 1, defaultMax, "the new work's");
+  const draft: TaskTree = {
+    version: before.version,
+    root: {
+      id,
+      order: 0,
+      title: spec.title,
+      goal: spec.goal ?? "",
+      acceptance: [],
+      passes: false,
+      attempts: 0,
+      max_attempts: defaultMax,
+      children: [{ ...old, order: 0 }, work],
+    },
+  };
+  if (old.order !== 0)
+    throw new PlanEditError(`The root's order is ${old.order}, not 0; the passed root must keep its fields, so edit nothing and report this.`);
+  return finish("extend", id, before, draft, [
+    `new root ${quote(id)} over the passed ${quote(before.root.id)}`,
+    `added ${quote(work.id)} under ${quote(id)}`,
+  ]);
+}
+
+const NEW_NODE_KEYS = new Set(["id", "order", "title", "goal", "acceptance", "max_attempts", "children"]);
+const OWNED_KEYS = new Set(["passes", "attempts"]);
+
+/**
+ * The nodes of an `--from-file` document: one node or an array of them, each with a title and
+ * optionally id, order, goal, acceptance, max_attempts and children. `passes` and `attempts` are the
+ * runner's and refused; so is any other key.
+ */
+export function newNodesFromJson(data: unknown, where = "$"): NewNode[] {
+  const items = Array.isArray(data) ? data : [data];
+  return items.map((item, i) => newNodeFromJson(item, Array.isArray(data) ? `${where}[${i}]` : where));
+}
+
+function newNodeFromJson(item: unknown, where: string): NewNode {
+  if (item === null || typeof item !== "object" || Array.isArray(item))
+    throw new PlanEditError(`${where} must be a node object with at least a "title".`);
+  const value = item as Record<string, unknown>;
+  for (const key of Object.keys(value)) {
+    if (OWNED_KEYS.has(key))
+      throw new PlanEditError(`${where}.${key} is the runner's own field (a new node starts open with no attempt); remove it from the file.`);
+    if (!NEW_NODE_KEYS.has(key))
+      throw new PlanEditError(`${where}.${key} is not a node field; use id, order, title, goal, acceptance, max_attempts and children.`);
+  }
+  const text = (key: string): string | undefined => {
+    if (value[key] === undefined) return undefined;
+    if (typeof value[key] !== "string") throw new PlanEditError(`${where}.${key} must be a string.`);
+    return value[key];
+  };
+  const integer = (key: string): number | undefined => {
+    if (value[key] === undefined) return undefined;
+    if (!Number.isSafeInteger(value[key])) throw new PlanEditError(`${where}.${key} must be a whole number.`);
+    return value[key] as number;
+  };
+  const title = text("title");
+  if (title === undefined) throw new PlanEditError(`${where} has no "title"; every node needs one.`);
+  const acceptance = value.acceptance;
+  if (acceptance !== undefined && (!Array.isArray(acceptance) || acceptance.some((line) => typeof line !== "string")))
+    throw new PlanEditError(`${where}.acceptance must be an array of strings.`);
+  const children = value.children;
+  if (children !== undefined && !Array.isArray(children)) throw new PlanEditError(`${where}.children must be an array of nodes.`);
+  const spec: NewNode = { title };
+  const id = text("id");
+  if (id !== undefined) spec.id = id;
+  const goal = text("goal");
+  if (goal !== undefined) spec.goal = goal;
+  if (acceptance !== undefined) spec.acceptance = acceptance as string[];
+  const order = integer("order");
+  if (order !== undefined) spec.order = order;
+  const max = integer("max_attempts");
+  if (max !== undefined) spec.maxAttempts = max;
+  if (children !== undefined) spec.children = children.map((child, i) => newNodeFromJson(child, `${where}.children[${i}]`));
+  return spec;
+}
