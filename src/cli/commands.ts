@@ -140,10 +140,21 @@ export const COMMANDS = [
   }),
   command({
     name: "start",
-    describe: "Create and check out the run branch runner/<id> (clean working tree required)",
+    describe: "Create and check out the run branch runner/<id> (clean working tree required), or with --worktree in a new worktree",
+    positional: {
+      name: "path",
+      describe: "With --worktree: the new worktree's folder (default: beside the repository, <repo>-<id>)",
+      required: false,
+    },
     options: {
       "run-id": { type: "string", describe: "The run id (default: the UTC time as YYYYMMDD-HHMMSS)", value: "id", check: runIdProblem },
       from: { type: "string", describe: "Start from this branch or commit (default: HEAD; needed on another run's branch)", value: "ref" },
+      worktree: { type: "boolean", describe: "Check the run branch out in a new linked worktree (this checkout is left as it is)" },
+      goal: {
+        type: "string",
+        describe: "The run's own goal: a one-leaf tree and GOAL.md for it, committed on the run branch (the config kept)",
+        value: "text",
+      },
     },
     load: () => import("./commands/start.js"),
   }),
@@ -207,6 +218,22 @@ export const COMMANDS = [
       replay: { type: "boolean", describe: "Also run the guard again, in a clean checkout, on every commit that passed a leaf" },
     },
     load: () => import("./commands/audit.js"),
+  }),
+  command({
+    name: "runs",
+    describe:
+      "The runs of this repository (every runner/* branch, wherever it is checked out): working / stopped / complete, leaves, last iteration, usage",
+    options: { json },
+    load: () => import("./commands/runs.js"),
+  }),
+  command({
+    name: "cleanup",
+    describe: "Clean up after a run: remove its worktree, and its branch when another branch holds its commits (--force: regardless)",
+    positional: { name: "run-id", describe: "The run to clean up (`runner runs` lists them)", required: true },
+    options: {
+      force: { type: "boolean", describe: "Also drop uncommitted changes in its worktree, and delete a branch whose commits are on no other branch" },
+    },
+    load: () => import("./commands/cleanup.js"),
   }),
   command({
     name: "report",

@@ -58,8 +58,12 @@ function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
-/** The longest line a commit message keeps; longer ones end in "…". */
-export const LINE_LIMIT = 1000;
+/**
+ * The longest line a commit message keeps; longer ones end in "…". As long as the whole excerpt the
+ * agent is told (FEEDBACK_LIMIT), so the failure the next iteration reads back from the commit is the
+ * bounded excerpt itself, not a shorter cut of it.
+ */
+export const LINE_LIMIT = FEEDBACK_LIMIT;
 
 /** ANSI escape sequences (colour, cursor movement): dropped whole, so their bytes are not shown as escapes. */
 // eslint-disable-next-line no-control-regex

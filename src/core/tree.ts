@@ -4,6 +4,30 @@ import type { TaskNode, TaskTree } from "../schemas/types.generated.js";
 
 export type { TaskNode, TaskTree };
 
+/** A new goal's tree: one open root leaf (titled by the goal's first line unless a title is given). */
+export function goalTree(goal: string, maxAttempts: number, title?: string): TaskTree {
+  const text = goal.trim();
+  return {
+    version: 1,
+    root: {
+      id: "root",
+      order: 0,
+      title: title ?? (text.split("\n")[0]!.slice(0, 120) || "Project goal"),
+      goal: text,
+      acceptance: [],
+      passes: false,
+      attempts: 0,
+      max_attempts: maxAttempts,
+      children: [],
+    },
+  };
+}
+
+/** .runner/GOAL.md for a goal. */
+export function goalMarkdown(goal: string): string {
+  return `# Goal\n\n${goal.trim()}\n`;
+}
+
 /** Siblings sort by (order ASC, id ASC); ids compare by UTF-16 code units, as `<` does. */
 export function compareSiblings(a: TaskNode, b: TaskNode): number {
   if (a.order !== b.order) return a.order < b.order ? -1 : 1;

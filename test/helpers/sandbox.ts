@@ -57,6 +57,13 @@ export interface CliResult {
   stderr: string;
 }
 
+/** A folder holding `runner` (the built binary) for the front of PATH: what `npm install -g` leaves, for steps that call `runner` by name. */
+export function runnerOnPath(): string {
+  const bin = tempDir("runner-bin-");
+  writeFileSync(path.join(bin, "runner"), `#!/bin/sh\nexec node ${JSON.stringify(RUNNER_BIN)} "$@"\n`, { mode: 0o755 });
+  return bin;
+}
+
 /** Runs the built `runner` binary with `args` in `cwd`. */
 export async function runner(
   cwd: string,

@@ -329,8 +329,8 @@ describe.skipIf(!hasScript())("on a terminal", () => {
     s.script({ 1: { write: { "src/a.txt": "a\n" }, status: "done" }, 2: { write: { "src/b.txt": "b\n" }, status: "done" } });
     const result = await onTerminal(s, ["run", "--max-iterations", "7"]);
     expect(result.exitCode).toBe(0);
-    expect(result.out).toMatch(/ {2}0\/2 leaves passed · iteration 1 of 7 · \d+s elapsed/);
-    expect(result.out).toMatch(/ {2}1\/2 leaves passed · iteration 2 of 7 · \d+s elapsed/);
+    expect(result.out).toMatch(/ {2}0\/2 leaves passed · iteration 1 of 7 · \d+(\.\d)?s elapsed/);
+    expect(result.out).toMatch(/ {2}1\/2 leaves passed · iteration 2 of 7 · \d+(\.\d)?s elapsed/);
     const text = plain(result.out).trimEnd().split("\n");
     expect(text.at(-1)).toBe("Report: runner report (writes .runner/iterations/pol-6/report.html)");
     expect(result.out).toContain(`${ESC}[32mDone: the root passes (run pol-6).${ESC}[39m`);
@@ -367,7 +367,7 @@ describe("a run in progress", () => {
       const line = status.stdout.split("\n")[1]!;
       expect(line).toMatch(
         new RegExp(
-          `^in progress: \`runner run\`, pid ${child.pid}, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(\\d+s ago\\); iteration 1 of run pol-8, node a$`,
+          `^in progress: \`runner run\`, pid ${child.pid}, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(\\d+(\\.\\d)?s ago\\); iteration 1 of run pol-8, node a$`,
         ),
       );
       const log = await s.runner(["log"]);

@@ -168,7 +168,7 @@ describe("run goes on through transient runner errors", () => {
       ["retry", 0.4],
     ]);
     expect(String(waits[0]!.message)).toMatch(
-      /^Retrying in 0 s after a runner error \(1 of at most 3 in a row\): the output file .* is not valid JSON/,
+      /^Retrying in 200 ms after a runner error \(1 of at most 3 in a row\): the output file .* is not valid JSON/,
     );
     expect(String(waits[1]!.message)).toMatch(
       /\(2 of at most 3 in a row\): node exited with code 1: error: the model API answered 503 \(overloaded\)/,

@@ -8,7 +8,7 @@ import { serializeTree } from "../../core/canonical.js";
 import { LAYOUT, RUNNER_DIR, RUNNER_GITIGNORE } from "../../core/layout.js";
 import { PlanEditError } from "../../core/plan-edit.js";
 import { importPlan } from "../../core/plan-import.js";
-import { countNodes, type TaskTree } from "../../core/tree.js";
+import { countNodes, goalMarkdown, goalTree, type TaskTree } from "../../core/tree.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import { GitRepo } from "../../adapters/git.js";
 import { guardDefinitionSummary } from "../../adapters/guard-definition.js";
@@ -86,11 +86,7 @@ export async function scaffoldRunnerDir(
     throw new UsageError(`--max-attempts must be a whole number of at least 1, not ${String(maxAttempts)}.`);
   }
   const goal = (options.goal ?? "").trim();
-  const title = options.title ?? (goal.split("\n")[0]!.slice(0, 120) || "Project goal");
-  const tree: TaskTree = options.tree ?? {
-    version: 1,
-    root: { id: "root", order: 0, title, goal, acceptance: [], passes: false, attempts: 0, max_attempts: maxAttempts, children: [] },
-  };
+  const tree: TaskTree = options.tree ?? goalTree(goal, maxAttempts, options.title);
   const write = async (relative: string, text: string) => {
     const file = projectPath(root, relative);
     await mkdir(path.dirname(file), { recursive: true });
@@ -99,7 +95,7 @@ export async function scaffoldRunnerDir(
   await write(LAYOUT.gitignore, RUNNER_GITIGNORE);
   await write(
     LAYOUT.goal,
-    goal ? `# Goal\n\n${goal}\n` : "# Goal\n\nDescribe what the project must achieve. Every iteration's agent reads this file.\n",
+    goal ? goalMarkdown(goal) : "# Goal\n\nDescribe what the project must achieve. Every iteration's agent reads this file.\n",
   );
   await write(LAYOUT.tree, serializeTree(tree));
   await write(LAYOUT.config, configTemplate(options.executor, options.guardCommand ?? ["just", "ci"]));

@@ -1,12 +1,21 @@
 // `runner start [--run-id ID] [--from REF]`: a clean working tree required; create and check out
 // runner/<ID> (from REF, or from HEAD — which may not be another run's branch unless --from says so).
 // The id defaults to the UTC time as YYYYMMDD-HHMMSS, made once here and an input from then on.
+// With --worktree [PATH] the branch is checked out in a new linked worktree instead (default beside
+// the main working tree, named after it and the run): this checkout is left as it is, and the run
+// there has its own lock, journal, index and logs (all in that worktree's own git folder and state).
 import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { preflight } from "../../adapters/preflight.js";
 import { loadConfig } from "../../adapters/project-files.js";
 import { changedPathList, GitRepo } from "../../adapters/git.js";
+import { defaultWorktreePath, listWorktrees } from "../../adapters/worktrees.js";
+import { runIdentity } from "../../adapters/run-history.js";
+import { serializeTree } from "../../core/canonical.js";
+import { LAYOUT } from "../../core/layout.js";
 import { formatProblem } from "../../core/problems.js";
+import { goalMarkdown, goalTree } from "../../core/tree.js";
 import { BRANCH_PREFIX, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -20,7 +29,15 @@ export function utcRunId(epochMs: number): string {
   return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}`;
 }
 
-export async function run(argv: GlobalArgs & { runId?: string; from?: string }): Promise<number> {
+type StartArgs = GlobalArgs & { runId?: string; from?: string; worktree: boolean; path?: string; goal?: string };
+
+export async function run(argv: StartArgs): Promise<number> {
+  if (argv.path !== undefined && !argv.worktree)
+    throw new UsageError(
+      `A folder ("${argv.path}") is only taken with --worktree (\`runner start --worktree [PATH]\`). See \`runner start --help\`.`,
+    );
+  if (argv.goal !== undefined && argv.goal.trim() === "")
+    throw new UsageError('--goal is empty; give the run\'s goal in words (--goal "Add a --verbose flag").');
   const root = findProjectRoot(argv.C);
   const runId = argv.runId ?? utcRunId(Date.now());
   const problem = runIdProblem(runId);
@@ -32,6 +49,7 @@ export async function run(argv: GlobalArgs & { runId?: string; from?: string }):
   const status = await git.status();
   if (status.head === undefined)
     throw new RefusalError("The repository has no commits yet; commit your project (with .runner/) first, then `runner start`.");
+  if (argv.worktree) return startInWorktree(argv, git, runId, status.branch);
   const dirty = changedPathList(status.changes);
   if (dirty.length > 0) {
     throw new RefusalError(
@@ -49,8 +67,9 @@ export async function run(argv: GlobalArgs & { runId?: string; from?: string }):
   const exists = await git.raw(["branch", "--list", branch]);
   if (exists.trim() !== "") throw new RefusalError(`Branch ${branch} already exists; check it out to continue that run, or pick another --run-id.`);
   if (argv.from === undefined) {
-    await checkProject(root);
+    await checkProject(root, argv.goal !== undefined);
     await git.createBranch(branch);
+    if (argv.goal !== undefined) await commitGoal(root, argv.goal);
     printLine(`started run ${runId} on branch ${branch}; next: \`runner step\` (one iteration) or \`runner run\` (until done).`);
     return 0;
   }
@@ -62,23 +81,91 @@ export async function run(argv: GlobalArgs & { runId?: string; from?: string }):
   const back = status.branch ?? status.head;
   await git.raw(["checkout", "-q", "-b", branch, from]);
   try {
-    await checkProject(root);
+    await checkProject(root, argv.goal !== undefined);
   } catch (error) {
     // Nothing is left behind: back where the user was, the new branch gone.
     await git.raw(["checkout", "-q", back]);
     await git.raw(["branch", "-q", "-D", branch]);
     throw error;
   }
+  if (argv.goal !== undefined) await commitGoal(root, argv.goal);
   printLine(`started run ${runId} on branch ${branch} from ${argv.from}; next: \`runner step\` (one iteration) or \`runner run\` (until done).`);
   return 0;
 }
 
-/** The tree and the config a run starts from must be valid, and the preflight find nothing wrong. */
-async function checkProject(root: string): Promise<void> {
-  const tree = await loadValidTree(root);
-  if (tree.root.passes)
+/** `runner start --worktree [PATH]`: the run branch in a new linked worktree; this checkout is not touched (it may have changes). */
+async function startInWorktree(argv: StartArgs, git: GitRepo, runId: string, current: string | undefined): Promise<number> {
+  const currentRun = runIdFromBranch(current);
+  if (currentRun !== undefined && argv.from === undefined) {
     throw new RefusalError(
-      `Every node of the plan has passed (the root ${JSON.stringify(tree.root.id)} too), so a run would have nothing to do; add follow-up work with \`runner extend --title … --goal …\` (a new root over the passed tree), then \`runner start\` again.`,
+      `You are on ${current}, the branch of run ${currentRun}; a new run would start from its work: pass --from ${current} to mean it, or --from main (or another branch) to start from there.`,
+    );
+  }
+  const branch = `${BRANCH_PREFIX}${runId}`;
+  if ((await git.raw(["branch", "--list", branch])).trim() !== "")
+    throw new RefusalError(`Branch ${branch} already exists; \`runner runs\` shows where it is checked out, or pick another --run-id.`);
+  const ref = argv.from ?? "HEAD";
+  const from = (await git.raw(["rev-parse", "--verify", "-q", "--end-of-options", `${ref}^{commit}`]).catch(() => "")).trim();
+  if (from === "")
+    throw new RefusalError(`--from ${ref} names no commit of this repository; give a branch, tag or commit (\`git branch -a\` lists the branches).`);
+  const committed = await git.raw(["cat-file", "-e", `${from}:.runner/state/tree.json`]).then(
+    () => true,
+    () => false,
+  );
+  if (!committed) {
+    throw new RefusalError(
+      `.runner/ is not committed at ${argv.from ?? "HEAD"}, and a worktree holds only committed files; commit it (\`git add .runner && git commit -m "runner goal"\`) first.`,
+    );
+  }
+  const main = (await listWorktrees(git))[0]?.path ?? git.root;
+  const target = argv.path !== undefined ? path.resolve(argv.C, argv.path) : defaultWorktreePath(main, runId);
+  if (existsSync(target)) throw new RefusalError(`${target} already exists; give another folder (\`runner start --worktree PATH\`) or remove it.`);
+  await git.raw(["worktree", "add", "-q", "-b", branch, target, from]);
+  try {
+    await checkProject(target, argv.goal !== undefined);
+  } catch (error) {
+    // Nothing is left behind: the new worktree and its branch gone.
+    await git.raw(["worktree", "remove", "--force", target]);
+    await git.raw(["branch", "-q", "-D", branch]);
+    throw error;
+  }
+  if (argv.goal !== undefined) await commitGoal(target, argv.goal);
+  printLine(
+    `started run ${runId} on branch ${branch} in the worktree ${target}${argv.from === undefined ? "" : ` from ${argv.from}`}; continue there:`,
+  );
+  printLine(`  cd ${shellWord(target)} && runner run`);
+  return 0;
+}
+
+/** A path as one shell word. */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * `--goal`: the run's own goal, on its branch: .runner/GOAL.md and a tree of one open root leaf for
+ * it (max_attempts as the tree had it; the config and everything else kept), committed by the
+ * person who started the run as `runner goal: <title>` before the run's first iteration.
+ */
+async function commitGoal(dir: string, goal: string): Promise<void> {
+  const before = await loadValidTree(dir);
+  const tree = goalTree(goal, before.root.max_attempts);
+  await writeFile(path.join(dir, ...LAYOUT.goal.split("/")), goalMarkdown(goal));
+  await writeFile(path.join(dir, ...LAYOUT.tree.split("/")), serializeTree(tree));
+  const git = new GitRepo(dir);
+  const who = await runIdentity(git, [], processEnv());
+  const env = { GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email };
+  const message = ["-m", `runner goal: ${tree.root.title}`, "-m", goal.trim()];
+  await git.raw(["-c", "core.hooksPath=/dev/null", "commit", "-q", "--no-verify", ...message, "--", LAYOUT.goal, LAYOUT.tree], { env });
+}
+
+/** The tree and the config a run starts from must be valid, and the preflight find nothing wrong. */
+async function checkProject(root: string, newGoal: boolean): Promise<void> {
+  const tree = await loadValidTree(root);
+  // (a new goal replaces the tree: a passed one is no obstacle)
+  if (tree.root.passes && !newGoal)
+    throw new RefusalError(
+      `Every node of the plan has passed (the root ${JSON.stringify(tree.root.id)} too), so a run would have nothing to do; add follow-up work with \`runner extend --title … --goal …\` (a new root over the passed tree), then \`runner start\` again, or start one on a new goal (\`runner start --goal …\`).`,
     );
   const config = await loadConfig(root);
   if (!config.ok) {

@@ -1,0 +1,80 @@
+// `runner cleanup <run-id> [--force]`: cleaning up after a run. Its linked worktree goes (refused
+// while a runner works there, or with uncommitted changes unless --force); its branch goes only when
+// another branch (local or remote-tracking) holds its tip, so that no commit is lost: else it is
+// kept and the sentence says how to keep or drop it (--force deletes it). The run's local logs
+// (.runner/iterations/ in that worktree) go with the worktree; `runner report` rebuilds the page
+// from the branch's commits.
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import { GitRepo } from "../../adapters/git.js";
+import { branchesHolding, listWorktrees } from "../../adapters/worktrees.js";
+import { BRANCH_PREFIX, runIdProblem } from "../../core/run-id.js";
+import { RefusalError, UsageError } from "../../errors.js";
+import type { GlobalArgs } from "../command-table.js";
+import { printLine } from "../output.js";
+import { findProjectRoot } from "../repo.js";
+import { runInProgress } from "../run-in-progress.js";
+
+export async function run(args: GlobalArgs & { runId?: string; force: boolean }): Promise<number> {
+  const argv = { ...args, runId: args.runId ?? "" };
+  const problem = runIdProblem(argv.runId);
+  if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
+  const root = findProjectRoot(argv.C);
+  const git = new GitRepo(root);
+  const branch = `${BRANCH_PREFIX}${argv.runId}`;
+  const tip = await git.resolve(`refs/heads/${branch}`);
+  if (tip === undefined) throw new RefusalError(`There is no run ${argv.runId} (no branch ${branch}); \`runner runs\` lists the runs.`);
+  const worktrees = await listWorktrees(git);
+  const checkout = worktrees.find((w) => w.branch === branch && !w.prunable);
+  if (checkout?.main) {
+    throw new RefusalError(
+      `Run ${argv.runId} is checked out in the main working tree (${checkout.path}), not in a worktree of its own; check out another branch there first (e.g. \`git checkout main\`), then \`runner cleanup ${argv.runId}\`.`,
+    );
+  }
+  if (checkout && samePath(checkout.path, root)) {
+    const main = worktrees[0]?.path ?? "the main working tree";
+    throw new RefusalError(
+      `You are in run ${argv.runId}'s worktree, which this would remove; run it from another checkout: \`cd ${main} && runner cleanup ${argv.runId}\`.`,
+    );
+  }
+  if (checkout) {
+    const working = await runInProgress(checkout.path);
+    if (working) {
+      throw new RefusalError(
+        `A runner (\`${working.command}\`, pid ${working.pid}) is working on run ${argv.runId} in ${checkout.path}; stop it (Ctrl-C there) or wait for it, then try again.`,
+      );
+    }
+    const changes = (await new GitRepo(checkout.path).raw(["status", "--porcelain", "--untracked-files=all"])).split("\n").filter(Boolean);
+    if (changes.length > 0 && !argv.force) {
+      throw new RefusalError(
+        `${checkout.path} has ${changes.length} uncommitted change${changes.length === 1 ? "" : "s"} (${changes[0]!.slice(3)}${changes.length > 1 ? ", …" : ""}) that removing it would lose; commit them there, or pass --force to drop them.`,
+      );
+    }
+    await git.raw(["worktree", "remove", "--force", checkout.path]);
+    printLine(`removed the worktree ${checkout.path}`);
+  }
+  const holders = await branchesHolding(git, branch);
+  if (holders.length === 0 && !argv.force) {
+    const own = (await git.raw(["rev-list", "--count", tip, "--not", `--exclude=${branch}`, "--branches", "--remotes"]).catch(() => "?")).trim();
+    printLine(
+      `kept the branch ${branch}: its ${own === "1" ? "last commit is" : `last ${own} commits are`} on no other branch; push or merge it (e.g. \`git push origin ${branch}\`), or \`runner cleanup ${argv.runId} --force\` deletes it.`,
+    );
+    return 0;
+  }
+  await git.raw(["branch", "-q", "-D", branch]);
+  printLine(
+    `deleted the branch ${branch} (was ${tip.slice(0, 12)}${holders.length > 0 ? `; its commits are on ${holders.slice(0, 3).join(", ")}` : "; --force: its commits are on no other branch"})`,
+  );
+  return 0;
+}
+
+function samePath(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  return real(a) === real(b);
+}
