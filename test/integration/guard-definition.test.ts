@@ -151,6 +151,18 @@ describe.concurrent("runner audit re-checks the guard's definition from git alon
     ]);
   });
 
+  it("a loop commit (here forged: the runner never makes one) that changes the definition is flagged", async () => {
+    const s = await hostileScenario({ guard: ["make", "check"], files: { Makefile: "check:\n\tsh guard.sh\n" } });
+    s.script({ 1: { write: { "src/a.txt": "ok\n" }, status: "done" } });
+    expect((await s.step()).exitCode).toBe(0);
+    writeFileSync(path.join(s.dir, "Makefile"), "check:\n\ttrue\n");
+    await s.git(["commit", "-q", "-am", `${subject("t1", 2, "b", "execute", "skipped")}\n\nRunner-Status: retry`]);
+    const audit = await s.runner(["audit", "--json"]);
+    expect(audit.exitCode, audit.stdout).toBe(1);
+    const messages: string[] = JSON.parse(audit.stdout).violations.map((v: { message: string }) => v.message);
+    expect(messages).toContain("changed the guard's definition (Makefile), which the runner takes back from every iteration");
+  });
+
   it("a person's commit that changes package.json scripts.test under an npm test guard is flagged, naming the entry", async () => {
     const s = await hostileScenario({ guard: ["npm", "test"], env: NPM_ENV, files: { "package.json": manifest({ test: "sh guard.sh" }) } });
     s.script({ 1: { write: { "src/a.txt": "ok\n" }, status: "done" }, 2: { write: { "src/b.txt": "ok\n" }, status: "done" } });
