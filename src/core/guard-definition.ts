@@ -6,13 +6,10 @@
 // hands the file texts it has read (see `deriveGuardDefinition`) and reads what is still unread.
 import { JUSTFILE_NAMES } from "./justfile.js";
 import { pathEntryProblem } from "./path-rules.js";
+import { justRules, makeRules, splitWords, type Rules } from "./recipe-rules.js";
+import { scriptsOf, type ProtectedScripts } from "./script-entries.js";
 
-/** package.json script entries the guard runs, with their values in the starting commit (null: absent). */
-export interface ProtectedScripts {
-  manifest: string;
-  /** Entry name → its text at the start (null when the start has none: the agent may not add it). */
-  entries: Record<string, string | null>;
-}
+export { changedScriptEntries, restoreScriptEntries, type ProtectedScripts } from "./script-entries.js";
 
 export interface GuardDefinition {
   /** Whole files, repository-relative, protected whether or not they exist (a new GNUmakefile would win over the Makefile). */
@@ -135,36 +132,6 @@ export function describeGuardDefinition(definition: GuardDefinition): string {
     if (present.length > 0) parts.push(`${manifest} scripts (${present.join(", ")})`);
   }
   return parts.length > 0 ? parts.join(", ") : "no file of the repository";
-}
-
-/** The script entries of `definition` whose value in `manifestText` (the agent's) differs from the start; null text: the file is gone or unreadable. */
-export function changedScriptEntries(scripts: ProtectedScripts, manifestText: string | null): string[] {
-  const now = manifestText === null ? undefined : scriptsOf(manifestText);
-  return Object.keys(scripts.entries).filter((name) => (now?.[name] ?? null) !== scripts.entries[name]);
-}
-
-/**
- * The agent's manifest with the protected entries put back as the start had them (its other
- * changes kept), in its own indentation; undefined when the text is not a JSON object (the whole
- * file is then taken back).
- */
-export function restoreScriptEntries(scripts: ProtectedScripts, manifestText: string): string | undefined {
-  let data: unknown;
-  try {
-    data = JSON.parse(manifestText);
-  } catch {
-    return undefined;
-  }
-  if (!isRecord(data)) return undefined;
-  const current = isRecord(data.scripts) ? { ...data.scripts } : {};
-  for (const [name, value] of Object.entries(scripts.entries)) {
-    if (value === null) delete current[name];
-    else current[name] = value;
-  }
-  const restored = { ...data, scripts: current };
-  if (Object.keys(current).length === 0 && !("scripts" in data)) delete (restored as Record<string, unknown>).scripts;
-  const indent = /^\{\s*\n([ \t]+)"/.exec(manifestText)?.[1] ?? "  ";
-  return `${JSON.stringify(restored, null, indent)}${manifestText.endsWith("\n") ? "\n" : ""}`;
 }
 
 /** What differs between two definitions (with their texts), named for a person: ["justfile", "package.json scripts.test"]. */
@@ -358,13 +325,6 @@ function shellText(c: Collector, content: string, dir: string, depth: number): v
   }
 }
 
-/** Words of a command, quotes removed (no expansion). */
-export function splitWords(part: string): string[] {
-  const words: string[] = [];
-  for (const match of part.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) words.push(match[1] ?? match[2] ?? match[3]!);
-  return words;
-}
-
 function justCommand(c: Collector, args: string[], dir: string, depth: number): void {
   const positionals = args.filter((arg, i) => !arg.startsWith("-") && !arg.includes("=") && !isOptionValue(args, i));
   // `just sub/ci` runs the recipe ci of sub/'s justfile.
@@ -417,62 +377,6 @@ function justfileAndImports(c: Collector, file: string | undefined, recipes: rea
   const followedAll = followRules(c, file, content, justRules(content), recipes, depth);
   // An imported file's recipes are followed whole when the recipe was not found here (or the file's are all followed).
   for (const imported of imports) justfileAndImports(c, join(dir, imported), followedAll ? undefined : recipes, depth + 1);
-}
-
-interface Rules {
-  rules: Map<string, { deps: string[]; body: string[] }>;
-  first: string | undefined;
-}
-
-/** Recipes of a justfile: `[@]name params: deps` and the indented lines under it; `alias a := b`. */
-function justRules(content: string): Rules {
-  const rules: Rules["rules"] = new Map();
-  let first: string | undefined;
-  let body: string[] | undefined;
-  for (const line of content.split("\n")) {
-    if (/^\s/.test(line) || line === "") {
-      body?.push(line);
-      continue;
-    }
-    body = undefined;
-    const alias = /^alias\s+([A-Za-z0-9_-]+)\s*:=\s*([A-Za-z0-9_:-]+)/.exec(line);
-    if (alias) {
-      rules.set(alias[1]!, { deps: [alias[2]!], body: [] });
-      continue;
-    }
-    const header = /^@?([A-Za-z_][A-Za-z0-9_-]*)[^:]*:(?!=)(.*)$/.exec(line);
-    if (!header || /^(set|export|import|mod|alias)\b/.test(line)) continue;
-    const deps = [...header[2]!.matchAll(/\(?([A-Za-z_][A-Za-z0-9_-]*)/g)].map((m) => m[1]!);
-    body = [];
-    rules.set(header[1]!, { deps, body });
-    first ??= header[1]!;
-  }
-  return { rules, first };
-}
-
-/** Rules of a Makefile: `targets: prerequisites [; recipe]` and the tab-indented lines under it. */
-function makeRules(content: string): Rules {
-  const rules: Rules["rules"] = new Map();
-  let first: string | undefined;
-  let body: string[] | undefined;
-  for (const line of content.replace(/\\\n/g, " ").split("\n")) {
-    if (line.startsWith("\t")) {
-      body?.push(line);
-      continue;
-    }
-    if (line.trim() === "" || line.startsWith("#")) continue;
-    body = undefined;
-    const header = /^([^\t#=:][^=:]*?)\s*::?(?![:=])([^=]*)$/.exec(line) ?? /^([^\t#=:][^=:]*?)\s*::?(?![:=])([^;]*;.*)$/.exec(line);
-    if (!header) continue;
-    const [prerequisites, inline] = header[2]!.split(/;(.*)/s);
-    body = inline !== undefined ? [inline] : [];
-    const deps = splitWords(prerequisites!.replace("|", " "));
-    for (const target of splitWords(header[1]!)) {
-      rules.set(target, { deps, body });
-      if (!target.startsWith(".") && !target.includes("%")) first ??= target;
-    }
-  }
-  return { rules, first };
 }
 
 /** Follows the wanted rules (the first one when none is named) and their dependencies; all lines when the first wanted is not there. Whether all were followed. */
@@ -573,19 +477,4 @@ function scriptEntry(c: Collector, manifest: string, name: string, depth: number
     const value = scriptsOf(text(c, manifest))?.[entry];
     if (typeof value === "string") shellText(c, value, dirname(manifest), depth + 1);
   }
-}
-
-function scriptsOf(manifestText: string | null): Record<string, string> | undefined {
-  if (manifestText === null) return undefined;
-  try {
-    const data: unknown = JSON.parse(manifestText);
-    if (!isRecord(data) || !isRecord(data.scripts)) return undefined;
-    return Object.fromEntries(Object.entries(data.scripts).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
