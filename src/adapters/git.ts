@@ -469,6 +469,33 @@ export class GitRepo {
     if (code !== 0) throw asGitError(args, new Error(Buffer.concat(err).toString("utf8").trim() || `exit code ${String(code)}`));
   }
 
+  /** The text of each of `paths` at `revision` (undefined where it is not a file there), in one git process. */
+  async filesAtRevision(revision: string, paths: readonly string[]): Promise<(string | undefined)[]> {
+    if (paths.length === 0) return [];
+    const result = await runGit(this.root, ["cat-file", "--batch"], this.where, {
+      input: paths.map((file) => `${revision}:${file}\n`).join(""),
+    });
+    if (result.code !== 0) throw asGitError(["cat-file"], new Error(result.stderr.trim()));
+    const out = result.stdout;
+    const texts: (string | undefined)[] = [];
+    let at = 0;
+    for (let i = 0; i < paths.length; i++) {
+      const newline = out.indexOf(10, at);
+      const header = out.subarray(at, newline).toString("utf8");
+      at = newline + 1;
+      const match = /^[0-9a-f]+ ([a-z]+) ([0-9]+)$/.exec(header);
+      if (!match) {
+        texts.push(undefined); // "<name> missing"
+        continue;
+      }
+      const size = Number(match[2]);
+      // (a folder is a tree object: not a file)
+      texts.push(match[1] === "blob" ? out.subarray(at, at + size).toString("utf8") : undefined);
+      at += size + 1;
+    }
+    return texts;
+  }
+
   /** One `git cat-file --batch` process for reading many objects one after another (close it after use). */
   objectReader(): ObjectReader {
     return new ObjectReader(

@@ -4,10 +4,12 @@
 // tree from one `git cat-file --batch` process as the audit reaches its commit, read only where the
 // commit changed the tree file; no more than the tree before and the tree after are held at once.
 import { auditRun, type AuditReport } from "../core/audit.js";
-import { parseConfig } from "../core/config.js";
+import { DEFAULT_GUARD_COMMAND, parseConfig } from "../core/config.js";
+import { definitionDifferences } from "../core/guard-definition.js";
 import { LAYOUT } from "../core/layout.js";
 import type { TaskTree } from "../core/tree.js";
 import type { GitRepo, ObjectReader } from "./git.js";
+import { guardDefinitionAt, type DefinitionAt } from "./guard-definition.js";
 import { checkTreeText } from "./tree-store.js";
 
 /** The commit a run began from: the parent of its first loop commit; undefined when it has none. */
@@ -30,19 +32,39 @@ async function configValidAt(reader: ObjectReader, revision: string): Promise<bo
   return bytes !== undefined && parseConfig(bytes.toString("utf8")).ok;
 }
 
+/** The guard's definition at `revision`: of the guard command its config names (the default when it names none or is invalid). */
+async function definitionAt(git: GitRepo, revision: string): Promise<DefinitionAt> {
+  const config = parseConfig((await git.showFile(revision, LAYOUT.config)) ?? "");
+  return guardDefinitionAt(git, revision, config.ok ? config.config.guard.command : DEFAULT_GUARD_COMMAND);
+}
+
 /** The audit of run `runId` from `base` to `tip` (first-parent history). */
 export async function auditHistory(git: GitRepo, runId: string, base: string, tip = "HEAD"): Promise<AuditReport> {
   const reader = git.objectReader();
   try {
     const baseTree = await treeAt(reader, base);
+    let definition = await definitionAt(git, base);
     async function* withTrees() {
       let tree = baseTree;
       for await (const commit of git.streamCommitsSince(base, tip)) {
+        // The guard's definition, derived again only where the commit touched the config or a file or manifest of it.
+        const relevant = new Set([LAYOUT.config, ...definition.definition.files, ...definition.definition.scripts.map((s) => s.manifest)]);
+        let definitionChanged: string[] = [];
+        if (commit.changedPaths.some((changed) => relevant.has(changed))) {
+          const after = await definitionAt(git, commit.sha);
+          definitionChanged = definitionDifferences(definition, after);
+          definition = after;
+        }
         // A commit that did not touch the tree file has its parent's tree: the same one, not read again.
         if (commit.changedPaths.includes(LAYOUT.tree)) tree = await treeAt(reader, commit.sha);
         // config.toml at a commit that changed it (a person's fix of the guard is judged valid or not).
         const configValid = commit.changedPaths.includes(LAYOUT.config) ? await configValidAt(reader, commit.sha) : undefined;
-        yield { ...commit, tree, ...(configValid !== undefined ? { configValid } : {}) };
+        yield {
+          ...commit,
+          tree,
+          ...(configValid !== undefined ? { configValid } : {}),
+          ...(definitionChanged.length > 0 ? { definitionChanged } : {}),
+        };
       }
     }
     return await auditRun(runId, baseTree, withTrees());

@@ -29,6 +29,7 @@ export function stepJson(result: StepResult): unknown {
     usage: result.usage ? totalsOf(result.usage) : null,
     path: result.path,
     guard_output_tail: guardTail(record?.failure, GUARD_TAIL_LINES),
+    tests_changed: record?.testFilesChanged ?? [],
   };
 }
 

@@ -25,6 +25,8 @@ export interface AuditCommit {
   tree: TaskTree | undefined;
   /** Whether config.toml at this commit is valid (given for commits that changed it). */
   configValid?: boolean;
+  /** What of the guard's definition the commit changed (src/core/guard-definition.ts), when it changed any. */
+  definitionChanged?: string[];
 }
 
 export interface AuditViolation {
@@ -145,6 +147,8 @@ export async function auditRun(
   // agent commit, so each needs a person's look. (After the last loop commit they are left alone:
   // a person's fix before the run goes on.) Held until the next loop commit shows they are between.
   let notLoop: { sha: string; subject: string; position: number }[] = [];
+  // Commits not made by the runner that changed the guard's definition, held the same way.
+  let definitionChanges: { sha: string; changed: string[]; position: number }[] = [];
   // A person's edit: made by a runner command (its subject), or by hand changing only the runner's files.
   const isPersonEdit = (commit: AuditCommit) => parsePersonEditSubject(commit.subject) !== undefined || onlyRunnerFiles(commit.changedPaths);
   const personEdits: PersonEditFinding[] = [];
@@ -154,9 +158,30 @@ export async function auditRun(
     firstSha ??= commit.sha;
     pass = 0;
     const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
+    const definitionChanged = commit.definitionChanged ?? [];
     if (!record) {
       if (!isPersonEdit(commit)) notLoop.push({ sha: commit.sha, subject: commit.subject, position });
+      // (a person's edit made through a runner command is the sanctioned way to change the guard)
+      if (definitionChanged.length > 0 && parsePersonEditSubject(commit.subject) === undefined)
+        definitionChanges.push({ sha: commit.sha, changed: definitionChanged, position });
     } else {
+      for (const other of definitionChanges)
+        found.push({
+          violation: {
+            sha: other.sha,
+            iteration: undefined,
+            message: `a commit between iterations changed the guard's definition (${other.changed.join(", ")}): the iterations after it were judged by another guard, so check it by hand`,
+          },
+          position: other.position,
+          pass: 0,
+        });
+      definitionChanges = [];
+      if (definitionChanged.length > 0)
+        violations.push({
+          sha: commit.sha,
+          iteration: record.subject.iteration,
+          message: `changed the guard's definition (${definitionChanged.join(", ")}), which the runner takes back from every iteration`,
+        });
       for (const other of notLoop)
         found.push({
           violation: {

@@ -52,7 +52,9 @@ export function checkChangePolicy(input: PolicyInput): PolicyResult {
       )
     : [];
   const parts: string[] = [];
-  if (protectedChanged.length > 0) parts.push(`changed protected paths (${protectedChanged.join(", ")}), which the agent may not touch`);
+  const scripts = input.git?.scriptEntriesChanged ?? [];
+  if (protectedChanged.length > 0 || scripts.length > 0)
+    parts.push(`changed protected paths (${[...protectedChanged, ...scripts].join(", ")}), which the agent may not touch`);
   if (outsideAllowed.length > 0) parts.push(`changed paths outside the node's allowed_write_paths (${outsideAllowed.join(", ")})`);
   const git = input.git;
   if (git && git.controlChanged.length > 0)

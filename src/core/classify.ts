@@ -1,6 +1,7 @@
 // Step 7, classify and judge (seed 001 §5, CONTRACT §7): DECOMPOSE or EXECUTE from the changed paths,
 // the agent's declared status judged against what it did, and the change policy applied.
 import { checkChangePolicy, type PolicyResult } from "./change-policy.js";
+import { pathsOutside } from "./path-rules.js";
 import type { AgentStatus, GuardOutcome } from "./state-update.js";
 import type { AgentGitFacts } from "./step-facts.js";
 import { findNode, type TaskNode, type TaskTree } from "./tree.js";
@@ -83,7 +84,8 @@ export function judgeIteration(input: {
   allowedWritePaths: readonly string[] | undefined;
   git?: AgentGitFacts;
 }): Judgement {
-  const kind = classifyChangedPaths(input.changedPaths);
+  // Classified on what the commit will hold: protected paths are taken back before it.
+  const kind = classifyChangedPaths(pathsOutside(input.changedPaths, input.protectedPaths));
   const selectedAfter = findNode(input.agentTree, input.previousLeaf.id); // ids are unique: checkAgentTree passed it
   if (!selectedAfter) throw new Error("judgeIteration needs a tree that still holds the selected node (checkAgentTree ensures it)");
   const verdict = judgeAgentStatus({

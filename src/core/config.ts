@@ -3,11 +3,13 @@
 import { parse as parseToml, TomlError } from "smol-toml";
 import { findAgent } from "../agents/registry.js";
 import type { ExecutorConfig, RunnerConfig } from "../schemas/types.generated.js";
+import type { GuardDefinition, ProtectedScripts } from "./guard-definition.js";
 import { JUSTFILE_NAMES } from "./justfile.js";
 import { LAYOUT, nodeSidecar } from "./layout.js";
 import { pathEntryProblem } from "./path-rules.js";
 import type { Problem } from "./problems.js";
 import { validateConfigSchema } from "./schema.js";
+import { DEFAULT_TEST_PATTERNS } from "./test-files.js";
 
 export type ExecutorKind = NonNullable<ExecutorConfig["kind"]>;
 
@@ -16,6 +18,10 @@ export interface ResolvedConfig {
   guard: {
     command: string[];
     protectedPaths: string[];
+    /** Globs naming the test files an iteration's record lists (src/core/test-files.ts). */
+    testPatterns: string[];
+    /** The package.json script entries of the guard's definition (src/core/guard-definition.ts), added when a step reads it from the starting commit. */
+    protectedScripts?: ProtectedScripts[];
     /** Run in a clean checkout before the guard there (audit --replay, isolation = worktree). */
     setup: string[] | undefined;
     isolation: "in-place" | "worktree";
@@ -123,6 +129,7 @@ export function resolveConfig(raw: unknown): ConfigResult {
         command: [...guardCommand],
         protectedPaths: unique([...ALWAYS_PROTECTED, ...(protectedPaths ?? defaultGuardFiles(guardCommand))]),
         setup: config.guard?.setup ? [...config.guard.setup] : undefined,
+        testPatterns: [...(config.guard?.test_patterns ?? DEFAULT_TEST_PATTERNS)],
         isolation: config.guard?.isolation ?? "in-place",
       },
       limits: {
@@ -153,6 +160,14 @@ export function resolveConfig(raw: unknown): ConfigResult {
 function defaultGuardFiles(guardCommand: readonly string[]): string[] {
   const scripts = guardCommand.map((arg) => arg.replace(/^\.\//, "")).filter((arg) => SCRIPT_FILE.test(arg) && pathEntryProblem(arg) === undefined);
   return [...DEFAULT_GUARD_FILES, ...scripts];
+}
+
+/** The config with the guard's definition protected on top of what it names: its files whole, its script entries one by one. */
+export function protectGuardDefinition(config: ResolvedConfig, definition: GuardDefinition): ResolvedConfig {
+  return {
+    ...config,
+    guard: { ...config.guard, protectedPaths: unique([...config.guard.protectedPaths, ...definition.files]), protectedScripts: definition.scripts },
+  };
 }
 
 function unique(values: string[]): string[] {

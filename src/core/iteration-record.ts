@@ -3,6 +3,7 @@
 import { classifyChangedPaths, type IterationKind, type Judgement } from "./classify.js";
 import type { ResolvedConfig } from "./config.js";
 import { pathsInside } from "./path-rules.js";
+import { testFilesIn } from "./test-files.js";
 import type { Problem } from "./problems.js";
 import type { AgentStatus, GuardOutcome, StateUpdateResult } from "./state-update.js";
 import type { AgentGitFacts, CollectedFacts, RunnerErrorFact, StepKind } from "./step-facts.js";
@@ -34,6 +35,8 @@ export interface IterationRecord {
   derivedPasses: string[];
   /** Changed paths the agent may not touch: restored before the commit. */
   protectedChanged: string[];
+  /** Test files the commit changes (by `[guard] test_patterns`): Runner-Tests. */
+  testFilesChanged: string[];
   /** What the agent did to git itself (undone), when its result was collected. */
   agentGit: AgentGitFacts | undefined;
   /** The iteration changed the task tree (a runner-owned field or an open node): what `run` counts as progress. */
@@ -73,12 +76,15 @@ export function iterationRecord(source: RecordSource): IterationRecord {
   const verdict = source.answer?.verdict;
   const output = verdict && "output" in verdict ? verdict.output : undefined;
   const changedPaths = source.answer?.collected.changedPaths ?? [];
+  const protectedChanged = start.config ? pathsInside(changedPaths, start.config.guard.protectedPaths) : [];
+  // What the commit holds: protected paths are taken back before it.
+  const committedPaths = changedPaths.filter((file) => !protectedChanged.includes(file));
   return {
     runId: start.runId,
     iteration: start.iteration,
     stepKind: start.stepKind,
     nodeId: leaf?.id ?? (isRepair ? undefined : source.journalNodeId),
-    kind: recordKind(source, changedPaths),
+    kind: recordKind(source, committedPaths),
     // A re-check has no agent, so no status.
     status: start.stepKind === "recheck" ? undefined : runnerError ? "retry" : (update?.outcome.status ?? output?.status),
     guard: update?.outcome.guard ?? "skipped",
@@ -94,7 +100,8 @@ export function iterationRecord(source: RecordSource): IterationRecord {
     treeProblems: verdict?.kind === "agentTreeInvalid" || verdict?.kind === "recovered" ? verdict.treeProblems : (start.repair?.treeProblems ?? []),
     changedPaths,
     derivedPasses: update?.updated?.derivedPasses ?? [],
-    protectedChanged: start.config ? pathsInside(changedPaths, start.config.guard.protectedPaths) : [],
+    protectedChanged,
+    testFilesChanged: start.config ? testFilesIn(committedPaths, start.config.guard.testPatterns) : [],
     agentGit: source.answer?.collected.git,
     // (a tree left invalid is no progress; a repair is progress only if the tree differs from the last valid one)
     progressed: update?.progressed ?? false,

@@ -24,6 +24,8 @@ export interface CommitDetails {
   gitNote?: string;
   /** The runner did not accept the tree the iteration commits (left as the agent wrote it, for a repair). */
   treeLeftInvalid?: boolean;
+  /** Test files the commit changes (Runner-Tests). */
+  tests?: readonly string[];
 }
 
 /** The heading of the failure section of a loop commit's body; its lines follow, indented by four spaces. */
@@ -66,6 +68,7 @@ export function formatCommitMessage(subject: CommitSubject, given: CommitDetails
   if (failure) trailers.push(`Runner-Failure: ${oneLine(failure.split("\n")[0]!)}`);
   if (details.gitNote) trailers.push(`Runner-Git: ${oneLine(details.gitNote, 600)}`);
   if (details.treeLeftInvalid) trailers.push(`Runner-Tree: ${TREE_LEFT_INVALID}`);
+  if (details.tests && details.tests.length > 0) trailers.push(`Runner-Tests: ${testsTrailer(details.tests)}`);
   const parts = [formatCommitSubject(subject)];
   if (summary) parts.push(keptSummary(summary));
   // Indented, so that blank lines of the guard's output do not end the section.
@@ -78,6 +81,28 @@ export function formatCommitMessage(subject: CommitSubject, given: CommitDetails
     );
   if (trailers.length > 0) parts.push(trailers.join("\n"));
   return `${parts.join("\n\n")}\n`;
+}
+
+/** The test files, comma-separated, at most about 600 characters: "a.test.ts, b.test.ts and 12 more". */
+function testsTrailer(tests: readonly string[]): string {
+  const shown: string[] = [];
+  let length = 0;
+  for (const file of tests) {
+    const name = oneLine(file, 200);
+    if (shown.length > 0 && length + name.length > 600) break;
+    shown.push(name);
+    length += name.length + 2;
+  }
+  const more = tests.length - shown.length;
+  return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+/** The test files a loop commit's Runner-Tests names (without the "and N more" it may end with). */
+export function testsOf(record: LoopRecord): { files: string[]; more: number } {
+  const value = record.trailers.tests;
+  if (value === undefined) return { files: [], more: 0 };
+  const more = /^(.*) and ([0-9]+) more$/.exec(value);
+  return { files: (more ? more[1]! : value).split(", ").filter(Boolean), more: more ? Number(more[2]) : 0 };
 }
 
 /** The loop records of `runId` among commits (in their order); other commits are left out. */

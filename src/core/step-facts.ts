@@ -134,6 +134,8 @@ export interface AgentGitFacts {
   runnerFilesRestored?: string[];
   /** A `.git/index.lock` the agent left (its processes ended, so nobody holds it), removed. */
   indexLockRemoved?: boolean;
+  /** Script entries of the guard's definition it changed ("package.json scripts.test"), taken back. */
+  scriptEntriesChanged?: string[];
 }
 
 /** collectResult: what the agent left behind. */

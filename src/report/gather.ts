@@ -9,7 +9,7 @@ import { auditHistory, runBase } from "../adapters/run-audit.js";
 import { acceptedTree } from "../adapters/run-trees.js";
 import { checkTreeText } from "../adapters/tree-store.js";
 import { eventsFile, iterationDir, LAYOUT } from "../core/layout.js";
-import { leftTreeInvalid, loopRecords, type LoopRecord } from "../core/loop-history.js";
+import { leftTreeInvalid, loopRecords, testsOf, type LoopRecord } from "../core/loop-history.js";
 import { formatCommitSubject } from "../core/run-id.js";
 import { resolveRun } from "../adapters/resolve-run.js";
 import { walkTree, type TaskTree } from "../core/tree.js";
@@ -177,6 +177,8 @@ function toIteration(record: LoopRecord, committedAt: string | undefined, local:
   const failure = record.failure ?? record.trailers.failure;
   if (failure !== undefined) it.failure = failure;
   if (record.trailers.error !== undefined) it.runnerError = record.trailers.error;
+  const tests = testsOf(record);
+  if (tests.files.length > 0) it.testsChanged = tests.more > 0 ? [...tests.files, `and ${tests.more} more`] : tests.files;
   if (local) it.local = local;
   it.outcome = iterationOutcome(it);
   return it;

@@ -76,6 +76,8 @@ export interface ReportIteration {
   summary: string;
   failure?: string;
   runnerError?: string;
+  /** Test files the iteration changed (its commit's Runner-Tests). */
+  testsChanged?: string[];
   treeLeftInvalid: boolean;
   /** Read as the page is written (iterationDiffs), one iteration at a time; absent in the gathered model. */
   diff?: IterationDiff;

@@ -221,6 +221,10 @@ export function renderIteration(it: ReportIteration): string {
   const heading = it.kind === "repair" ? "repair step" : `<code>${esc(it.nodeId ?? "?")}</code>${it.nodeTitle ? ` ${esc(it.nodeTitle)}` : ""}`;
   const parts = [`<h3>Iteration ${it.iteration} · ${heading}</h3>`, `<p class="facts">${facts.join(" · ")}</p>`];
   parts.push(`<p class="summary">${it.summary ? esc(it.summary) : '<span class="note">(no summary)</span>'}</p>`);
+  if (it.testsChanged)
+    parts.push(
+      `<p class="tests-changed"><strong>Tests changed:</strong> ${it.testsChanged.map((file) => `<code>${esc(file)}</code>`).join(", ")}</p>`,
+    );
   if (it.runnerError) parts.push(`<h4>Runner error</h4><pre class="block failure">${esc(it.runnerError)}</pre>`);
   if (it.treeLeftInvalid)
     parts.push('<p class="note">The agent left the tree invalid; it was committed as written and the next step repairs it.</p>');

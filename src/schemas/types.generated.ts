@@ -114,9 +114,13 @@ export interface GuardConfig {
    */
   command?: [string, ...string[]];
   /**
-   * Repository-relative paths (a trailing / means a folder) the agent may not change.
+   * Repository-relative paths (a trailing / means a folder) the agent may not change, on top of the guard's definition (its files and package.json script entries), which is always protected.
    */
   protected_paths?: string[];
+  /**
+   * Which changed files are tests (globs: * within a folder name, ** across folders), recorded per iteration (Runner-Tests) and shown by log, show and the report. Default: the common conventions (** /*.test.*, ** /*.spec.*, test/**, tests/**, ** /__tests__/**, ** /*_test.go, ** /test_*.py, …).
+   */
+  test_patterns?: string[];
   /**
    * Run (argv) in a clean checkout before the guard there: by `runner audit --replay`, and by every guard run when isolation = "worktree" (e.g. ["npm", "ci"] to install what the guard needs).
    *

@@ -548,7 +548,7 @@ return errors === 0;
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateRunnerConfig = validate24;
-const schema34 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://runner.dev/schemas/config/v1.schema.json","title":"RunnerConfig","description":"The runner's configuration (.runner/state/config.toml). Defaults fill what is left out; kind = \"command\" (the default kind) needs executor.command.","type":"object","additionalProperties":false,"properties":{"executor":{"title":"ExecutorConfig","type":"object","additionalProperties":false,"properties":{"kind":{"type":"string","enum":["command","codex","claude","gemini","qwen","opencode","demo"]},"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"kind = \"command\": the argv, run in the repository root with the prompt on stdin."},"model":{"type":"string","minLength":1,"description":"codex / claude / gemini / qwen / opencode: the model to ask for (-m / --model); unset: the agent's own default (Codex 0.169.0: gpt-6.1-sol; Claude Code 2.1.330: claude-opus-5-5; Gemini CLI 0.61.0: auto, routed per request; OpenCode: provider/model, unset: the model of the user's OpenCode config)."},"profile":{"type":"string","minLength":1,"description":"codex: -p NAME, which layers $CODEX_HOME/NAME.config.toml on top of the user's config.toml (Codex 0.169.0; a legacy [profiles.NAME] table in config.toml makes Codex exit 1)."},"sandbox":{"type":"string","enum":["read-only","workspace-write","danger-full-access"],"description":"codex: --sandbox (default workspace-write). The runner also passes -c allow_login_shell=false, so commands see the runner's PATH."},"config_overrides":{"type":"array","items":{"type":"string","pattern":"^[^=\\s]+=.*$"},"description":"codex: each entry becomes -c key=value."},"permission_mode":{"type":"string","enum":["acceptEdits","manual","default","dontAsk","plan","auto","bypassPermissions"],"description":"claude: --permission-mode (default acceptEdits; \"default\" is Claude Code's old name of \"manual\"). bypassPermissions as root needs IS_SANDBOX=1 in the environment."},"approval_mode":{"type":"string","enum":["auto_edit","auto-edit","default","yolo","plan","auto"],"description":"gemini / qwen: --approval-mode (gemini default auto_edit, qwen default auto-edit: file edits without a person; the runner always allows the guard command with --allowed-tools \"run_shell_command(<guard command>)\"). either spelling is taken for both; \"auto\" is Qwen Code's only: Gemini CLI 0.61.0 has none and the runner says so before starting it."},"allowed_tools":{"type":"array","items":{"type":"string","minLength":1},"description":"claude: more --allowedTools rules (e.g. \"Bash(npm test:*)\"), after the rule the runner derives from the guard command (\"Bash(just ci:*)\"); gemini / qwen: more --allowed-tools rules (e.g. \"run_shell_command(npm test)\"), after \"run_shell_command(just ci)\"."},"max_turns":{"type":"integer","minimum":1,"maximum":100000,"description":"claude: --max-turns; qwen: --max-session-turns."},"max_budget_usd":{"type":"number","exclusiveMinimum":0,"maximum":100000,"description":"claude: --max-budget-usd (checked after each model response, so one response may go over it)."},"extra_args":{"type":"array","items":{"type":"string"},"description":"codex / claude / gemini / qwen / opencode: appended to the argv as given."},"isolation":{"type":"string","enum":["user","clean"],"description":"codex / claude / gemini / qwen / opencode: \"user\" (default) runs the agent with the user's own config, settings, MCP servers and saved sessions; \"clean\" gives a reproducible session: codex --ignore-user-config --ephemeral; claude --setting-sources project --strict-mcp-config --no-session-persistence and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1; gemini -e none (no extensions; Gemini CLI has no switch to skip the user's settings); qwen --chat-recording false -e none; opencode --pure with OPENCODE_DISABLE_CLAUDE_CODE, OPENCODE_DISABLE_EXTERNAL_SKILLS, OPENCODE_DISABLE_MODELS_FETCH, OPENCODE_DISABLE_AUTOUPDATE and OPENCODE_DISABLE_SHARE (OpenCode 1.18.33 has no switch that skips the user's global opencode.json)."},"fail_once":{"type":"boolean","description":"demo: fail the first execution on purpose so a retry shows."}}},"guard":{"title":"GuardConfig","type":"object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"The guard entrypoint, run in the repository root after an EXECUTE iteration whose agent said done."},"protected_paths":{"type":"array","items":{"type":"string"},"description":"Repository-relative paths (a trailing / means a folder) the agent may not change."},"setup":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"Run (argv) in a clean checkout before the guard there: by `runner audit --replay`, and by every guard run when isolation = \"worktree\" (e.g. [\"npm\", \"ci\"] to install what the guard needs)."},"isolation":{"type":"string","enum":["in-place","worktree"],"description":"Where the guard runs: \"in-place\" (default) in the work tree the agent left; \"worktree\" in a clean checkout of exactly what will be committed (slower; proof that the committed content passes)."}}},"limits":{"title":"LimitsConfig","type":"object","additionalProperties":false,"properties":{"iteration_timeout_seconds":{"type":"integer","minimum":1,"maximum":604800,"description":"One budget shared by the agent and the guard of an iteration (default 1800). A timeout stops `runner run`."},"max_iterations":{"type":"integer","minimum":1,"maximum":1000000,"description":"Iterations one `runner run` may take (default 50; --max-iterations overrides it)."},"output_cap_bytes":{"type":"integer","minimum":1024,"maximum":1073741824,"description":"Bytes kept per captured stream in the logs (default 1 MiB)."},"max_repair_attempts":{"type":"integer","minimum":1,"maximum":100,"description":"Repair steps in a row before the runner gives up on an invalid tree (default 3)."},"max_stalled_iterations":{"type":"integer","minimum":0,"maximum":1000,"description":"`runner run` stops (exit 3) after this many iterations in a row that changed nothing in the task tree — no runner-owned field, no open node (default 3; 0: never). Runner errors neither count nor reset it."},"max_consecutive_runner_errors":{"type":"integer","minimum":1,"maximum":1000,"description":"`runner run` retries a runner error a retry can cure (the agent crashed or its model API failed, invalid or missing output, the runner killed mid-iteration) until this many come in a row (default 3)."},"retry_backoff_seconds":{"type":"number","minimum":0,"maximum":3600,"description":"The wait before the first retry after a runner error (default 30); it doubles with each further error in a row, up to 15 minutes."},"max_limit_wait_seconds":{"type":"integer","minimum":0,"maximum":604800,"description":"How long `runner run` may wait for an agent's rate or usage limit to reset (default 21600, six hours); a limit that resets later stops the run (exit 3). 0: never wait."},"max_run_seconds":{"type":"integer","minimum":1,"maximum":31536000,"description":"A budget for one `runner run`: wall-clock seconds, checked between iterations (and before a wait). Reached: the run stops cleanly (exit 3). Unset: none."},"max_run_tokens":{"type":"integer","minimum":1,"description":"A budget for one `runner run`: tokens (input + output) the agents reported, checked between iterations. Unset: none."},"max_run_cost_usd":{"type":"number","exclusiveMinimum":0,"maximum":1000000,"description":"A budget for one `runner run`: cost in USD the agents reported (Claude reports it; Codex does not), checked between iterations; what is left is passed to Claude as --max-budget-usd. Unset: none."}}},"hooks":{"title":"HooksConfig","type":"object","additionalProperties":false,"description":"Commands `runner run` starts on its events, each given the event as one JSON object on stdin (the shape of `runner run --json`'s lines). A failing hook is logged in .runner/iterations/<run-id>/hooks.log, never fatal, never committed.","properties":{"on_iteration":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"argv run after every iteration (its `iteration` event)."},"on_run_end":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"argv run when the run ends: done, stopped early, or an error (its `summary` event)."},"on_stuck":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"argv run when a leaf becomes stuck (attempts reach max_attempts) or the run stops for lack of progress (a `stuck` event)."},"timeout_seconds":{"type":"integer","minimum":1,"maximum":3600,"description":"Each hook's time limit (default 30); a hook still running then is killed with its process tree."},"bell":{"type":"boolean","description":"Ring the terminal bell (on stderr, when it is a terminal) when the run ends or a leaf is stuck (default false)."}}}}};
+const schema34 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://runner.dev/schemas/config/v1.schema.json","title":"RunnerConfig","description":"The runner's configuration (.runner/state/config.toml). Defaults fill what is left out; kind = \"command\" (the default kind) needs executor.command.","type":"object","additionalProperties":false,"properties":{"executor":{"title":"ExecutorConfig","type":"object","additionalProperties":false,"properties":{"kind":{"type":"string","enum":["command","codex","claude","gemini","qwen","opencode","demo"]},"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"kind = \"command\": the argv, run in the repository root with the prompt on stdin."},"model":{"type":"string","minLength":1,"description":"codex / claude / gemini / qwen / opencode: the model to ask for (-m / --model); unset: the agent's own default (Codex 0.169.0: gpt-6.1-sol; Claude Code 2.1.330: claude-opus-5-5; Gemini CLI 0.61.0: auto, routed per request; OpenCode: provider/model, unset: the model of the user's OpenCode config)."},"profile":{"type":"string","minLength":1,"description":"codex: -p NAME, which layers $CODEX_HOME/NAME.config.toml on top of the user's config.toml (Codex 0.169.0; a legacy [profiles.NAME] table in config.toml makes Codex exit 1)."},"sandbox":{"type":"string","enum":["read-only","workspace-write","danger-full-access"],"description":"codex: --sandbox (default workspace-write). The runner also passes -c allow_login_shell=false, so commands see the runner's PATH."},"config_overrides":{"type":"array","items":{"type":"string","pattern":"^[^=\\s]+=.*$"},"description":"codex: each entry becomes -c key=value."},"permission_mode":{"type":"string","enum":["acceptEdits","manual","default","dontAsk","plan","auto","bypassPermissions"],"description":"claude: --permission-mode (default acceptEdits; \"default\" is Claude Code's old name of \"manual\"). bypassPermissions as root needs IS_SANDBOX=1 in the environment."},"approval_mode":{"type":"string","enum":["auto_edit","auto-edit","default","yolo","plan","auto"],"description":"gemini / qwen: --approval-mode (gemini default auto_edit, qwen default auto-edit: file edits without a person; the runner always allows the guard command with --allowed-tools \"run_shell_command(<guard command>)\"). either spelling is taken for both; \"auto\" is Qwen Code's only: Gemini CLI 0.61.0 has none and the runner says so before starting it."},"allowed_tools":{"type":"array","items":{"type":"string","minLength":1},"description":"claude: more --allowedTools rules (e.g. \"Bash(npm test:*)\"), after the rule the runner derives from the guard command (\"Bash(just ci:*)\"); gemini / qwen: more --allowed-tools rules (e.g. \"run_shell_command(npm test)\"), after \"run_shell_command(just ci)\"."},"max_turns":{"type":"integer","minimum":1,"maximum":100000,"description":"claude: --max-turns; qwen: --max-session-turns."},"max_budget_usd":{"type":"number","exclusiveMinimum":0,"maximum":100000,"description":"claude: --max-budget-usd (checked after each model response, so one response may go over it)."},"extra_args":{"type":"array","items":{"type":"string"},"description":"codex / claude / gemini / qwen / opencode: appended to the argv as given."},"isolation":{"type":"string","enum":["user","clean"],"description":"codex / claude / gemini / qwen / opencode: \"user\" (default) runs the agent with the user's own config, settings, MCP servers and saved sessions; \"clean\" gives a reproducible session: codex --ignore-user-config --ephemeral; claude --setting-sources project --strict-mcp-config --no-session-persistence and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1; gemini -e none (no extensions; Gemini CLI has no switch to skip the user's settings); qwen --chat-recording false -e none; opencode --pure with OPENCODE_DISABLE_CLAUDE_CODE, OPENCODE_DISABLE_EXTERNAL_SKILLS, OPENCODE_DISABLE_MODELS_FETCH, OPENCODE_DISABLE_AUTOUPDATE and OPENCODE_DISABLE_SHARE (OpenCode 1.18.33 has no switch that skips the user's global opencode.json)."},"fail_once":{"type":"boolean","description":"demo: fail the first execution on purpose so a retry shows."}}},"guard":{"title":"GuardConfig","type":"object","additionalProperties":false,"properties":{"command":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"The guard entrypoint, run in the repository root after an EXECUTE iteration whose agent said done."},"protected_paths":{"type":"array","items":{"type":"string"},"description":"Repository-relative paths (a trailing / means a folder) the agent may not change, on top of the guard's definition (its files and package.json script entries), which is always protected."},"test_patterns":{"type":"array","items":{"type":"string","minLength":1},"description":"Which changed files are tests (globs: * within a folder name, ** across folders), recorded per iteration (Runner-Tests) and shown by log, show and the report. Default: the common conventions (**/*.test.*, **/*.spec.*, test/**, tests/**, **/__tests__/**, **/*_test.go, **/test_*.py, …)."},"setup":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"Run (argv) in a clean checkout before the guard there: by `runner audit --replay`, and by every guard run when isolation = \"worktree\" (e.g. [\"npm\", \"ci\"] to install what the guard needs)."},"isolation":{"type":"string","enum":["in-place","worktree"],"description":"Where the guard runs: \"in-place\" (default) in the work tree the agent left; \"worktree\" in a clean checkout of exactly what will be committed (slower; proof that the committed content passes)."}}},"limits":{"title":"LimitsConfig","type":"object","additionalProperties":false,"properties":{"iteration_timeout_seconds":{"type":"integer","minimum":1,"maximum":604800,"description":"One budget shared by the agent and the guard of an iteration (default 1800). A timeout stops `runner run`."},"max_iterations":{"type":"integer","minimum":1,"maximum":1000000,"description":"Iterations one `runner run` may take (default 50; --max-iterations overrides it)."},"output_cap_bytes":{"type":"integer","minimum":1024,"maximum":1073741824,"description":"Bytes kept per captured stream in the logs (default 1 MiB)."},"max_repair_attempts":{"type":"integer","minimum":1,"maximum":100,"description":"Repair steps in a row before the runner gives up on an invalid tree (default 3)."},"max_stalled_iterations":{"type":"integer","minimum":0,"maximum":1000,"description":"`runner run` stops (exit 3) after this many iterations in a row that changed nothing in the task tree — no runner-owned field, no open node (default 3; 0: never). Runner errors neither count nor reset it."},"max_consecutive_runner_errors":{"type":"integer","minimum":1,"maximum":1000,"description":"`runner run` retries a runner error a retry can cure (the agent crashed or its model API failed, invalid or missing output, the runner killed mid-iteration) until this many come in a row (default 3)."},"retry_backoff_seconds":{"type":"number","minimum":0,"maximum":3600,"description":"The wait before the first retry after a runner error (default 30); it doubles with each further error in a row, up to 15 minutes."},"max_limit_wait_seconds":{"type":"integer","minimum":0,"maximum":604800,"description":"How long `runner run` may wait for an agent's rate or usage limit to reset (default 21600, six hours); a limit that resets later stops the run (exit 3). 0: never wait."},"max_run_seconds":{"type":"integer","minimum":1,"maximum":31536000,"description":"A budget for one `runner run`: wall-clock seconds, checked between iterations (and before a wait). Reached: the run stops cleanly (exit 3). Unset: none."},"max_run_tokens":{"type":"integer","minimum":1,"description":"A budget for one `runner run`: tokens (input + output) the agents reported, checked between iterations. Unset: none."},"max_run_cost_usd":{"type":"number","exclusiveMinimum":0,"maximum":1000000,"description":"A budget for one `runner run`: cost in USD the agents reported (Claude reports it; Codex does not), checked between iterations; what is left is passed to Claude as --max-budget-usd. Unset: none."}}},"hooks":{"title":"HooksConfig","type":"object","additionalProperties":false,"description":"Commands `runner run` starts on its events, each given the event as one JSON object on stdin (the shape of `runner run --json`'s lines). A failing hook is logged in .runner/iterations/<run-id>/hooks.log, never fatal, never committed.","properties":{"on_iteration":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"argv run after every iteration (its `iteration` event)."},"on_run_end":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"argv run when the run ends: done, stopped early, or an error (its `summary` event)."},"on_stuck":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"argv run when a leaf becomes stuck (attempts reach max_attempts) or the run stops for lack of progress (a `stuck` event)."},"timeout_seconds":{"type":"integer","minimum":1,"maximum":3600,"description":"Each hook's time limit (default 30); a hook still running then is killed with its process tree."},"bell":{"type":"boolean","description":"Ring the terminal bell (on stderr, when it is a terminal) when the run ends or a leaf is stuck (default false)."}}}}};
 const pattern5 = new RegExp("^[^=\\s]+=.*$", "u");
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1014,7 +1014,7 @@ if(data.guard !== undefined){
 let data19 = data.guard;
 if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
 for(const key2 in data19){
-if(!((((key2 === "command") || (key2 === "protected_paths")) || (key2 === "setup")) || (key2 === "isolation"))){
+if(!(((((key2 === "command") || (key2 === "protected_paths")) || (key2 === "test_patterns")) || (key2 === "setup")) || (key2 === "isolation"))){
 const err36 = {instancePath:instancePath+"/guard",schemaPath:"#/properties/guard/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err36];
@@ -1104,11 +1104,15 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data19.setup !== undefined){
-let data24 = data19.setup;
+if(data19.test_patterns !== undefined){
+let data24 = data19.test_patterns;
 if(Array.isArray(data24)){
-if(data24.length < 1){
-const err43 = {instancePath:instancePath+"/guard/setup",schemaPath:"#/properties/guard/properties/setup/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len6 = data24.length;
+for(let i6=0; i6<len6; i6++){
+let data25 = data24[i6];
+if(typeof data25 === "string"){
+if(func2(data25) < 1){
+const err43 = {instancePath:instancePath+"/guard/test_patterns/" + i6,schemaPath:"#/properties/guard/properties/test_patterns/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1117,12 +1121,9 @@ vErrors.push(err43);
 }
 errors++;
 }
-const len6 = data24.length;
-for(let i6=0; i6<len6; i6++){
-let data25 = data24[i6];
-if(typeof data25 === "string"){
-if(func2(data25) < 1){
-const err44 = {instancePath:instancePath+"/guard/setup/" + i6,schemaPath:"#/properties/guard/properties/setup/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err44 = {instancePath:instancePath+"/guard/test_patterns/" + i6,schemaPath:"#/properties/guard/properties/test_patterns/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1132,8 +1133,9 @@ vErrors.push(err44);
 errors++;
 }
 }
+}
 else {
-const err45 = {instancePath:instancePath+"/guard/setup/" + i6,schemaPath:"#/properties/guard/properties/setup/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err45 = {instancePath:instancePath+"/guard/test_patterns",schemaPath:"#/properties/guard/properties/test_patterns/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1143,9 +1145,11 @@ vErrors.push(err45);
 errors++;
 }
 }
-}
-else {
-const err46 = {instancePath:instancePath+"/guard/setup",schemaPath:"#/properties/guard/properties/setup/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data19.setup !== undefined){
+let data26 = data19.setup;
+if(Array.isArray(data26)){
+if(data26.length < 1){
+const err46 = {instancePath:instancePath+"/guard/setup",schemaPath:"#/properties/guard/properties/setup/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1154,11 +1158,12 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-if(data19.isolation !== undefined){
-let data26 = data19.isolation;
-if(typeof data26 !== "string"){
-const err47 = {instancePath:instancePath+"/guard/isolation",schemaPath:"#/properties/guard/properties/isolation/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len7 = data26.length;
+for(let i7=0; i7<len7; i7++){
+let data27 = data26[i7];
+if(typeof data27 === "string"){
+if(func2(data27) < 1){
+const err47 = {instancePath:instancePath+"/guard/setup/" + i7,schemaPath:"#/properties/guard/properties/setup/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1167,8 +1172,9 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(!((data26 === "in-place") || (data26 === "worktree"))){
-const err48 = {instancePath:instancePath+"/guard/isolation",schemaPath:"#/properties/guard/properties/isolation/enum",keyword:"enum",params:{allowedValues: schema34.properties.guard.properties.isolation.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err48 = {instancePath:instancePath+"/guard/setup/" + i7,schemaPath:"#/properties/guard/properties/setup/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1180,7 +1186,7 @@ errors++;
 }
 }
 else {
-const err49 = {instancePath:instancePath+"/guard",schemaPath:"#/properties/guard/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err49 = {instancePath:instancePath+"/guard/setup",schemaPath:"#/properties/guard/properties/setup/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1190,12 +1196,10 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data.limits !== undefined){
-let data27 = data.limits;
-if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
-for(const key3 in data27){
-if(!(func1.call(schema34.properties.limits.properties, key3))){
-const err50 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(data19.isolation !== undefined){
+let data28 = data19.isolation;
+if(typeof data28 !== "string"){
+const err50 = {instancePath:instancePath+"/guard/isolation",schemaPath:"#/properties/guard/properties/isolation/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1204,11 +1208,8 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-if(data27.iteration_timeout_seconds !== undefined){
-let data28 = data27.iteration_timeout_seconds;
-if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-const err51 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((data28 === "in-place") || (data28 === "worktree"))){
+const err51 = {instancePath:instancePath+"/guard/isolation",schemaPath:"#/properties/guard/properties/isolation/enum",keyword:"enum",params:{allowedValues: schema34.properties.guard.properties.isolation.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1217,9 +1218,10 @@ vErrors.push(err51);
 }
 errors++;
 }
-if((typeof data28 == "number") && (isFinite(data28))){
-if(data28 > 604800 || isNaN(data28)){
-const err52 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/guard",schemaPath:"#/properties/guard/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1228,8 +1230,13 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(data28 < 1 || isNaN(data28)){
-const err53 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.limits !== undefined){
+let data29 = data.limits;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+for(const key3 in data29){
+if(!(func1.call(schema34.properties.limits.properties, key3))){
+const err53 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1239,11 +1246,10 @@ vErrors.push(err53);
 errors++;
 }
 }
-}
-if(data27.max_iterations !== undefined){
-let data29 = data27.max_iterations;
-if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
-const err54 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data29.iteration_timeout_seconds !== undefined){
+let data30 = data29.iteration_timeout_seconds;
+if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
+const err54 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1252,9 +1258,9 @@ vErrors.push(err54);
 }
 errors++;
 }
-if((typeof data29 == "number") && (isFinite(data29))){
-if(data29 > 1000000 || isNaN(data29)){
-const err55 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+if((typeof data30 == "number") && (isFinite(data30))){
+if(data30 > 604800 || isNaN(data30)){
+const err55 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1263,8 +1269,8 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(data29 < 1 || isNaN(data29)){
-const err56 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data30 < 1 || isNaN(data30)){
+const err56 = {instancePath:instancePath+"/limits/iteration_timeout_seconds",schemaPath:"#/properties/limits/properties/iteration_timeout_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1275,10 +1281,10 @@ errors++;
 }
 }
 }
-if(data27.output_cap_bytes !== undefined){
-let data30 = data27.output_cap_bytes;
-if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
-const err57 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data29.max_iterations !== undefined){
+let data31 = data29.max_iterations;
+if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
+const err57 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1287,9 +1293,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-if((typeof data30 == "number") && (isFinite(data30))){
-if(data30 > 1073741824 || isNaN(data30)){
-const err58 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"};
+if((typeof data31 == "number") && (isFinite(data31))){
+if(data31 > 1000000 || isNaN(data31)){
+const err58 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1298,8 +1304,8 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(data30 < 1024 || isNaN(data30)){
-const err59 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(data31 < 1 || isNaN(data31)){
+const err59 = {instancePath:instancePath+"/limits/max_iterations",schemaPath:"#/properties/limits/properties/max_iterations/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1310,10 +1316,10 @@ errors++;
 }
 }
 }
-if(data27.max_repair_attempts !== undefined){
-let data31 = data27.max_repair_attempts;
-if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
-const err60 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data29.output_cap_bytes !== undefined){
+let data32 = data29.output_cap_bytes;
+if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
+const err60 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1322,9 +1328,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-if((typeof data31 == "number") && (isFinite(data31))){
-if(data31 > 100 || isNaN(data31)){
-const err61 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if((typeof data32 == "number") && (isFinite(data32))){
+if(data32 > 1073741824 || isNaN(data32)){
+const err61 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1073741824},message:"must be <= 1073741824"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1333,8 +1339,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(data31 < 1 || isNaN(data31)){
-const err62 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data32 < 1024 || isNaN(data32)){
+const err62 = {instancePath:instancePath+"/limits/output_cap_bytes",schemaPath:"#/properties/limits/properties/output_cap_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1345,10 +1351,10 @@ errors++;
 }
 }
 }
-if(data27.max_stalled_iterations !== undefined){
-let data32 = data27.max_stalled_iterations;
-if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
-const err63 = {instancePath:instancePath+"/limits/max_stalled_iterations",schemaPath:"#/properties/limits/properties/max_stalled_iterations/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data29.max_repair_attempts !== undefined){
+let data33 = data29.max_repair_attempts;
+if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
+const err63 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1357,9 +1363,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-if((typeof data32 == "number") && (isFinite(data32))){
-if(data32 > 1000 || isNaN(data32)){
-const err64 = {instancePath:instancePath+"/limits/max_stalled_iterations",schemaPath:"#/properties/limits/properties/max_stalled_iterations/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if((typeof data33 == "number") && (isFinite(data33))){
+if(data33 > 100 || isNaN(data33)){
+const err64 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1368,8 +1374,8 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(data32 < 0 || isNaN(data32)){
-const err65 = {instancePath:instancePath+"/limits/max_stalled_iterations",schemaPath:"#/properties/limits/properties/max_stalled_iterations/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data33 < 1 || isNaN(data33)){
+const err65 = {instancePath:instancePath+"/limits/max_repair_attempts",schemaPath:"#/properties/limits/properties/max_repair_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -1380,10 +1386,10 @@ errors++;
 }
 }
 }
-if(data27.max_consecutive_runner_errors !== undefined){
-let data33 = data27.max_consecutive_runner_errors;
-if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
-const err66 = {instancePath:instancePath+"/limits/max_consecutive_runner_errors",schemaPath:"#/properties/limits/properties/max_consecutive_runner_errors/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data29.max_stalled_iterations !== undefined){
+let data34 = data29.max_stalled_iterations;
+if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+const err66 = {instancePath:instancePath+"/limits/max_stalled_iterations",schemaPath:"#/properties/limits/properties/max_stalled_iterations/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -1392,9 +1398,9 @@ vErrors.push(err66);
 }
 errors++;
 }
-if((typeof data33 == "number") && (isFinite(data33))){
-if(data33 > 1000 || isNaN(data33)){
-const err67 = {instancePath:instancePath+"/limits/max_consecutive_runner_errors",schemaPath:"#/properties/limits/properties/max_consecutive_runner_errors/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+if((typeof data34 == "number") && (isFinite(data34))){
+if(data34 > 1000 || isNaN(data34)){
+const err67 = {instancePath:instancePath+"/limits/max_stalled_iterations",schemaPath:"#/properties/limits/properties/max_stalled_iterations/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1403,8 +1409,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(data33 < 1 || isNaN(data33)){
-const err68 = {instancePath:instancePath+"/limits/max_consecutive_runner_errors",schemaPath:"#/properties/limits/properties/max_consecutive_runner_errors/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data34 < 0 || isNaN(data34)){
+const err68 = {instancePath:instancePath+"/limits/max_stalled_iterations",schemaPath:"#/properties/limits/properties/max_stalled_iterations/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1415,11 +1421,10 @@ errors++;
 }
 }
 }
-if(data27.retry_backoff_seconds !== undefined){
-let data34 = data27.retry_backoff_seconds;
-if((typeof data34 == "number") && (isFinite(data34))){
-if(data34 > 3600 || isNaN(data34)){
-const err69 = {instancePath:instancePath+"/limits/retry_backoff_seconds",schemaPath:"#/properties/limits/properties/retry_backoff_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"};
+if(data29.max_consecutive_runner_errors !== undefined){
+let data35 = data29.max_consecutive_runner_errors;
+if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
+const err69 = {instancePath:instancePath+"/limits/max_consecutive_runner_errors",schemaPath:"#/properties/limits/properties/max_consecutive_runner_errors/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -1428,8 +1433,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(data34 < 0 || isNaN(data34)){
-const err70 = {instancePath:instancePath+"/limits/retry_backoff_seconds",schemaPath:"#/properties/limits/properties/retry_backoff_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data35 == "number") && (isFinite(data35))){
+if(data35 > 1000 || isNaN(data35)){
+const err70 = {instancePath:instancePath+"/limits/max_consecutive_runner_errors",schemaPath:"#/properties/limits/properties/max_consecutive_runner_errors/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -1438,9 +1444,8 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-else {
-const err71 = {instancePath:instancePath+"/limits/retry_backoff_seconds",schemaPath:"#/properties/limits/properties/retry_backoff_seconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data35 < 1 || isNaN(data35)){
+const err71 = {instancePath:instancePath+"/limits/max_consecutive_runner_errors",schemaPath:"#/properties/limits/properties/max_consecutive_runner_errors/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1450,10 +1455,12 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(data27.max_limit_wait_seconds !== undefined){
-let data35 = data27.max_limit_wait_seconds;
-if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
-const err72 = {instancePath:instancePath+"/limits/max_limit_wait_seconds",schemaPath:"#/properties/limits/properties/max_limit_wait_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data29.retry_backoff_seconds !== undefined){
+let data36 = data29.retry_backoff_seconds;
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 > 3600 || isNaN(data36)){
+const err72 = {instancePath:instancePath+"/limits/retry_backoff_seconds",schemaPath:"#/properties/limits/properties/retry_backoff_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1462,9 +1469,8 @@ vErrors.push(err72);
 }
 errors++;
 }
-if((typeof data35 == "number") && (isFinite(data35))){
-if(data35 > 604800 || isNaN(data35)){
-const err73 = {instancePath:instancePath+"/limits/max_limit_wait_seconds",schemaPath:"#/properties/limits/properties/max_limit_wait_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
+if(data36 < 0 || isNaN(data36)){
+const err73 = {instancePath:instancePath+"/limits/retry_backoff_seconds",schemaPath:"#/properties/limits/properties/retry_backoff_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1473,8 +1479,9 @@ vErrors.push(err73);
 }
 errors++;
 }
-if(data35 < 0 || isNaN(data35)){
-const err74 = {instancePath:instancePath+"/limits/max_limit_wait_seconds",schemaPath:"#/properties/limits/properties/max_limit_wait_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err74 = {instancePath:instancePath+"/limits/retry_backoff_seconds",schemaPath:"#/properties/limits/properties/retry_backoff_seconds/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1484,11 +1491,10 @@ vErrors.push(err74);
 errors++;
 }
 }
-}
-if(data27.max_run_seconds !== undefined){
-let data36 = data27.max_run_seconds;
-if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
-const err75 = {instancePath:instancePath+"/limits/max_run_seconds",schemaPath:"#/properties/limits/properties/max_run_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data29.max_limit_wait_seconds !== undefined){
+let data37 = data29.max_limit_wait_seconds;
+if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
+const err75 = {instancePath:instancePath+"/limits/max_limit_wait_seconds",schemaPath:"#/properties/limits/properties/max_limit_wait_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1497,9 +1503,9 @@ vErrors.push(err75);
 }
 errors++;
 }
-if((typeof data36 == "number") && (isFinite(data36))){
-if(data36 > 31536000 || isNaN(data36)){
-const err76 = {instancePath:instancePath+"/limits/max_run_seconds",schemaPath:"#/properties/limits/properties/max_run_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"};
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 > 604800 || isNaN(data37)){
+const err76 = {instancePath:instancePath+"/limits/max_limit_wait_seconds",schemaPath:"#/properties/limits/properties/max_limit_wait_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1508,8 +1514,8 @@ vErrors.push(err76);
 }
 errors++;
 }
-if(data36 < 1 || isNaN(data36)){
-const err77 = {instancePath:instancePath+"/limits/max_run_seconds",schemaPath:"#/properties/limits/properties/max_run_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data37 < 0 || isNaN(data37)){
+const err77 = {instancePath:instancePath+"/limits/max_limit_wait_seconds",schemaPath:"#/properties/limits/properties/max_limit_wait_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1520,10 +1526,10 @@ errors++;
 }
 }
 }
-if(data27.max_run_tokens !== undefined){
-let data37 = data27.max_run_tokens;
-if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
-const err78 = {instancePath:instancePath+"/limits/max_run_tokens",schemaPath:"#/properties/limits/properties/max_run_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data29.max_run_seconds !== undefined){
+let data38 = data29.max_run_seconds;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+const err78 = {instancePath:instancePath+"/limits/max_run_seconds",schemaPath:"#/properties/limits/properties/max_run_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1532,9 +1538,9 @@ vErrors.push(err78);
 }
 errors++;
 }
-if((typeof data37 == "number") && (isFinite(data37))){
-if(data37 < 1 || isNaN(data37)){
-const err79 = {instancePath:instancePath+"/limits/max_run_tokens",schemaPath:"#/properties/limits/properties/max_run_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 > 31536000 || isNaN(data38)){
+const err79 = {instancePath:instancePath+"/limits/max_run_seconds",schemaPath:"#/properties/limits/properties/max_run_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 31536000},message:"must be <= 31536000"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1543,13 +1549,8 @@ vErrors.push(err79);
 }
 errors++;
 }
-}
-}
-if(data27.max_run_cost_usd !== undefined){
-let data38 = data27.max_run_cost_usd;
-if((typeof data38 == "number") && (isFinite(data38))){
-if(data38 > 1000000 || isNaN(data38)){
-const err80 = {instancePath:instancePath+"/limits/max_run_cost_usd",schemaPath:"#/properties/limits/properties/max_run_cost_usd/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+if(data38 < 1 || isNaN(data38)){
+const err80 = {instancePath:instancePath+"/limits/max_run_seconds",schemaPath:"#/properties/limits/properties/max_run_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1558,8 +1559,12 @@ vErrors.push(err80);
 }
 errors++;
 }
-if(data38 <= 0 || isNaN(data38)){
-const err81 = {instancePath:instancePath+"/limits/max_run_cost_usd",schemaPath:"#/properties/limits/properties/max_run_cost_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+}
+if(data29.max_run_tokens !== undefined){
+let data39 = data29.max_run_tokens;
+if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
+const err81 = {instancePath:instancePath+"/limits/max_run_tokens",schemaPath:"#/properties/limits/properties/max_run_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1568,9 +1573,9 @@ vErrors.push(err81);
 }
 errors++;
 }
-}
-else {
-const err82 = {instancePath:instancePath+"/limits/max_run_cost_usd",schemaPath:"#/properties/limits/properties/max_run_cost_usd/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data39 == "number") && (isFinite(data39))){
+if(data39 < 1 || isNaN(data39)){
+const err82 = {instancePath:instancePath+"/limits/max_run_tokens",schemaPath:"#/properties/limits/properties/max_run_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1581,8 +1586,11 @@ errors++;
 }
 }
 }
-else {
-const err83 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data29.max_run_cost_usd !== undefined){
+let data40 = data29.max_run_cost_usd;
+if((typeof data40 == "number") && (isFinite(data40))){
+if(data40 > 1000000 || isNaN(data40)){
+const err83 = {instancePath:instancePath+"/limits/max_run_cost_usd",schemaPath:"#/properties/limits/properties/max_run_cost_usd/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1591,13 +1599,8 @@ vErrors.push(err83);
 }
 errors++;
 }
-}
-if(data.hooks !== undefined){
-let data39 = data.hooks;
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-for(const key4 in data39){
-if(!(((((key4 === "on_iteration") || (key4 === "on_run_end")) || (key4 === "on_stuck")) || (key4 === "timeout_seconds")) || (key4 === "bell"))){
-const err84 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(data40 <= 0 || isNaN(data40)){
+const err84 = {instancePath:instancePath+"/limits/max_run_cost_usd",schemaPath:"#/properties/limits/properties/max_run_cost_usd/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1607,11 +1610,8 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(data39.on_iteration !== undefined){
-let data40 = data39.on_iteration;
-if(Array.isArray(data40)){
-if(data40.length < 1){
-const err85 = {instancePath:instancePath+"/hooks/on_iteration",schemaPath:"#/properties/hooks/properties/on_iteration/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+else {
+const err85 = {instancePath:instancePath+"/limits/max_run_cost_usd",schemaPath:"#/properties/limits/properties/max_run_cost_usd/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1620,12 +1620,10 @@ vErrors.push(err85);
 }
 errors++;
 }
-const len7 = data40.length;
-for(let i7=0; i7<len7; i7++){
-let data41 = data40[i7];
-if(typeof data41 === "string"){
-if(func2(data41) < 1){
-const err86 = {instancePath:instancePath+"/hooks/on_iteration/" + i7,schemaPath:"#/properties/hooks/properties/on_iteration/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+else {
+const err86 = {instancePath:instancePath+"/limits",schemaPath:"#/properties/limits/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1635,8 +1633,12 @@ vErrors.push(err86);
 errors++;
 }
 }
-else {
-const err87 = {instancePath:instancePath+"/hooks/on_iteration/" + i7,schemaPath:"#/properties/hooks/properties/on_iteration/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.hooks !== undefined){
+let data41 = data.hooks;
+if(data41 && typeof data41 == "object" && !Array.isArray(data41)){
+for(const key4 in data41){
+if(!(((((key4 === "on_iteration") || (key4 === "on_run_end")) || (key4 === "on_stuck")) || (key4 === "timeout_seconds")) || (key4 === "bell"))){
+const err87 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1646,9 +1648,11 @@ vErrors.push(err87);
 errors++;
 }
 }
-}
-else {
-const err88 = {instancePath:instancePath+"/hooks/on_iteration",schemaPath:"#/properties/hooks/properties/on_iteration/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data41.on_iteration !== undefined){
+let data42 = data41.on_iteration;
+if(Array.isArray(data42)){
+if(data42.length < 1){
+const err88 = {instancePath:instancePath+"/hooks/on_iteration",schemaPath:"#/properties/hooks/properties/on_iteration/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1657,12 +1661,12 @@ vErrors.push(err88);
 }
 errors++;
 }
-}
-if(data39.on_run_end !== undefined){
-let data42 = data39.on_run_end;
-if(Array.isArray(data42)){
-if(data42.length < 1){
-const err89 = {instancePath:instancePath+"/hooks/on_run_end",schemaPath:"#/properties/hooks/properties/on_run_end/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len8 = data42.length;
+for(let i8=0; i8<len8; i8++){
+let data43 = data42[i8];
+if(typeof data43 === "string"){
+if(func2(data43) < 1){
+const err89 = {instancePath:instancePath+"/hooks/on_iteration/" + i8,schemaPath:"#/properties/hooks/properties/on_iteration/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1671,12 +1675,9 @@ vErrors.push(err89);
 }
 errors++;
 }
-const len8 = data42.length;
-for(let i8=0; i8<len8; i8++){
-let data43 = data42[i8];
-if(typeof data43 === "string"){
-if(func2(data43) < 1){
-const err90 = {instancePath:instancePath+"/hooks/on_run_end/" + i8,schemaPath:"#/properties/hooks/properties/on_run_end/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err90 = {instancePath:instancePath+"/hooks/on_iteration/" + i8,schemaPath:"#/properties/hooks/properties/on_iteration/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1686,8 +1687,9 @@ vErrors.push(err90);
 errors++;
 }
 }
+}
 else {
-const err91 = {instancePath:instancePath+"/hooks/on_run_end/" + i8,schemaPath:"#/properties/hooks/properties/on_run_end/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err91 = {instancePath:instancePath+"/hooks/on_iteration",schemaPath:"#/properties/hooks/properties/on_iteration/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1697,9 +1699,11 @@ vErrors.push(err91);
 errors++;
 }
 }
-}
-else {
-const err92 = {instancePath:instancePath+"/hooks/on_run_end",schemaPath:"#/properties/hooks/properties/on_run_end/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data41.on_run_end !== undefined){
+let data44 = data41.on_run_end;
+if(Array.isArray(data44)){
+if(data44.length < 1){
+const err92 = {instancePath:instancePath+"/hooks/on_run_end",schemaPath:"#/properties/hooks/properties/on_run_end/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1708,12 +1712,12 @@ vErrors.push(err92);
 }
 errors++;
 }
-}
-if(data39.on_stuck !== undefined){
-let data44 = data39.on_stuck;
-if(Array.isArray(data44)){
-if(data44.length < 1){
-const err93 = {instancePath:instancePath+"/hooks/on_stuck",schemaPath:"#/properties/hooks/properties/on_stuck/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len9 = data44.length;
+for(let i9=0; i9<len9; i9++){
+let data45 = data44[i9];
+if(typeof data45 === "string"){
+if(func2(data45) < 1){
+const err93 = {instancePath:instancePath+"/hooks/on_run_end/" + i9,schemaPath:"#/properties/hooks/properties/on_run_end/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1722,12 +1726,9 @@ vErrors.push(err93);
 }
 errors++;
 }
-const len9 = data44.length;
-for(let i9=0; i9<len9; i9++){
-let data45 = data44[i9];
-if(typeof data45 === "string"){
-if(func2(data45) < 1){
-const err94 = {instancePath:instancePath+"/hooks/on_stuck/" + i9,schemaPath:"#/properties/hooks/properties/on_stuck/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err94 = {instancePath:instancePath+"/hooks/on_run_end/" + i9,schemaPath:"#/properties/hooks/properties/on_run_end/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1737,8 +1738,9 @@ vErrors.push(err94);
 errors++;
 }
 }
+}
 else {
-const err95 = {instancePath:instancePath+"/hooks/on_stuck/" + i9,schemaPath:"#/properties/hooks/properties/on_stuck/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err95 = {instancePath:instancePath+"/hooks/on_run_end",schemaPath:"#/properties/hooks/properties/on_run_end/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1748,9 +1750,11 @@ vErrors.push(err95);
 errors++;
 }
 }
-}
-else {
-const err96 = {instancePath:instancePath+"/hooks/on_stuck",schemaPath:"#/properties/hooks/properties/on_stuck/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data41.on_stuck !== undefined){
+let data46 = data41.on_stuck;
+if(Array.isArray(data46)){
+if(data46.length < 1){
+const err96 = {instancePath:instancePath+"/hooks/on_stuck",schemaPath:"#/properties/hooks/properties/on_stuck/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1759,11 +1763,12 @@ vErrors.push(err96);
 }
 errors++;
 }
-}
-if(data39.timeout_seconds !== undefined){
-let data46 = data39.timeout_seconds;
-if(!(((typeof data46 == "number") && (!(data46 % 1) && !isNaN(data46))) && (isFinite(data46)))){
-const err97 = {instancePath:instancePath+"/hooks/timeout_seconds",schemaPath:"#/properties/hooks/properties/timeout_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const len10 = data46.length;
+for(let i10=0; i10<len10; i10++){
+let data47 = data46[i10];
+if(typeof data47 === "string"){
+if(func2(data47) < 1){
+const err97 = {instancePath:instancePath+"/hooks/on_stuck/" + i10,schemaPath:"#/properties/hooks/properties/on_stuck/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1772,9 +1777,9 @@ vErrors.push(err97);
 }
 errors++;
 }
-if((typeof data46 == "number") && (isFinite(data46))){
-if(data46 > 3600 || isNaN(data46)){
-const err98 = {instancePath:instancePath+"/hooks/timeout_seconds",schemaPath:"#/properties/hooks/properties/timeout_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"};
+}
+else {
+const err98 = {instancePath:instancePath+"/hooks/on_stuck/" + i10,schemaPath:"#/properties/hooks/properties/on_stuck/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1783,8 +1788,10 @@ vErrors.push(err98);
 }
 errors++;
 }
-if(data46 < 1 || isNaN(data46)){
-const err99 = {instancePath:instancePath+"/hooks/timeout_seconds",schemaPath:"#/properties/hooks/properties/timeout_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+else {
+const err99 = {instancePath:instancePath+"/hooks/on_stuck",schemaPath:"#/properties/hooks/properties/on_stuck/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1794,10 +1801,10 @@ vErrors.push(err99);
 errors++;
 }
 }
-}
-if(data39.bell !== undefined){
-if(typeof data39.bell !== "boolean"){
-const err100 = {instancePath:instancePath+"/hooks/bell",schemaPath:"#/properties/hooks/properties/bell/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data41.timeout_seconds !== undefined){
+let data48 = data41.timeout_seconds;
+if(!(((typeof data48 == "number") && (!(data48 % 1) && !isNaN(data48))) && (isFinite(data48)))){
+const err100 = {instancePath:instancePath+"/hooks/timeout_seconds",schemaPath:"#/properties/hooks/properties/timeout_seconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1806,10 +1813,9 @@ vErrors.push(err100);
 }
 errors++;
 }
-}
-}
-else {
-const err101 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data48 == "number") && (isFinite(data48))){
+if(data48 > 3600 || isNaN(data48)){
+const err101 = {instancePath:instancePath+"/hooks/timeout_seconds",schemaPath:"#/properties/hooks/properties/timeout_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1818,15 +1824,50 @@ vErrors.push(err101);
 }
 errors++;
 }
-}
-}
-else {
-const err102 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data48 < 1 || isNaN(data48)){
+const err102 = {instancePath:instancePath+"/hooks/timeout_seconds",schemaPath:"#/properties/hooks/properties/timeout_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err102];
 }
 else {
 vErrors.push(err102);
+}
+errors++;
+}
+}
+}
+if(data41.bell !== undefined){
+if(typeof data41.bell !== "boolean"){
+const err103 = {instancePath:instancePath+"/hooks/bell",schemaPath:"#/properties/hooks/properties/bell/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err103];
+}
+else {
+vErrors.push(err103);
+}
+errors++;
+}
+}
+}
+else {
+const err104 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err104];
+}
+else {
+vErrors.push(err104);
+}
+errors++;
+}
+}
+}
+else {
+const err105 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err105];
+}
+else {
+vErrors.push(err105);
 }
 errors++;
 }

@@ -36,6 +36,7 @@ export function iterationMeta(input: {
     runner_error: record.runnerError ?? null,
     tree_problems: record.treeProblems,
     changed_paths: record.changedPaths,
+    tests_changed: record.testFilesChanged,
     // What the agent did to git itself (undone by the runner): its own commits, HEAD, control files.
     agent_git: record.agentGit ?? null,
     executor: agent ? executorMeta(agent) : null,

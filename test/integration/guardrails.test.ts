@@ -117,12 +117,14 @@ describe.concurrent("[guard] protected_paths (default: the guard's files and .ru
     await expectClean(s);
   });
 
-  it("a retry that touches a protected file: attempts + 1, guard skipped, the file restored", async () => {
+  it("a retry that touches a protected file: attempts + 1, guard skipped, the file restored; the commit, which changes only .runner/, says decompose", async () => {
     const s = await scenario({ tree: ONE_LEAF, files: { justfile: JUSTFILE } });
     s.script({ 1: { write: { justfile: "ci:\n    true\n" }, status: "retry" } });
     const result = await s.step();
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(await s.subjects()).toEqual([subject("t1", 1, "a", "execute", "skipped")]);
+    expect(await s.subjects()).toEqual([subject("t1", 1, "a", "decompose", "skipped")]);
+    const audit = await s.runner(["audit"]);
+    expect(audit.exitCode, audit.stderr).toBe(0);
     expect(s.node("a").attempts).toBe(1);
     expect(s.read("justfile")).toBe(JUSTFILE);
     expect(s.read(s.iterFile(1, "protected.patch"))).toContain("+    true");

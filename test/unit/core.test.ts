@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson, serializeTree, treeFingerprint } from "../../src/core/canonical.js";
 import { classifyChangedPaths, isRunnerPath } from "../../src/core/classify.js";
 import { ALWAYS_PROTECTED, DEFAULT_LIMITS, parseConfig, resolveConfig } from "../../src/core/config.js";
+import { DEFAULT_TEST_PATTERNS } from "../../src/core/test-files.js";
 import { MAX_TREE_DEPTH, checkDerivedPasses, checkPassedImmutable, checkTreeShape, nestingExceeds } from "../../src/core/invariants.js";
 import { pathEntryProblem, pathMatchesEntry, pathsInside, pathsOutside } from "../../src/core/path-rules.js";
 import { childPath, formatProblem, pointerToPath } from "../../src/core/problems.js";
@@ -444,6 +445,7 @@ describe("CONTRACT §5 configuration: schema messages with the key path, default
           protectedPaths: [...ALWAYS_PROTECTED, "justfile", "Justfile", "JUSTFILE", ".justfile"],
           setup: undefined,
           isolation: "in-place",
+          testPatterns: [...DEFAULT_TEST_PATTERNS],
         },
         limits: DEFAULT_LIMITS,
         hooks: { onIteration: undefined, onRunEnd: undefined, onStuck: undefined, timeoutSeconds: 30, bell: false },

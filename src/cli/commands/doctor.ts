@@ -9,6 +9,7 @@ import path from "node:path";
 import { installedAgents, type InstalledAgent } from "../../adapters/agent-versions.js";
 import { bestContainment } from "../../adapters/containment.js";
 import { FALLBACK_IDENTITY, GitRepo } from "../../adapters/git.js";
+import { guardDefinitionSummary } from "../../adapters/guard-definition.js";
 import { preflight, type PreflightCheck } from "../../adapters/preflight.js";
 import { loadConfig } from "../../adapters/project-files.js";
 import { loadTree } from "../../adapters/tree-store.js";
@@ -43,6 +44,7 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
   }
   checks.push(await treeCheck(root));
   if (config.ok) checks.push(...preflight(root, config.config, env));
+  if (config.ok) checks.push(await definitionCheck(root, config.config.guard.command));
   checks.push({ name: "containment", detail: `${await bestContainment()} (no process an agent or guard starts outlives its run)` });
 
   const problems = checks.filter((check) => check.problem !== undefined);
@@ -65,6 +67,18 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
     problems.length === 1 ? `${problems[0]!.problem}` : `${problems.length} problems found (listed above); fix them and run \`runner doctor\` again.`,
   );
   return EXIT.failed;
+}
+
+/** Which files (and package.json script entries) the agent may not change, as the guard's definition at HEAD. */
+async function definitionCheck(root: string, guard: readonly string[]): Promise<PreflightCheck> {
+  const summary = existsSync(path.join(root, ".git")) ? await guardDefinitionSummary(new GitRepo(root), guard).catch(() => undefined) : undefined;
+  return {
+    name: "guard's definition",
+    detail:
+      summary === undefined
+        ? "read from the starting commit of each iteration (no commit yet)"
+        : `${summary} (at HEAD; the agent's changes to them are taken back)`,
+  };
 }
 
 async function repositoryChecks(root: string, env: Record<string, string>): Promise<PreflightCheck[]> {

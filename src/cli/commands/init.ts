@@ -11,7 +11,9 @@ import { importPlan } from "../../core/plan-import.js";
 import { countNodes, goalMarkdown, goalTree, type TaskTree } from "../../core/tree.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import { GitRepo } from "../../adapters/git.js";
+import { guardDefinitionSummary } from "../../adapters/guard-definition.js";
 import { projectPath } from "../../adapters/project-files.js";
+import { DEFAULT_GUARD_COMMAND } from "../../core/config.js";
 import { schemaFile } from "../../package-files.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";
@@ -32,6 +34,12 @@ export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: numbe
   if (tree) printLine(`imported ${countNodes(tree) - 1} nodes from ${argv.plan} under the root "${tree.root.title}".`);
   printLine(`initialized ${RUNNER_DIR}/ in ${root}:`);
   for (const file of files) printLine(`  ${file}`);
+  const summary = await guardDefinitionSummary(new GitRepo(root), DEFAULT_GUARD_COMMAND).catch(() => undefined);
+  printLine(
+    summary === undefined
+      ? `the guard \`${DEFAULT_GUARD_COMMAND.join(" ")}\` is protected by its definition (its files and package.json scripts), read from each iteration's starting commit.`
+      : `the guard \`${DEFAULT_GUARD_COMMAND.join(" ")}\` is protected by: ${summary} (as committed now; the agent's changes to them are taken back).`,
+  );
   printLine("next: describe the goal in .runner/GOAL.md, check .runner/state/config.toml, commit, then `runner start`.");
   return 0;
 }

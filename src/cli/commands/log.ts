@@ -17,7 +17,7 @@ import { addUsage, describeUsage, formatCost, shortCount, usageFromMeta, type Us
 import { eventsFile, iterationDir } from "../../core/layout.js";
 import { oneLine } from "../../core/text-limits.js";
 import type { Highlight } from "../../diagram/render.js";
-import { loopRecords, type LoopRecord } from "../../core/loop-history.js";
+import { loopRecords, testsOf, type LoopRecord } from "../../core/loop-history.js";
 import { parseCommitSubject } from "../../core/run-id.js";
 import { personEditsAmong, type PersonEditEntry } from "../../core/person-edit.js";
 import { runBase } from "../../adapters/run-audit.js";
@@ -58,6 +58,8 @@ export interface LogEntry {
   /** Where its tree snapshots are (`runner log --iteration N --tree before|after` prints them): a commit's tree file, or the local log's copy. */
   tree_before?: string | null;
   tree_after?: string | null;
+  /** Test files the iteration changed (its commit's Runner-Tests; "and N more" where it lists fewer). */
+  tests_changed: string[];
 }
 
 /** How many of the guard's last lines one iteration shows. */
@@ -142,7 +144,14 @@ async function toEntry(root: string, runId: string, record: LoopRecord): Promise
     failure_text: record.failure ?? null,
     guard_output_tail: guardOutput === undefined ? [] : failingLines(guardOutput, GUARD_LINES),
     guard_log: guardFailed ? await guardLogTail(root, runId, record, meta) : null,
+    tests_changed: testsChanged(record),
   };
+}
+
+/** The test files of a loop commit's Runner-Tests, "and N more" last when it names fewer. */
+export function testsChanged(record: LoopRecord): string[] {
+  const { files, more } = testsOf(record);
+  return more > 0 ? [...files, `and ${more} more`] : files;
 }
 
 function object(value: unknown): Record<string, unknown> | undefined {
@@ -175,6 +184,7 @@ function guardSections(entry: LogEntry, style: Style): string[] {
 /** One field of an entry as `runner log --iteration N` prints it. */
 function fieldText(key: string, value: LogEntry[keyof LogEntry]): string {
   if (value === null) return "-";
+  if (key === "tests_changed") return (value as string[]).length === 0 ? "-" : (value as string[]).join(", ");
   if (key === "usage") return describeUsage(value as UsageTotals);
   if (key === "limit") {
     const limit = value as NonNullable<LogEntry["limit"]>;
@@ -260,6 +270,10 @@ export async function run(
     row.map((cell, i) => (i === row.length - 1 ? cell : i === 0 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ");
   printLine(style.dim(format(header)));
   for (const [i, row] of rows.entries()) printLine(style.tone(rowTone(entries[i]!), format(row)));
+  // A reviewer sees where the agent changed tests (weakened, perhaps), protected or not.
+  for (const entry of entries.filter((e) => e.tests_changed.length > 0)) {
+    printLine(style.warning(`iteration ${entry.iteration} changed tests: ${entry.tests_changed.join(", ")}`));
+  }
   if (usage) printLine(`usage: ${describeUsage(usage)}`);
   if (personEdits.length > 0) {
     printLine(`a person's edits (${personEdits.length}), not iterations:`);

@@ -154,6 +154,7 @@ function entryLines(entry: LogEntry, style: Style): string[] {
   const failed = entry.runner_error !== null || entry.guard_outcome === "fail" || entry.failure !== null;
   const lines = [failed ? style.failed(head) : entry.guard_outcome === "pass" ? style.passed(head) : head];
   for (const line of firstLines(entry.summary, 3)) lines.push(`      ${line}`);
+  if (entry.tests_changed.length > 0) lines.push(style.warning(`      tests changed: ${entry.tests_changed.join(", ")}`));
   if (entry.runner_error) lines.push(style.failed(`      runner error: ${entry.runner_error}`));
   const failure = entry.failure_text ?? entry.failure;
   if (failure) {

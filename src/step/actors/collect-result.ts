@@ -8,6 +8,7 @@ import { fromPromise } from "xstate";
 import { readAgentAnswer } from "../../adapters/agent-answer.js";
 import { restoreRunnerFiles, undoAgentControl, undoAgentRefs } from "../../adapters/agent-git.js";
 import { changedPathList } from "../../adapters/git.js";
+import { takeBackScriptEntries } from "../../adapters/guard-definition.js";
 import { hiddenByChangedIgnoreRules, isIgnoreFile } from "../../adapters/ignore-rules.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { moveAside, uncommittableRepositories } from "../../adapters/nested-repositories.js";
@@ -38,6 +39,9 @@ export function collectResultActor({ root, git, gitDir, secrets }: ActorDeps) {
       await moveAside(root, nestedRepositories, log.dir);
       changedPaths = changedPaths.filter((relative) => !nestedRepositories.includes(relative));
     }
+    // A changed script entry of the guard's definition is taken back now; a manifest left as it was is no change.
+    const scripts = await takeBackScriptEntries(root, git, start.from.head, start.config.guard.protectedScripts ?? [], changedPaths, log);
+    changedPaths = changedPaths.filter((relative) => !scripts.unchanged.includes(relative));
     const hiddenByIgnoreRules = changedPaths.some(isIgnoreFile) ? await hiddenByChangedIgnoreRules(git, gitDir, start.from.head) : [];
     const program = start.guardProgram;
     const guardProgramChanged = program.file !== undefined && signatureOf(program.file) !== program.signature ? program.file : undefined;
@@ -52,7 +56,13 @@ export function collectResultActor({ root, git, gitDir, secrets }: ActorDeps) {
       answer: checked,
       treeData,
       changedPaths: [...changedPaths, ...nestedRepositories].sort(),
-      git: { ...undone, hiddenByIgnoreRules, nestedRepositories, ...(guardProgramChanged ? { guardProgramChanged } : {}) },
+      git: {
+        ...undone,
+        hiddenByIgnoreRules,
+        nestedRepositories,
+        ...(guardProgramChanged ? { guardProgramChanged } : {}),
+        ...(scripts.named.length > 0 ? { scriptEntriesChanged: scripts.named } : {}),
+      },
     };
   });
 }

@@ -44,6 +44,7 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
           failure: record.failure,
           gitNote: describeAgentGit(record.agentGit),
           treeLeftInvalid: record.treeToWrite === undefined,
+          tests: record.testFilesChanged,
         }),
         secrets,
       );

@@ -3,6 +3,7 @@
 import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { fromPromise } from "xstate";
+import { withGuardDefinition } from "../../adapters/guard-definition.js";
 import { identifyProgram } from "../../adapters/program.js";
 import { loadConfig, projectPath } from "../../adapters/project-files.js";
 import { runHistory, runIdentity } from "../../adapters/run-history.js";
@@ -31,7 +32,8 @@ export function loadInterruptedActor({ root, env, git, state }: ActorDeps) {
     // A temp file of an atomic write the kill cut short must not be committed.
     await removeStaleTempFiles(path.dirname(projectPath(root, LAYOUT.tree)));
     return {
-      config: config.config,
+      // (an interrupted agent's change of the guard's definition is taken back too)
+      config: await withGuardDefinition(git, input.head, config.config),
       records,
       previousTree,
       treeFromStart: accepted !== undefined,

@@ -3,6 +3,7 @@
 import { fromPromise } from "xstate";
 import { loadConfig, loadTree } from "../../adapters/project-files.js";
 import { loadWrittenTree } from "../../adapters/tree-store.js";
+import { withGuardDefinition } from "../../adapters/guard-definition.js";
 import { guardProgramOf, preflight } from "../../adapters/preflight.js";
 import { identifyFile } from "../../adapters/program.js";
 import { keptHistory, runHistory, runIdentity } from "../../adapters/run-history.js";
@@ -21,7 +22,10 @@ export function loadStateActor({ root, env, git, state }: ActorDeps) {
     // passed) is one it wrote from a valid tree: parsed, not checked again.
     const kept = await keptHistory(state, input.runId, input.head);
     const [config, tree, history] = await Promise.all([
-      loadConfig(root),
+      // (with the guard's definition at the starting commit protected too)
+      loadConfig(root).then(async (loaded) =>
+        loaded.ok ? { ...loaded, config: await withGuardDefinition(git, input.head, loaded.config) } : loaded,
+      ),
       kept?.treeWritten ? loadWrittenTree(root) : loadTree(root),
       runHistory(git, state, input.runId, input.head, kept),
     ]);

@@ -71,7 +71,11 @@ export function preparePromptActor(deps: ActorDeps) {
           nodeContext,
           notes,
           guardCommand: start.config.guard.command,
-          protectedPaths: start.config.guard.protectedPaths,
+          // (the guard's script entries too: "package.json scripts.test")
+          protectedPaths: [
+            ...start.config.guard.protectedPaths,
+            ...(start.config.guard.protectedScripts ?? []).flatMap((s) => Object.keys(s.entries).map((name) => `${s.manifest} scripts.${name}`)),
+          ],
           allowedWritePaths: policy?.allowedWritePaths,
           outputFile,
         },
