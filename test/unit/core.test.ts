@@ -406,7 +406,11 @@ describe("CONTRACT §5 configuration: schema messages with the key path, default
   });
 
   it.each([
-    { config: { executor: { kind: "gpt" } }, path: "$.executor.kind", message: 'must be one of "command", "codex", "claude", "demo", not "gpt"' },
+    {
+      config: { executor: { kind: "gpt" } },
+      path: "$.executor.kind",
+      message: 'must be one of "command", "codex", "claude", "gemini", "qwen", "opencode", "demo", not "gpt"',
+    },
     { config: { limits: { output_cap_bytes: 10 } }, path: "$.limits.output_cap_bytes", message: "must be at least 1024, not 10" },
     {
       config: { limits: { iteration_timeout_seconds: 1.5 } },
