@@ -25,16 +25,21 @@ export interface PlanEdit {
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const ID_SLUG_LENGTH = 48;
 
-/** `Add the login page!` → `add-the-login-page`; `-2`, `-3`, … when the id is taken. */
+/**
+ * `Add the login page!` → `add-the-login-page`; a long title is cut after its last whole word within
+ * ID_SLUG_LENGTH characters; `-2`, `-3`, … when the id is taken.
+ */
 export function idFromTitle(title: string, taken: ReadonlySet<string>): string {
-  const slug =
-    title
-      .normalize("NFKD")
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, "-")
-      .replace(/^-+|-+$/g, "")
-      .slice(0, ID_SLUG_LENGTH)
-      .replace(/-+$/, "") || "node";
+  const full = title
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  const cut =
+    full.length <= ID_SLUG_LENGTH || full[ID_SLUG_LENGTH] === "-"
+      ? full.slice(0, ID_SLUG_LENGTH)
+      : full.slice(0, ID_SLUG_LENGTH).replace(/-[^-]*$/, "");
+  const slug = cut.replace(/-+$/, "") || "node";
   if (!taken.has(slug)) return slug;
   for (let n = 2; ; n++) if (!taken.has(`${slug}-${n}`)) return `${slug}-${n}`;
 }
