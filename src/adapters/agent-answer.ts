@@ -14,7 +14,7 @@ export function answerFile(log: IterationLog): string {
 }
 
 /** The answer file's path relative to the repository, as messages name it. */
-export function answerFileName(runId: string, iteration: number): string {
+function answerFileName(runId: string, iteration: number): string {
   return `${iterationDir(runId, iteration)}/${ANSWER_FILE}`;
 }
 

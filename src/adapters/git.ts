@@ -14,7 +14,7 @@ import { StreamRedactor } from "../core/stream-redactor.js";
 import { openSafely } from "./safe-files.js";
 import { readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { GitError, RefusalError } from "../errors.js";
+import { GitError, isSystemError, RefusalError } from "../errors.js";
 
 export interface ChangedPath {
   /** Repository-relative path, as git prints it. */
@@ -399,6 +399,9 @@ export class GitRepo {
     const to = target === "index" ? ["--cached", base] : [base, target];
     await this.raw(["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", ...to, "--", ".", ...excludes.map((p) => `:(exclude)${p}`)], {
       stdoutFile: { path: file, capBytes, secrets },
+    }).catch((error: unknown) => {
+      // A file that cannot be written (a full disk) is the file system's error, not git's.
+      throw error instanceof GitError && isSystemError(error.cause) ? error.cause : error;
     });
   }
 

@@ -1,6 +1,8 @@
 // Step 6, re-load: first what the agent did to git itself is undone (control files, operations in
-// progress, HEAD and the run branch back on the starting commit); then what it left — its answer, the tree file freshly parsed, the paths changed against the starting commit (through the
-// runner's own index), files hidden by an ignore rule it changed, repositories it created that
+// progress, HEAD and the run branch back on the starting commit, the runner's own files under
+// .runner/), and a changed script entry of the guard's definition taken back; then what it left —
+// its answer, the tree file freshly parsed, the paths changed against the starting commit (through
+// the runner's own index), files hidden by an ignore rule it changed, repositories it created that
 // cannot be committed, whether the guard's program is still the one found before it ran. Also what
 // the recovery of a runner error collects. core decides what it all means.
 import { readFile, stat } from "node:fs/promises";

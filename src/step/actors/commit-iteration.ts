@@ -23,88 +23,80 @@ import type { ActorDeps } from "../deps.js";
 const PATCH_CAP_BYTES = 16 * 1024 * 1024;
 
 export function commitIterationActor({ root, git, gitDir, state, secrets, onProgress }: ActorDeps) {
-  return fromPromise<CommitFacts, CommitRequest>(
-    async ({
-      input: {
-        record,
-        start: { from: start, identity },
+  return fromPromise<CommitFacts, CommitRequest>(async ({ input: { record, start } }) => {
+    const { from, identity } = start;
+    onProgress?.({ type: "phase", phase: "commit", iteration: record.iteration, nodeId: record.nodeId });
+    const log = new IterationLog(root, record.runId, record.iteration, secrets);
+    const message = redactSecrets(
+      formatCommitMessage(commitSubjectOf(record), {
+        summary: record.summary,
+        status: record.stepKind === "repair" ? undefined : record.status,
+        attempts:
+          record.attemptsAfter !== undefined && record.maxAttempts !== undefined
+            ? { after: record.attemptsAfter, max: record.maxAttempts }
+            : undefined,
+        runnerError: record.runnerError ? `${record.runnerError.kind}: ${record.runnerError.message}` : undefined,
+        failure: record.failure,
+        gitNote: describeAgentGit(record.agentGit),
+        treeLeftInvalid: record.treeToWrite === undefined,
+        tests: record.testFilesChanged,
+      }),
+      secrets,
+    );
+    if (record.protectedChanged.length > 0) {
+      // Files the agent created show in the patch once git knows of them (intent to add).
+      const present = record.protectedChanged.filter((relative) => existsSync(projectPath(root, relative)));
+      if (present.length > 0) await git.raw(["add", "--intent-to-add", "--", ...present]).catch(() => "");
+      log.write(
+        "protected.patch",
+        await git
+          .raw(["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", from.head, "--", ...record.protectedChanged])
+          .catch(() => ""),
+      );
+      await git.restorePaths(record.protectedChanged, from.head);
+    }
+    await git.addAll();
+    // diff.patch: what is staged now is what the commit holds; taken beside the commit. It leaves out
+    // the tree file (the commit and its parent hold it whole; the log's trees.json refers to them).
+    const patch = git.diffToFile(from.head, "index", [LAYOUT.tree], log.file("diff.patch"), PATCH_CAP_BYTES, secrets);
+    const commit = (async () => {
+      const sha = await git.commitTree(await git.writeTree(), from.head, message, identity);
+      await git.updateRef(`refs/heads/${from.branch}`, sha, from.head);
+      await publishRunnerIndex(state, gitDir, sha);
+      return sha;
+    })();
+    // The patch is a local log: one that cannot be written (a full disk) ends where it stopped, and
+    // the commit, which is made, is recorded as such (meta.json, written last, reports the disk).
+    // Its failure is told after the commit (run-step.ts): a patch cut short must not pass unseen.
+    let patchError: unknown;
+    const patched = patch.then(
+      () => undefined,
+      (error: unknown) => {
+        patchError = error;
       },
-    }) => {
-      onProgress?.({ type: "phase", phase: "commit", iteration: record.iteration, nodeId: record.nodeId });
-      const log = new IterationLog(root, record.runId, record.iteration, secrets);
-      const message = redactSecrets(
-        formatCommitMessage(commitSubjectOf(record), {
-          summary: record.summary,
-          status: record.stepKind === "repair" ? undefined : record.status,
-          attempts:
-            record.attemptsAfter !== undefined && record.maxAttempts !== undefined
-              ? { after: record.attemptsAfter, max: record.maxAttempts }
-              : undefined,
-          runnerError: record.runnerError ? `${record.runnerError.kind}: ${record.runnerError.message}` : undefined,
-          failure: record.failure,
-          gitNote: describeAgentGit(record.agentGit),
-          treeLeftInvalid: record.treeToWrite === undefined,
-          tests: record.testFilesChanged,
-        }),
-        secrets,
-      );
-      if (record.protectedChanged.length > 0) {
-        // Files the agent created show in the patch once git knows of them (intent to add).
-        const present = record.protectedChanged.filter((relative) => existsSync(projectPath(root, relative)));
-        if (present.length > 0) await git.raw(["add", "--intent-to-add", "--", ...present]).catch(() => "");
-        log.write(
-          "protected.patch",
-          await git
-            .raw(["diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", start.head, "--", ...record.protectedChanged])
-            .catch(() => ""),
-        );
-        await git.restorePaths(record.protectedChanged, start.head);
-      }
-      await git.addAll();
-      // diff.patch: what is staged now is what the commit holds; taken beside the commit. It leaves out
-      // the tree file (the commit and its parent hold it whole; the log's trees.json refers to them).
-      const patch = git.diffToFile(start.head, "index", [LAYOUT.tree], log.file("diff.patch"), PATCH_CAP_BYTES, secrets);
-      const commit = (async () => {
-        const sha = await git.commitTree(await git.writeTree(), start.head, message, identity);
-        await git.updateRef(`refs/heads/${start.branch}`, sha, start.head);
-        await publishRunnerIndex(state, gitDir, sha);
-        return sha;
-      })();
-      // The patch is a local log: one that cannot be written (a full disk) ends where it stopped, and
-      // the commit, which is made, is recorded as such (meta.json, written last, reports the disk).
-      // Its failure is told after the commit (run-step.ts): a patch cut short must not pass unseen.
-      let patchError: unknown;
-      const patched = patch.then(
-        () => undefined,
-        (error: unknown) => {
-          patchError = error;
-        },
-      );
-      const sha = await commit;
-      await patched;
-      // tree.after.json, once the commit holds the same bytes, becomes a reference to it.
-      await settleTreeAfter(log, projectPath(root, LAYOUT.tree), sha).catch(() => undefined);
-      // The run's history as the next step will read it: this commit on top of the one it kept.
-      const newline = message.indexOf("\n");
-      await addToHistory(
-        state,
-        record.runId,
-        start.head,
-        {
-          sha,
-          subject: message.slice(0, newline),
-          body: message
-            .slice(newline + 1)
-            .replace(/^\n/, "")
-            .trimEnd(),
-          author: `${identity.name} <${identity.email}>`,
-        },
-        record.treeToWrite !== undefined,
-      );
-      await removeJournal(state.journal);
-      // (git's wrapper names git; the cause is the file system's error, e.g. ENOSPC)
-      const cause = patchError instanceof Error && isSystemError(patchError.cause) ? patchError.cause : patchError;
-      return isSystemError(cause) ? { sha, logError: cause.message } : { sha };
-    },
-  );
+    );
+    const sha = await commit;
+    await patched;
+    // tree.after.json, once the commit holds the same bytes, becomes a reference to it.
+    await settleTreeAfter(log, projectPath(root, LAYOUT.tree), sha).catch(() => undefined);
+    // The run's history as the next step will read it: this commit on top of the one it kept.
+    const newline = message.indexOf("\n");
+    await addToHistory(
+      state,
+      record.runId,
+      from.head,
+      {
+        sha,
+        subject: message.slice(0, newline),
+        body: message
+          .slice(newline + 1)
+          .replace(/^\n/, "")
+          .trimEnd(),
+        author: `${identity.name} <${identity.email}>`,
+      },
+      record.treeToWrite !== undefined,
+    );
+    await removeJournal(state.journal);
+    return isSystemError(patchError) ? { sha, logError: patchError.message } : { sha };
+  });
 }
