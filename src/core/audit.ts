@@ -8,7 +8,7 @@ import { leftTreeInvalid, parseLoopCommit, type LoopRecord } from "./loop-histor
 import { judgePersonEdit, onlyRunnerFiles, parsePersonEditSubject, type PersonEditFinding } from "./person-edit.js";
 import { formatProblem } from "./problems.js";
 import { selectLeftmostOpenLeaf } from "./select.js";
-import { walkTree, type TaskNode, type TaskTree } from "./tree.js";
+import { nodesById, walkTree, type TaskNode, type TaskTree } from "./tree.js";
 
 export interface AuditCommit {
   sha: string;
@@ -47,13 +47,12 @@ export interface AuditReport {
 }
 
 /** Each tree's nodes by id, built once per tree (a tree is the "after" of one commit and the "before" of the next). */
-const nodesById = new WeakMap<TaskTree, Map<string, TaskNode>>();
+const byIdCache = new WeakMap<TaskTree, Map<string, TaskNode>>();
 function byId(tree: TaskTree): Map<string, TaskNode> {
-  let map = nodesById.get(tree);
+  let map = byIdCache.get(tree);
   if (map) return map;
-  map = new Map<string, TaskNode>();
-  for (const { node } of walkTree(tree)) map.set(node.id, node);
-  nodesById.set(tree, map);
+  map = nodesById(tree);
+  byIdCache.set(tree, map);
   return map;
 }
 

@@ -5,7 +5,7 @@
 // deterministically: the same title in the same tree always gives the same id.
 import { checkDerivedPasses, checkPassedImmutable, checkTreeShape } from "./invariants.js";
 import { formatProblem } from "./problems.js";
-import { forEachNode, indexById, sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
+import { forEachNode, indexById, nodesById, sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
 
 /** A person's edit that cannot be made: the sentence says which field and what to do instead. */
 export class PlanEditError extends Error {}
@@ -45,11 +45,7 @@ export function idFromTitle(title: string, taken: ReadonlySet<string>): string {
 }
 
 function allIds(tree: TaskTree): Set<string> {
-  const ids = new Set<string>();
-  forEachNode(tree, (node) => {
-    ids.add(node.id);
-  });
-  return ids;
+  return new Set(nodesById(tree).keys());
 }
 
 const quote = (id: string) => JSON.stringify(id);
@@ -113,10 +109,7 @@ export function personEditProblems(before: TaskTree, after: unknown): string[] {
 
 /** Passes and attempts are the runner's: unchanged on every node that was there, false / 0 on new nodes (a parent's passes derived). */
 export function ownedFieldProblems(before: TaskTree, after: TaskTree): string[] {
-  const previous = new Map<string, TaskNode>();
-  forEachNode(before, (node) => {
-    previous.set(node.id, node);
-  });
+  const previous = nodesById(before);
   const problems: string[] = [];
   forEachNode(after, (node) => {
     const was = previous.get(node.id);
