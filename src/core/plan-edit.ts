@@ -5,6 +5,7 @@
 // deterministically: the same title in the same tree always gives the same id.
 import { checkDerivedPasses, checkPassedImmutable, checkTreeShape } from "./invariants.js";
 import { formatProblem } from "./problems.js";
+import { deriveInternalPasses } from "./state-update.js";
 import { forEachNode, indexById, nodesById, sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
 
 /** A person's edit that cannot be made: the sentence says which field and what to do instead. */
@@ -126,20 +127,9 @@ export function ownedFieldProblems(before: TaskTree, after: TaskTree): string[] 
   return problems;
 }
 
-/** Re-derives parents' passes bottom-up (a parent whose last open child was removed passes). */
-function derive(tree: TaskTree): void {
-  const order: TaskNode[] = [];
-  forEachNode(tree, (node) => {
-    order.push(node);
-  });
-  for (let i = order.length - 1; i >= 0; i--) {
-    const node = order[i]!;
-    if (node.children.length > 0) node.passes = node.children.every((child) => child.passes);
-  }
-}
-
 function finish(verb: EditVerb, nodeId: string, before: TaskTree, draft: TaskTree, changes: string[]): PlanEdit {
-  derive(draft);
+  // Parents' passes re-derived (a parent whose last open child was removed passes).
+  deriveInternalPasses(draft);
   const tree = sortedCopy(draft);
   const problems = personEditProblems(before, tree);
   if (problems.length > 0) throw new PlanEditError(`The edit would break the tree's rules (${problems[0]}); nothing was written.`);
