@@ -6,7 +6,7 @@
 import { checkDerivedPasses, checkPassedImmutable, checkTreeShape } from "./invariants.js";
 import { formatProblem } from "./problems.js";
 import { deriveInternalPasses } from "./state-update.js";
-import { forEachNode, indexById, nodesById, sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
+import { findNode, forEachNode, indexById, nodesById, sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
 
 /** A person's edit that cannot be made: the sentence says which field and what to do instead. */
 export class PlanEditError extends Error {}
@@ -242,12 +242,7 @@ export function moveNode(before: TaskTree, nodeId: string, parentId: string, ord
   const { node: target } = locate(draft, parentId);
   if (hasPassedNode(node))
     throw new PlanEditError(`${quote(nodeId)} holds a passed node, and passed nodes stay where they are; move its open children one by one instead.`);
-  let inside = false;
-  forEachNode({ version: 1, root: node }, (each) => {
-    if (each.id === parentId) inside = true;
-    return !inside;
-  });
-  if (inside)
+  if (findNode({ version: 1, root: node }, parentId) !== undefined)
     throw new PlanEditError(
       `Cannot move ${quote(nodeId)} under ${quote(parentId)}, which is ${parentId === nodeId ? "the node itself" : `inside ${quote(nodeId)}'s own subtree`} (a cycle); pick a --parent outside it.`,
     );
