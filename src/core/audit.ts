@@ -4,6 +4,7 @@
 // leaf the leftmost open one, commit subjects consistent with the change and numbered in order.
 import { classifyChangedPaths } from "./classify.js";
 import { checkDerivedPasses, checkPassedImmutable } from "./invariants.js";
+import { LAYOUT } from "./layout.js";
 import { leftTreeInvalid, parseLoopCommit, type LoopRecord } from "./loop-history.js";
 import { judgePersonEdit, onlyRunnerFiles, parsePersonEditSubject, type PersonEditFinding } from "./person-edit.js";
 import { formatProblem } from "./problems.js";
@@ -231,7 +232,7 @@ export async function auditRun(
       personEdits.push(finding);
       const who = finding.made === "runner" ? "a person's edit" : "a person's edit by hand";
       for (const problem of finding.problems) fail(`${who} (${JSON.stringify(commit.subject)}) breaks the rules: ${problem}`);
-      if (commit.changedPaths.includes(".runner/state/tree.json")) {
+      if (commit.changedPaths.includes(LAYOUT.tree)) {
         current = after;
         if (after) lastValid = after;
       }
@@ -239,7 +240,7 @@ export async function auditRun(
     }
     if (!record) {
       otherCommits++;
-      if (!commit.changedPaths.includes(".runner/state/tree.json")) return;
+      if (!commit.changedPaths.includes(LAYOUT.tree)) return;
       if (!after) {
         fail("a commit that is not a loop commit left the task tree invalid");
       } else if (lastValid) {
