@@ -16,7 +16,7 @@ export interface PersonEditSubject {
   target: string;
 }
 
-export function formatPersonEditSubject(subject: PersonEditSubject): string {
+function formatPersonEditSubject(subject: PersonEditSubject): string {
   const run = subject.runId === undefined ? "" : `run ${subject.runId} `;
   const what = subject.verb === "config" ? `config ${subject.target}` : `${subject.verb} node ${subject.target}`;
   return `chore(runner): ${run}edit ${what}`;
@@ -45,7 +45,7 @@ export function formatPersonEditMessage(subject: PersonEditSubject, person: stri
 }
 
 /** The Runner-* trailers of a message's last paragraph (repeated keys: the first). */
-export function trailersOf(body: string): Record<string, string> {
+function trailersOf(body: string): Record<string, string> {
   const paragraphs = body.trim().split(/\n\n+/);
   const lines = (paragraphs[paragraphs.length - 1] ?? "").split("\n");
   const trailers: Record<string, string> = {};

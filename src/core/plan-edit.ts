@@ -109,7 +109,7 @@ export function personEditProblems(before: TaskTree, after: unknown): string[] {
 }
 
 /** Passes and attempts are the runner's: unchanged on every node that was there, false / 0 on new nodes (a parent's passes derived). */
-export function ownedFieldProblems(before: TaskTree, after: TaskTree): string[] {
+function ownedFieldProblems(before: TaskTree, after: TaskTree): string[] {
   const previous = nodesById(before);
   const problems: string[] = [];
   forEachNode(after, (node) => {
