@@ -4,11 +4,12 @@
 // leaf the leftmost open one, commit subjects consistent with the change and numbered in order.
 import { classifyChangedPaths } from "./classify.js";
 import { checkDerivedPasses, checkPassedImmutable } from "./invariants.js";
+import { LAYOUT } from "./layout.js";
 import { leftTreeInvalid, parseLoopCommit, type LoopRecord } from "./loop-history.js";
 import { judgePersonEdit, onlyRunnerFiles, parsePersonEditSubject, type PersonEditFinding } from "./person-edit.js";
 import { formatProblem } from "./problems.js";
 import { selectLeftmostOpenLeaf } from "./select.js";
-import { walkTree, type TaskNode, type TaskTree } from "./tree.js";
+import { nodesById, walkTree, type TaskNode, type TaskTree } from "./tree.js";
 
 export interface AuditCommit {
   sha: string;
@@ -47,13 +48,12 @@ export interface AuditReport {
 }
 
 /** Each tree's nodes by id, built once per tree (a tree is the "after" of one commit and the "before" of the next). */
-const nodesById = new WeakMap<TaskTree, Map<string, TaskNode>>();
+const byIdCache = new WeakMap<TaskTree, Map<string, TaskNode>>();
 function byId(tree: TaskTree): Map<string, TaskNode> {
-  let map = nodesById.get(tree);
+  let map = byIdCache.get(tree);
   if (map) return map;
-  map = new Map<string, TaskNode>();
-  for (const { node } of walkTree(tree)) map.set(node.id, node);
-  nodesById.set(tree, map);
+  map = nodesById(tree);
+  byIdCache.set(tree, map);
   return map;
 }
 
@@ -232,7 +232,7 @@ export async function auditRun(
       personEdits.push(finding);
       const who = finding.made === "runner" ? "a person's edit" : "a person's edit by hand";
       for (const problem of finding.problems) fail(`${who} (${JSON.stringify(commit.subject)}) breaks the rules: ${problem}`);
-      if (commit.changedPaths.includes(".runner/state/tree.json")) {
+      if (commit.changedPaths.includes(LAYOUT.tree)) {
         current = after;
         if (after) lastValid = after;
       }
@@ -240,7 +240,7 @@ export async function auditRun(
     }
     if (!record) {
       otherCommits++;
-      if (!commit.changedPaths.includes(".runner/state/tree.json")) return;
+      if (!commit.changedPaths.includes(LAYOUT.tree)) return;
       if (!after) {
         fail("a commit that is not a loop commit left the task tree invalid");
       } else if (lastValid) {

@@ -2,7 +2,7 @@
 // reads it to number iterations, count repairs, and give the agent its node's earlier summaries.
 import type { AgentStatus } from "./state-update.js";
 import { formatCommitSubject, parseCommitSubject, type CommitSubject } from "./run-id.js";
-import { oneLine, safeText, truncateForAgent } from "./text-limits.js";
+import { clip, oneLine, safeText, truncateForAgent } from "./text-limits.js";
 
 export interface LoopRecord {
   sha: string;
@@ -44,9 +44,7 @@ const SUMMARY_LIMIT = 2000;
 /** The agent's summary as the runner keeps it (commit message, meta.json): at most SUMMARY_LIMIT characters; output.json keeps it whole. */
 export function keptSummary(summary: string): string {
   const trimmed = summary.trim();
-  if (trimmed.length <= SUMMARY_LIMIT) return trimmed;
-  const end = SUMMARY_LIMIT - 1 - (/[\ud800-\udbff]/.test(trimmed.charAt(SUMMARY_LIMIT - 2)) ? 1 : 0);
-  return `${trimmed.slice(0, end)}…`;
+  return trimmed.length <= SUMMARY_LIMIT ? trimmed : `${clip(trimmed, SUMMARY_LIMIT - 1)}…`;
 }
 
 /** The full commit message: the CONTRACT §7 subject, the agent's summary, then Runner-* trailers; free text made safe by safeText. */

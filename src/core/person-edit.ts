@@ -2,6 +2,7 @@
 // audit judges it. A person's edit is never an iteration (iteration numbers stay 1..n); it may
 // change only the runner's files (.runner/, never the project's), only open nodes, and never the
 // runner-owned fields. The same rules judge a commit a person made by hand that only edits the plan.
+import { isRunnerPath } from "./classify.js";
 import { LAYOUT, RUNNER_DIR } from "./layout.js";
 import { personEditProblems, type EditVerb } from "./plan-edit.js";
 import { parentIds, findNode, type TaskTree } from "./tree.js";
@@ -15,7 +16,7 @@ export interface PersonEditSubject {
   target: string;
 }
 
-export function formatPersonEditSubject(subject: PersonEditSubject): string {
+function formatPersonEditSubject(subject: PersonEditSubject): string {
   const run = subject.runId === undefined ? "" : `run ${subject.runId} `;
   const what = subject.verb === "config" ? `config ${subject.target}` : `${subject.verb} node ${subject.target}`;
   return `chore(runner): ${run}edit ${what}`;
@@ -44,7 +45,7 @@ export function formatPersonEditMessage(subject: PersonEditSubject, person: stri
 }
 
 /** The Runner-* trailers of a message's last paragraph (repeated keys: the first). */
-export function trailersOf(body: string): Record<string, string> {
+function trailersOf(body: string): Record<string, string> {
   const paragraphs = body.trim().split(/\n\n+/);
   const lines = (paragraphs[paragraphs.length - 1] ?? "").split("\n");
   const trailers: Record<string, string> = {};
@@ -71,7 +72,7 @@ export interface PersonEditFinding {
 
 /** Whether a commit that is not a loop commit is, by its paths, a person's edit of the plan or config (only files under .runner/). */
 export function onlyRunnerFiles(changedPaths: readonly string[]): boolean {
-  return changedPaths.length > 0 && changedPaths.every((file) => file.startsWith(`${RUNNER_DIR}/`));
+  return changedPaths.length > 0 && changedPaths.every(isRunnerPath);
 }
 
 export interface PersonEditInput {
@@ -96,7 +97,7 @@ export function judgePersonEdit(input: PersonEditInput): PersonEditFinding {
   const trailers = subject ? trailersOf(input.body) : {};
   const made = subject && trailers.edit === subject.verb ? "runner" : "hand";
   const problems: string[] = [];
-  const outside = input.changedPaths.filter((file) => !file.startsWith(`${RUNNER_DIR}/`));
+  const outside = input.changedPaths.filter((file) => !isRunnerPath(file));
   if (outside.length > 0)
     problems.push(
       `a person's edit changed files outside ${RUNNER_DIR}/ (${outside.slice(0, 3).join(", ")}); project work is the agent's, in iterations`,

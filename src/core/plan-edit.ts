@@ -5,7 +5,8 @@
 // deterministically: the same title in the same tree always gives the same id.
 import { checkDerivedPasses, checkPassedImmutable, checkTreeShape } from "./invariants.js";
 import { formatProblem } from "./problems.js";
-import { forEachNode, indexById, sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
+import { deriveInternalPasses } from "./state-update.js";
+import { findNode, forEachNode, indexById, nodesById, sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
 
 /** A person's edit that cannot be made: the sentence says which field and what to do instead. */
 export class PlanEditError extends Error {}
@@ -45,11 +46,7 @@ export function idFromTitle(title: string, taken: ReadonlySet<string>): string {
 }
 
 function allIds(tree: TaskTree): Set<string> {
-  const ids = new Set<string>();
-  forEachNode(tree, (node) => {
-    ids.add(node.id);
-  });
-  return ids;
+  return new Set(nodesById(tree).keys());
 }
 
 const quote = (id: string) => JSON.stringify(id);
@@ -112,11 +109,8 @@ export function personEditProblems(before: TaskTree, after: unknown): string[] {
 }
 
 /** Passes and attempts are the runner's: unchanged on every node that was there, false / 0 on new nodes (a parent's passes derived). */
-export function ownedFieldProblems(before: TaskTree, after: TaskTree): string[] {
-  const previous = new Map<string, TaskNode>();
-  forEachNode(before, (node) => {
-    previous.set(node.id, node);
-  });
+function ownedFieldProblems(before: TaskTree, after: TaskTree): string[] {
+  const previous = nodesById(before);
   const problems: string[] = [];
   forEachNode(after, (node) => {
     const was = previous.get(node.id);
@@ -133,20 +127,9 @@ export function ownedFieldProblems(before: TaskTree, after: TaskTree): string[] 
   return problems;
 }
 
-/** Re-derives parents' passes bottom-up (a parent whose last open child was removed passes). */
-function derive(tree: TaskTree): void {
-  const order: TaskNode[] = [];
-  forEachNode(tree, (node) => {
-    order.push(node);
-  });
-  for (let i = order.length - 1; i >= 0; i--) {
-    const node = order[i]!;
-    if (node.children.length > 0) node.passes = node.children.every((child) => child.passes);
-  }
-}
-
 function finish(verb: EditVerb, nodeId: string, before: TaskTree, draft: TaskTree, changes: string[]): PlanEdit {
-  derive(draft);
+  // Parents' passes re-derived (a parent whose last open child was removed passes).
+  deriveInternalPasses(draft);
   const tree = sortedCopy(draft);
   const problems = personEditProblems(before, tree);
   if (problems.length > 0) throw new PlanEditError(`The edit would break the tree's rules (${problems[0]}); nothing was written.`);
@@ -259,12 +242,7 @@ export function moveNode(before: TaskTree, nodeId: string, parentId: string, ord
   const { node: target } = locate(draft, parentId);
   if (hasPassedNode(node))
     throw new PlanEditError(`${quote(nodeId)} holds a passed node, and passed nodes stay where they are; move its open children one by one instead.`);
-  let inside = false;
-  forEachNode({ version: 1, root: node }, (each) => {
-    if (each.id === parentId) inside = true;
-    return !inside;
-  });
-  if (inside)
+  if (findNode({ version: 1, root: node }, parentId) !== undefined)
     throw new PlanEditError(
       `Cannot move ${quote(nodeId)} under ${quote(parentId)}, which is ${parentId === nodeId ? "the node itself" : `inside ${quote(nodeId)}'s own subtree`} (a cycle); pick a --parent outside it.`,
     );

@@ -7,7 +7,7 @@ import { formatProblem } from "./problems.js";
 import { ID_PATTERN, idFromTitle, PlanEditError } from "./plan-edit.js";
 import { sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
 
-export type PlanFormat = "markdown" | "ralph" | "task-master";
+type PlanFormat = "markdown" | "ralph" | "task-master";
 
 interface Draft {
   id?: string;
@@ -19,7 +19,7 @@ interface Draft {
 }
 
 /** Which format a plan file is: by its name (.md) or its JSON shape. */
-export function planFormat(name: string, text: string): PlanFormat {
+function planFormat(name: string, text: string): PlanFormat {
   if (/\.(md|markdown)$/i.test(name)) return "markdown";
   let data: unknown;
   try {

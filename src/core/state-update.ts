@@ -10,6 +10,7 @@ import {
   hasCanonicalKeys,
   hasCanonicalTreeKeys,
   inSiblingOrder,
+  nodesById,
   orderedChildren,
   sortedCopy,
   withKeysInOrder,
@@ -55,16 +56,7 @@ export function resetRunnerOwnedFields(previous: TaskTree, next: TaskTree): Task
  */
 function resetInPlace(previous: TaskTree, next: TaskTree): { tree: TaskTree; order: TaskNode[] } {
   let index: Map<string, TaskNode> | undefined;
-  const byId = (id: string): TaskNode | undefined => {
-    if (!index) {
-      const built = new Map<string, TaskNode>();
-      forEachNode(previous, (node) => {
-        built.set(node.id, node);
-      });
-      index = built;
-    }
-    return index.get(id);
-  };
+  const byId = (id: string): TaskNode | undefined => (index ??= nodesById(previous)).get(id);
   const tree: TaskTree = hasCanonicalTreeKeys(next) ? next : { version: next.version, root: next.root };
   if (!hasCanonicalKeys(tree.root)) tree.root = withKeysInOrder(tree.root);
   const order: TaskNode[] = [];

@@ -46,7 +46,7 @@ export function outputExcerpt(head: string, tail: string, total: number, failure
 }
 
 /** The first `max` characters of `text`, never half a surrogate pair. */
-function clip(text: string, max: number): string {
+export function clip(text: string, max: number): string {
   if (text.length <= max) return text;
   return text.slice(0, isHighSurrogate(text.charCodeAt(max - 1)) ? max - 1 : max);
 }
@@ -85,19 +85,17 @@ export function safeText(text: string): string {
     .replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)
     .replace(LONE_SURROGATE, "\ufffd")
     .split("\n")
-    .map((line) =>
-      line.length > LINE_LIMIT ? `${line.slice(0, isHighSurrogate(line.charCodeAt(LINE_LIMIT - 2)) ? LINE_LIMIT - 2 : LINE_LIMIT - 1)}…` : line,
-    )
+    .map((line) => (line.length > LINE_LIMIT ? `${clip(line, LINE_LIMIT - 1)}…` : line))
     .join("\n");
 }
 
-/** Environment variable names whose values are secrets. */
 /** `text` on one line (every run of whitespace one space), clipped to `max` characters with "…". */
 export function oneLine(text: string, max = 300): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
+/** Environment variable names whose values are secrets. */
 export const SECRET_NAME = /TOKEN|SECRET|KEY|PASSWORD/i;
 /** Shorter values are not redacted: replacing every "1" or "on" would destroy the logs and hide nothing. */
 export const MIN_SECRET_LENGTH = 4;

@@ -84,6 +84,15 @@ export function indexById(tree: TaskTree): Map<string, Located> {
   return index;
 }
 
+/** Every node by id, without locations (the cheap index; on a repeated id the last in pre-order wins, as `indexById`). */
+export function nodesById(tree: TaskTree): Map<string, TaskNode> {
+  const nodes = new Map<string, TaskNode>();
+  forEachNode(tree, (node) => {
+    nodes.set(node.id, node);
+  });
+  return nodes;
+}
+
 /** Every node's id with its parent's id (undefined for the root). */
 export function parentIds(tree: TaskTree): Map<string, string | undefined> {
   const parents = new Map<string, string | undefined>();
