@@ -101,6 +101,9 @@ export interface AgentDefinition {
   capCost?(config: ExecutorConfig, usd: number): ExecutorConfig;
 }
 
+/** The version command of every agent so far: `<program> --version`, whose first x.y.z is the version. */
+export const VERSION_OPTION: AgentDefinition["version"] = { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ };
+
 /** `value` as an object, else undefined. */
 export const object = (value: unknown): Json | undefined =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;

@@ -27,6 +27,7 @@ import {
   type AgentDefinition,
   type AgentSession,
   type Json,
+  VERSION_OPTION,
 } from "./agent.js";
 
 export const CLAUDE_DEFAULT_PERMISSION_MODE = "acceptEdits";
@@ -245,7 +246,7 @@ export const claude: AgentDefinition = {
   testedVersions: ["2.1.330"],
   install: "install Claude Code (`npm install -g @anthropic-ai/claude-code`)",
   // `claude --version` prints "2.1.330 (Claude Code)".
-  version: { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ },
+  version: VERSION_OPTION,
   authEnv: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"],
   configKeys: ["model", "permission_mode", "allowed_tools", "max_turns", "max_budget_usd", "extra_args", "isolation"],
   template: `permission_mode = "acceptEdits"  # acceptEdits | manual | default | dontAsk | plan | auto | bypassPermissions (as root: needs IS_SANDBOX=1)

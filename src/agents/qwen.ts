@@ -26,6 +26,7 @@ import {
   object,
   objects,
   text,
+  VERSION_OPTION,
 } from "./agent.js";
 import { geminiGuardRule, geminiToolLine, unwrapApiError } from "./gemini.js";
 
@@ -166,7 +167,7 @@ export const qwen: AgentDefinition = {
   testedVersions: ["0.24.4"],
   install: "install Qwen Code (`npm install -g @qwen-code/qwen-code`)",
   // `qwen --version` prints "0.24.4".
-  version: { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ },
+  version: VERSION_OPTION,
   // Per auth type (--auth-type openai, the default with OPENAI_API_KEY; anthropic; gemini); DASHSCOPE_API_KEY for Alibaba Cloud (bundle).
   authEnv: ["OPENAI_API_KEY", "DASHSCOPE_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"],
   configKeys: ["model", "approval_mode", "allowed_tools", "max_turns", "extra_args", "isolation"],
