@@ -6,7 +6,8 @@
 // redaction, reading the answer — is src/adapters/executors/agent-session.ts; the list of agents is
 // registry.ts. Pure, like core/ (eslint.config.js): no process, no file, no clock.
 import type { AgentClock, AgentLimit } from "../core/agent-limits.js";
-import type { AgentUsage } from "../core/agent-usage.js";
+import { addUsage, type AgentUsage, type UsageTotals } from "../core/agent-usage.js";
+import { oneLine } from "../core/text-limits.js";
 import type { ExecutorConfig } from "../schemas/types.generated.js";
 
 export type Json = Record<string, unknown>;
@@ -100,6 +101,9 @@ export interface AgentDefinition {
   capCost?(config: ExecutorConfig, usd: number): ExecutorConfig;
 }
 
+/** The version command of every agent so far: `<program> --version`, whose first x.y.z is the version. */
+export const VERSION_OPTION: AgentDefinition["version"] = { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ };
+
 /** `value` as an object, else undefined. */
 export const object = (value: unknown): Json | undefined =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
@@ -120,6 +124,22 @@ export function unwrapShell(command: string): string {
 /** The version in what `<program> --version` printed, or undefined. */
 export function agentVersion(agent: AgentDefinition, output: string): string | undefined {
   return agent.version.pattern.exec(output)?.[1];
+}
+
+/** The rules an agent is allowed: the one that lets it run the guard (`rule`), then the user's `allowed_tools`, each once. */
+export function allowedRules(config: ExecutorConfig, guardCommand: readonly string[], rule: (guardCommand: readonly string[]) => string): string[] {
+  return [...new Set([...(guardCommand.length > 0 ? [rule(guardCommand)] : []), ...(config.allowed_tools ?? [])])];
+}
+
+/** The usage of one more model response added to the session's sum so far (before its final figures arrive). */
+export function addResponseUsage(session: AgentSession, usage: Omit<UsageTotals, "cost_usd">): void {
+  session.usage = { ...addUsage(session.usage, { ...usage, reasoning_tokens: null, cost_usd: null })! };
+}
+
+/** The line for the answer an agent gives through its structured-output tool: `» answer: done — <summary>`. */
+export function answerLine(input: Json): string {
+  const summary = text(input.summary);
+  return `» answer: ${text(input.status) ?? "?"}${summary ? ` — ${oneLine(summary, 200)}` : ""}`;
 }
 
 /** The isolation the config asks for; "user" when unset (docs/decisions.md). */

@@ -15,7 +15,20 @@ import type { AgentClock, AgentLimit, LimitKind } from "../core/agent-limits.js"
 import { count, type AgentUsage, type UsageTotals } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
 import type { ExecutorConfig } from "../schemas/types.generated.js";
-import { jsonAnswerIn, object, objects, text, type AgentDefinition, type AgentSession, type Json } from "./agent.js";
+import {
+  addResponseUsage,
+  allowedRules,
+  answerLine,
+  isolationOf,
+  jsonAnswerIn,
+  object,
+  objects,
+  text,
+  type AgentDefinition,
+  type AgentSession,
+  type Json,
+  VERSION_OPTION,
+} from "./agent.js";
 
 export const CLAUDE_DEFAULT_PERMISSION_MODE = "acceptEdits";
 
@@ -27,9 +40,9 @@ export function guardRule(guardCommand: readonly string[]): string {
 export function claudeArgv(config: ExecutorConfig, guardCommand: readonly string[], schemaText: string): string[] {
   const argv = ["claude", "-p", "--output-format", "stream-json", "--verbose", "--json-schema", schemaText];
   argv.push("--permission-mode", config.permission_mode ?? CLAUDE_DEFAULT_PERMISSION_MODE);
-  const rules = [...new Set([...(guardCommand.length > 0 ? [guardRule(guardCommand)] : []), ...(config.allowed_tools ?? [])])];
+  const rules = allowedRules(config, guardCommand, guardRule);
   if (rules.length > 0) argv.push("--allowedTools", ...rules);
-  if ((config.isolation ?? "user") === "clean") argv.push("--setting-sources", "project", "--strict-mcp-config", "--no-session-persistence");
+  if (isolationOf(config) === "clean") argv.push("--setting-sources", "project", "--strict-mcp-config", "--no-session-persistence");
   if (config.max_turns !== undefined) argv.push("--max-turns", String(config.max_turns));
   if (config.max_budget_usd !== undefined) argv.push("--max-budget-usd", String(config.max_budget_usd));
   if (config.model) argv.push("--model", config.model);
@@ -134,16 +147,7 @@ function claudeEvents(clock: AgentClock) {
       messages.add(id);
       session.turns += 1;
       const totals = anthropicTotals(message.usage);
-      if (totals && !session.result) {
-        const sum = session.usage;
-        session.usage = {
-          input_tokens: (sum?.input_tokens ?? 0) + totals.input_tokens,
-          cached_input_tokens: (sum?.cached_input_tokens ?? 0) + totals.cached_input_tokens,
-          output_tokens: (sum?.output_tokens ?? 0) + totals.output_tokens,
-          reasoning_tokens: null,
-          cost_usd: null,
-        };
-      }
+      if (totals && !session.result) addResponseUsage(session, totals);
     }
     return objects(message.content).flatMap((block) => (block ? claudeBlock(block) : []));
   }
@@ -228,7 +232,7 @@ function claudeBlock(block: Json): string[] {
     case "Read":
       return [`◦ read ${text(input.file_path) ?? "?"}`];
     case "StructuredOutput":
-      return [`» answer: ${text(input.status) ?? "?"}${text(input.summary) ? ` — ${oneLine(text(input.summary)!, 200)}` : ""}`];
+      return [answerLine(input)];
     default:
       return [`⚙ ${name}`];
   }
@@ -242,7 +246,7 @@ export const claude: AgentDefinition = {
   testedVersions: ["2.1.330"],
   install: "install Claude Code (`npm install -g @anthropic-ai/claude-code`)",
   // `claude --version` prints "2.1.330 (Claude Code)".
-  version: { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ },
+  version: VERSION_OPTION,
   authEnv: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"],
   configKeys: ["model", "permission_mode", "allowed_tools", "max_turns", "max_budget_usd", "extra_args", "isolation"],
   template: `permission_mode = "acceptEdits"  # acceptEdits | manual | default | dontAsk | plan | auto | bypassPermissions (as root: needs IS_SANDBOX=1)

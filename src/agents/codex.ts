@@ -14,7 +14,7 @@ import type { AgentClock, AgentLimit, LimitKind, LocalTime } from "../core/agent
 import type { AgentUsage } from "../core/agent-usage.js";
 import { count } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
-import { object, objects, text, unwrapShell, type AgentDefinition, type AgentSession, type Json } from "./agent.js";
+import { object, objects, text, unwrapShell, type AgentDefinition, type AgentSession, type Json, VERSION_OPTION } from "./agent.js";
 
 export const CODEX_DEFAULT_SANDBOX = "workspace-write";
 
@@ -141,7 +141,7 @@ export const codex: AgentDefinition = {
   testedVersions: ["0.169.0"],
   install: "install the Codex CLI (`npm install -g @openai/codex`)",
   // `codex --version` prints "codex-cli 0.169.0".
-  version: { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ },
+  version: VERSION_OPTION,
   authEnv: ["OPENAI_API_KEY", "CODEX_API_KEY"],
   configKeys: ["model", "profile", "sandbox", "config_overrides", "extra_args", "isolation"],
   template: `sandbox = "workspace-write"      # read-only | workspace-write | danger-full-access

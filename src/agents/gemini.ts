@@ -14,7 +14,17 @@ import type { AgentClock, AgentLimit } from "../core/agent-limits.js";
 import { type AgentUsage, count } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
 import type { ExecutorConfig } from "../schemas/types.generated.js";
-import { type AgentDefinition, type AgentSession, type Json, jsonAnswerIn, object, text } from "./agent.js";
+import {
+  allowedRules,
+  isolationOf,
+  type AgentDefinition,
+  type AgentSession,
+  type Json,
+  jsonAnswerIn,
+  object,
+  text,
+  VERSION_OPTION,
+} from "./agent.js";
 
 export const GEMINI_DEFAULT_APPROVAL_MODE = "auto_edit";
 const GEMINI_APPROVAL_MODES = ["default", "auto_edit", "yolo", "plan"];
@@ -32,9 +42,9 @@ export function geminiApprovalMode(config: ExecutorConfig): string {
 
 export function geminiArgv(config: ExecutorConfig, guardCommand: readonly string[]): string[] {
   const argv = ["gemini", "--output-format", "stream-json", "--skip-trust", "--approval-mode", geminiApprovalMode(config)];
-  const rules = [...new Set([...(guardCommand.length > 0 ? [geminiGuardRule(guardCommand)] : []), ...(config.allowed_tools ?? [])])];
+  const rules = allowedRules(config, guardCommand, geminiGuardRule);
   for (const rule of rules) argv.push("--allowed-tools", rule);
-  if ((config.isolation ?? "user") === "clean") argv.push("-e", "none");
+  if (isolationOf(config) === "clean") argv.push("-e", "none");
   if (config.model) argv.push("-m", config.model);
   argv.push(...(config.extra_args ?? []));
   return argv;
@@ -213,7 +223,7 @@ export const gemini: AgentDefinition = {
   testedVersions: ["0.61.0"],
   install: "install Gemini CLI (`npm install -g @google/gemini-cli`)",
   // `gemini --version` prints "0.61.0".
-  version: { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ },
+  version: VERSION_OPTION,
   // GOOGLE_API_KEY is Vertex AI express mode's (docs/agents.md); a Google login needs none.
   authEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
   configKeys: ["model", "approval_mode", "allowed_tools", "extra_args", "isolation"],

@@ -14,7 +14,7 @@
 import type { AgentClock, AgentLimit, LimitKind } from "../core/agent-limits.js";
 import { count, type AgentUsage } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
-import { object, text, unwrapShell, type AgentDefinition, type AgentSession, type Json } from "./agent.js";
+import { object, text, unwrapShell, type AgentDefinition, type AgentSession, type Json, VERSION_OPTION } from "./agent.js";
 
 /** Environment for isolation = "clean": none of the user's Claude Code files or skills, no network chores. */
 export const OPENCODE_CLEAN_ENV: Readonly<Record<string, string>> = {
@@ -157,7 +157,7 @@ export const opencode: AgentDefinition = {
   testedVersions: ["1.18.33"],
   install: "install OpenCode (`npm install -g opencode-ai`)",
   // `opencode --version` prints "1.18.33".
-  version: { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ },
+  version: VERSION_OPTION,
   // Any provider's key works (OpenCode reads each provider's own variable, or `opencode auth login`'s auth.json).
   authEnv: ["OPENCODE_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY"],
   configKeys: ["model", "extra_args", "isolation"],

@@ -14,7 +14,20 @@ import type { AgentClock, AgentLimit } from "../core/agent-limits.js";
 import { type AgentUsage, count } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
 import type { ExecutorConfig } from "../schemas/types.generated.js";
-import { type AgentDefinition, type AgentSession, type Json, jsonAnswerIn, object, objects, text } from "./agent.js";
+import {
+  addResponseUsage,
+  allowedRules,
+  answerLine,
+  isolationOf,
+  type AgentDefinition,
+  type AgentSession,
+  type Json,
+  jsonAnswerIn,
+  object,
+  objects,
+  text,
+  VERSION_OPTION,
+} from "./agent.js";
 import { geminiGuardRule, geminiToolLine, unwrapApiError } from "./gemini.js";
 
 export const QWEN_DEFAULT_APPROVAL_MODE = "auto-edit";
@@ -27,9 +40,9 @@ export function qwenApprovalMode(config: ExecutorConfig): string {
 
 export function qwenArgv(config: ExecutorConfig, guardCommand: readonly string[], schemaText: string): string[] {
   const argv = ["qwen", "--output-format", "stream-json", "--json-schema", schemaText, "--approval-mode", qwenApprovalMode(config)];
-  const rules = [...new Set([...(guardCommand.length > 0 ? [geminiGuardRule(guardCommand)] : []), ...(config.allowed_tools ?? [])])];
+  const rules = allowedRules(config, guardCommand, geminiGuardRule);
   for (const rule of rules) argv.push("--allowed-tools", rule);
-  if ((config.isolation ?? "user") === "clean") argv.push("--chat-recording", "false", "-e", "none");
+  if (isolationOf(config) === "clean") argv.push("--chat-recording", "false", "-e", "none");
   if (config.max_turns !== undefined) argv.push("--max-session-turns", String(config.max_turns));
   if (config.model) argv.push("-m", config.model);
   argv.push(...(config.extra_args ?? []));
@@ -86,27 +99,15 @@ function qwenEvents(_clock: AgentClock) {
       messages.add(id);
       session.turns += 1;
       const usage = qwenUsage(message.usage);
-      if (usage && !session.result && usage.input_tokens + usage.output_tokens > 0) {
-        const sum = session.usage;
-        session.usage = {
-          input_tokens: (sum?.input_tokens ?? 0) + usage.input_tokens,
-          cached_input_tokens: (sum?.cached_input_tokens ?? 0) + usage.cached_input_tokens,
-          output_tokens: (sum?.output_tokens ?? 0) + usage.output_tokens,
-          reasoning_tokens: null,
-          cost_usd: null,
-        };
-      }
+      if (usage && !session.result && usage.input_tokens + usage.output_tokens > 0) addResponseUsage(session, usage);
     }
     return objects(message.content).flatMap((block) => {
       if (block?.type === "text" && text(block.text)?.trim()) return [`» ${oneLine(text(block.text)!)}`];
       if (block?.type !== "tool_use") return [];
       const name = text(block.name) ?? "?";
       names.set(text(block.id) ?? "", name);
-      if (name === "structured_output") {
-        const input = object(block.input) ?? {};
-        return [`» answer: ${text(input.status) ?? "?"}${text(input.summary) ? ` — ${oneLine(text(input.summary)!, 200)}` : ""}`];
-      }
-      return [geminiToolLine(name, object(block.input) ?? {})];
+      const input = object(block.input) ?? {};
+      return [name === "structured_output" ? answerLine(input) : geminiToolLine(name, input)];
     });
   }
 
@@ -166,7 +167,7 @@ export const qwen: AgentDefinition = {
   testedVersions: ["0.24.4"],
   install: "install Qwen Code (`npm install -g @qwen-code/qwen-code`)",
   // `qwen --version` prints "0.24.4".
-  version: { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ },
+  version: VERSION_OPTION,
   // Per auth type (--auth-type openai, the default with OPENAI_API_KEY; anthropic; gemini); DASHSCOPE_API_KEY for Alibaba Cloud (bundle).
   authEnv: ["OPENAI_API_KEY", "DASHSCOPE_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"],
   configKeys: ["model", "approval_mode", "allowed_tools", "max_turns", "extra_args", "isolation"],

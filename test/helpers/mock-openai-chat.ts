@@ -1,17 +1,20 @@
 // A scripted stand-in for the OpenAI Chat Completions API (POST /v1/chat/completions with
 // `stream: true`, answered with `data: <chat.completion.chunk>` server-sent events and `data: [DONE]`),
-// as OpenAI-compatible agents call it (Qwen Code through OPENAI_BASE_URL). Chunk shapes follow the
-// API reference: `choices[].delta` with `content` or `tool_calls[{index, id, type, function: {name,
+// as OpenAI-compatible agents call it: Qwen Code through OPENAI_BASE_URL (startMockOpenAIChat),
+// OpenCode through @ai-sdk/openai-compatible (mock-opencode.ts). Chunk shapes follow the API
+// reference: `choices[].delta` with `content` or `tool_calls[{index, id, type, function: {name,
 // arguments}}]`, a last chunk with `finish_reason`, and `usage` in a chunk with empty `choices` when
-// the request asks for it (`stream_options.include_usage`). A request without `stream` gets one
-// chat.completion object (agents use those for side requests).
+// the request asks for it (`stream_options.include_usage`). A side request (ChatDialect.isSide: a
+// title, a summary, a classifier) gets a short text, streamed when it asks for a stream, else one
+// chat.completion object.
 //
-// The script position of a request is the number of `role: "tool"` messages it carries. A shell turn
-// calls run_shell_command {command}; a write turn write_file {file_path, content}; a final turn with
-// an object answer calls the `structured_output` tool when the request offers it (Qwen Code
-// --json-schema), else answers with the JSON text. A write turn's relative path is made absolute
-// against the working directory the system prompt names (Qwen Code's write_file takes absolute
-// paths only). The script, positions and recording are startScriptedModel's (mock-model-script.ts).
+// The script position of a request is the number of `role: "tool"` messages it carries. What a shell
+// or a write turn calls is the agent's own tool (ChatDialect.toolCall); Qwen Code's: run_shell_command
+// {command}, write_file {file_path, content}. A final turn with an object answer calls the
+// `structured_output` tool when the request offers it (Qwen Code --json-schema), else answers with
+// the JSON text. A write turn's relative path is made absolute against the working directory the
+// system prompt names (Qwen Code's write_file takes absolute paths only). The script, positions and
+// recording are startScriptedModel's (mock-model-script.ts).
 import type http from "node:http";
 import path from "node:path";
 import {
@@ -20,16 +23,26 @@ import {
   type ModelProtocol,
   type ModelTurn,
   type ScriptedModelOptions,
+  type ShellTurn,
   type TokenUsage,
+  type WriteTurn,
   sendJson,
   startScriptedModel,
   startSse,
 } from "./mock-model-script.js";
 import { openaiErrorBody } from "./mock-openai.js";
 
-export type MockOpenAIChatOptions = ScriptedModelOptions;
-
 type Json = Record<string, unknown>;
+
+/** What differs between the agents that speak Chat Completions. */
+export interface ChatDialect {
+  /** The agent's own tool call for a shell or a write turn. */
+  toolCall(turn: ShellTurn | WriteTurn, body: unknown): { name: string; arguments: Json };
+  /** A request that is no scripted turn: the agent's side question (a title, a summary, a classifier). */
+  isSide(body: unknown): boolean;
+  /** The side request's answer. */
+  sideText: string;
+}
 
 function messagesOf(body: unknown): Json[] {
   const messages = (body as { messages?: unknown } | undefined)?.messages;
@@ -37,7 +50,7 @@ function messagesOf(body: unknown): Json[] {
 }
 
 /** How many tool results the conversation already holds: the script position. */
-export function chatScriptPosition(body: unknown): number {
+function chatScriptPosition(body: unknown): number {
   return messagesOf(body).filter((message) => message.role === "tool").length;
 }
 
@@ -61,20 +74,12 @@ interface Answer {
   toolCall?: { name: string; arguments: Json };
 }
 
-function answerFor(turn: Extract<ModelTurn, { kind: "shell" | "write" | "final" }>, body: unknown, root: string | undefined): Answer {
-  switch (turn.kind) {
-    case "shell":
-      return {
-        toolCall: { name: "run_shell_command", arguments: { command: turn.command, description: "mock: run a command", is_background: false } },
-      };
-    case "write":
-      return { toolCall: { name: "write_file", arguments: { file_path: root ? path.resolve(root, turn.path) : turn.path, content: turn.content } } };
-    case "final":
-      if (typeof turn.answer !== "string" && offersTool(body, "structured_output")) {
-        return { toolCall: { name: "structured_output", arguments: turn.answer } };
-      }
-      return { content: typeof turn.answer === "string" ? turn.answer : JSON.stringify(turn.answer) };
+function answerFor(turn: Extract<ModelTurn, { kind: "shell" | "write" | "final" }>, body: unknown, dialect: ChatDialect): Answer {
+  if (turn.kind !== "final") return { toolCall: dialect.toolCall(turn, body) };
+  if (typeof turn.answer !== "string" && offersTool(body, "structured_output")) {
+    return { toolCall: { name: "structured_output", arguments: turn.answer } };
   }
+  return { content: typeof turn.answer === "string" ? turn.answer : JSON.stringify(turn.answer) };
 }
 
 function streamAnswer(res: http.ServerResponse, id: string, model: string, answer: Answer, usage: TokenUsage, position: number): void {
@@ -136,38 +141,56 @@ function workingDirectory(body: unknown): string | undefined {
 
 const SIDE_USAGE: TokenUsage = { input: 10, cached: 0, output: 5, reasoning: 0 };
 
-export const openaiChatProtocol: ModelProtocol = {
-  side({ method, path: route, body }, { res, model, count }) {
-    if (method === "GET" && route.endsWith("/models")) {
-      sendJson(res, 200, { object: "list", data: [{ id: "mock-model", object: "model", owned_by: "mock" }] });
+/** Chat Completions as the agent of `dialect` calls it. */
+export function chatCompletionsProtocol(dialect: ChatDialect): ModelProtocol {
+  return {
+    side({ method, path: route, body }, { res, model, count, usage }) {
+      if (method === "GET" && route.endsWith("/models")) {
+        sendJson(res, 200, { object: "list", data: [{ id: "mock-model", object: "model", owned_by: "mock" }] });
+        return { answeredWith: "side" };
+      }
+      if (method !== "POST" || !route.endsWith("/chat/completions")) {
+        sendJson(res, 404, { error: { message: `mock: no route ${method} ${route}`, type: "invalid_request_error" } });
+        return { answeredWith: "not-found" };
+      }
+      if (!dialect.isSide(body)) return undefined;
+      if ((body as { stream?: unknown } | undefined)?.stream === true) {
+        startSse(res);
+        streamAnswer(res, `chatcmpl_mock_${count}`, model, { content: dialect.sideText }, usage, 0);
+      } else {
+        sendJson(res, 200, completion(`chatcmpl_mock_${count}`, model, { content: dialect.sideText }, SIDE_USAGE, 0));
+      }
       return { answeredWith: "side" };
+    },
+    position: chatScriptPosition,
+    error: sendError,
+    stall({ res, count, model }) {
+      startSse(res);
+      const chunk = { id: `chatcmpl_mock_${count}`, object: "chat.completion.chunk", created: 0, model };
+      res.write(
+        `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { role: "assistant", content: "Working" }, finish_reason: null }] })}\n\n`,
+      );
+    },
+    turn(turn, { res, body, position, count, model, usage }) {
+      startSse(res);
+      streamAnswer(res, `chatcmpl_mock_${count}`, model, answerFor(turn, body, dialect), usage, position);
+    },
+  };
+}
+
+/** Qwen Code: Gemini CLI's tools; its side requests (next-speaker checks, summaries) are not streamed. */
+const QWEN_DIALECT: ChatDialect = {
+  toolCall: (turn, body) => {
+    if (turn.kind === "shell") {
+      return { name: "run_shell_command", arguments: { command: turn.command, description: "mock: run a command", is_background: false } };
     }
-    if (method !== "POST" || !route.endsWith("/chat/completions")) {
-      sendJson(res, 404, { error: { message: `mock: no route ${method} ${route}`, type: "invalid_request_error" } });
-      return { answeredWith: "not-found" };
-    }
-    if ((body as { stream?: unknown } | undefined)?.stream !== true) {
-      // A side request (a title, a summary, a classifier): a short plain answer.
-      sendJson(res, 200, completion(`chatcmpl_mock_${count}`, model, { content: "mock side answer" }, SIDE_USAGE, 0));
-      return { answeredWith: "side" };
-    }
-    return undefined;
+    const root = workingDirectory(body);
+    return { name: "write_file", arguments: { file_path: root ? path.resolve(root, turn.path) : turn.path, content: turn.content } };
   },
-  position: chatScriptPosition,
-  error: sendError,
-  stall({ res, count, model }) {
-    startSse(res);
-    const chunk = { id: `chatcmpl_mock_${count}`, object: "chat.completion.chunk", created: 0, model };
-    res.write(
-      `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { role: "assistant", content: "Working" }, finish_reason: null }] })}\n\n`,
-    );
-  },
-  turn(turn, { res, body, position, count, model, usage }) {
-    startSse(res);
-    streamAnswer(res, `chatcmpl_mock_${count}`, model, answerFor(turn, body, workingDirectory(body)), usage, position);
-  },
+  isSide: (body) => (body as { stream?: unknown } | undefined)?.stream !== true,
+  sideText: "mock side answer",
 };
 
-export function startMockOpenAIChat(options: MockOpenAIChatOptions): Promise<MockServerHandle> {
-  return startScriptedModel(openaiChatProtocol, options);
+export function startMockOpenAIChat(options: ScriptedModelOptions): Promise<MockServerHandle> {
+  return startScriptedModel(chatCompletionsProtocol(QWEN_DIALECT), options);
 }

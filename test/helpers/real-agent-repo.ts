@@ -7,11 +7,12 @@
 // tree or writes a leaf's file, then the agent runs `just ci` itself; the guard (`just ci`, the
 // runner's own `just`) records every run in CHECK_LOG (who ran it: the agent, whose environment has
 // RUNNER_OUTPUT_FILE, or the guard) and fails while a leaf's file is wrong.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
-import { expect } from "vitest";
-import type { ModelTurn } from "./mock-model-script.js";
-import { CONFIG_FILE, scenario, type Scenario } from "./scenario.js";
+import { afterEach, beforeAll, expect } from "vitest";
+import { installTestAgent } from "../../scripts/install-test-agents.mjs";
+import type { MockServerHandle, ModelTurn, ScriptSource } from "./mock-model-script.js";
+import { CONFIG_FILE, scenario, subject, type Scenario } from "./scenario.js";
 import { PROJECT_ROOT, node, tempDir, tree, writeFiles } from "./sandbox.js";
 
 /** The native `just` of the rust-just package the runner was installed with (its platform package's bin/). */
@@ -73,6 +74,65 @@ export function threeLeafModel(leaves: readonly string[] = ["a", "b", "c"]): (co
       );
     }
     return scripts.get(key)!;
+  };
+}
+
+/**
+ * What a `runner run` of threeLeafModel(leaves) leaves behind: the root decomposed, every leaf
+ * passed in order (b after one guard failure and a retry), a clean work tree, and in each leaf's
+ * session `just ci` run by the agent (the runner's `just` first on its PATH), then by the guard.
+ */
+export async function expectLeafRun(s: Scenario, checkLog: string, leaves: readonly string[] = ["a", "b", "c"]): Promise<void> {
+  const sessions = leaves.flatMap((leaf) =>
+    leaf === "b"
+      ? [
+          { leaf, guard: "fail" as const },
+          { leaf, guard: "pass" as const },
+        ]
+      : [{ leaf, guard: "pass" as const }],
+  );
+  expect(await s.subjects()).toEqual([
+    subject(s.runId, 1, "root", "decompose", "skipped"),
+    ...sessions.map(({ leaf, guard }, i) => subject(s.runId, i + 2, leaf, "execute", guard)),
+  ]);
+  const root = s.readTree().root;
+  expect(root.passes).toBe(true);
+  expect(root.children.map((child) => [child.id, child.passes, child.attempts])).toEqual(leaves.map((leaf) => [leaf, true, leaf === "b" ? 1 : 0]));
+  expect(await s.git(["status", "--porcelain"])).toBe("");
+  const runs = checkRuns(checkLog);
+  expect(runs.map((r) => `${r.iteration} ${r.who} ${r.ok ? "pass" : "fail"}`)).toEqual(
+    sessions.flatMap(({ guard }, i) => [`${i + 2} agent ${guard}`, `${i + 2} guard ${guard}`]),
+  );
+  for (const r of runs) expect(r.justDir).toBe(JUST_BIN);
+}
+
+/**
+ * The real agent `kind` for one test file: installed once (scripts/install-test-agents.mjs, cached)
+ * and linked into a folder of its own, put first on PATH as `npm i -g` puts it; `mock` starts a
+ * scripted model server with `start`, closed after the test.
+ */
+export function realAgent(kind: string, start: (options: { script: ScriptSource }) => Promise<MockServerHandle>) {
+  let program = "";
+  let bin = "";
+  const servers: MockServerHandle[] = [];
+  beforeAll(() => {
+    program = installTestAgent(kind, { log: (line: string) => console.log(line) });
+    bin = tempDir(`runner-${kind}-bin-`);
+    symlinkSync(program, path.join(bin, kind));
+  }, 10 * 60_000);
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.close();
+  });
+  return {
+    /** The installed program. */
+    program: () => program,
+    /** PATH with the agent's folder first. */
+    path: () => `${bin}${path.delimiter}${process.env.PATH ?? ""}`,
+    async mock(script: ScriptSource): Promise<MockServerHandle> {
+      const server = await start({ script });
+      servers.push(server);
+      return server;
+    },
   };
 }
 

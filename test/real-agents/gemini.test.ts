@@ -8,37 +8,19 @@
 // a larger heap), 1.5–2 s more per session on the loaded 2-core CI machine. The
 // repository, its guard and the scripted model's hands: test/helpers/real-agent-repo.ts.
 import { execa } from "execa";
-import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { installTestAgent } from "../../scripts/install-test-agents.mjs";
+import { describe, expect, it } from "vitest";
 import { documentedFlags } from "../helpers/fake-agents.js";
 import { geminiDailyQuotaBody, geminiErrorBody, startMockGemini } from "../helpers/mock-gemini.js";
-import type { MockServerHandle, ModelTurn, ScriptSource } from "../helpers/mock-model-script.js";
-import { checkLogFile, checkRuns, JUST_BIN, processesOf, realAgentScenario, threeLeafModel } from "../helpers/real-agent-repo.js";
+import type { MockServerHandle, ModelTurn } from "../helpers/mock-model-script.js";
+import { checkLogFile, expectLeafRun, processesOf, realAgent, realAgentScenario, threeLeafModel } from "../helpers/real-agent-repo.js";
 import { subject, type Scenario } from "../helpers/scenario.js";
 import { PROJECT_ROOT, runEvents, tempDir } from "../helpers/sandbox.js";
 
 const KEY = "mock-gemini-key-123";
-let gemini: string;
-let agentBin: string;
-const servers: MockServerHandle[] = [];
-
-beforeAll(() => {
-  gemini = installTestAgent("gemini", { log: (line: string) => console.log(line) });
-  agentBin = tempDir("runner-agent-bin-");
-  symlinkSync(gemini, path.join(agentBin, "gemini"));
-}, 10 * 60_000);
-
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close();
-});
-
-async function mock(script: ScriptSource): Promise<MockServerHandle> {
-  const server = await startMockGemini({ script });
-  servers.push(server);
-  return server;
-}
+const gemini = realAgent("gemini", startMockGemini);
+const mock = gemini.mock;
 
 /** A repository whose executor is the real Gemini CLI, pointed at `server`; `maxAttempts` is Gemini's own per-request retry count. */
 async function geminiRepo(
@@ -58,7 +40,7 @@ async function geminiRepo(
   );
   const checkLog = checkLogFile();
   const env = {
-    PATH: `${agentBin}${path.delimiter}${process.env.PATH ?? ""}`,
+    PATH: gemini.path(),
     HOME: home,
     GEMINI_CLI_HOME: home,
     CHECK_LOG: checkLog,
@@ -84,33 +66,8 @@ describe("runner with the real gemini", () => {
     console.log(`gemini: runner run of 5 iterations in ${Date.now() - started} ms`);
     expect(run.stderr).toBe("");
     expect(run.exitCode).toBe(0);
-    expect(await s.subjects()).toEqual([
-      subject(s.runId, 1, "root", "decompose", "skipped"),
-      subject(s.runId, 2, "a", "execute", "pass"),
-      subject(s.runId, 3, "b", "execute", "fail"),
-      subject(s.runId, 4, "b", "execute", "pass"),
-      subject(s.runId, 5, "c", "execute", "pass"),
-    ]);
-    expect(s.readTree().root.children.map((child) => [child.id, child.passes, child.attempts])).toEqual([
-      ["a", true, 0],
-      ["b", true, 1],
-      ["c", true, 0],
-    ]);
-    expect(await s.git(["status", "--porcelain"])).toBe("");
-
-    // `just ci` ran inside Gemini's session (the runner's `just` first on its PATH), then as the guard.
-    const runs = checkRuns(checkLog);
-    expect(runs.map((r) => `${r.iteration} ${r.who} ${r.ok ? "pass" : "fail"}`)).toEqual([
-      "2 agent pass",
-      "2 guard pass",
-      "3 agent fail",
-      "3 guard fail",
-      "4 agent pass",
-      "4 guard pass",
-      "5 agent pass",
-      "5 guard pass",
-    ]);
-    for (const r of runs) expect(r.justDir).toBe(JUST_BIN);
+    // Five sessions (b fails its guard once); `just ci` ran inside Gemini's session, then as the guard.
+    await expectLeafRun(s, checkLog);
 
     // The runner's default flags reached Gemini; usage per iteration in meta.json, summed in the summary.
     for (let iteration = 1; iteration <= 5; iteration++) {
@@ -240,7 +197,7 @@ describe("runner with the real gemini", () => {
 describe("the pinned Gemini CLI's --help lists every flag the module passes", () => {
   it("gemini --help", async () => {
     const home = tempDir("runner-cli-home-");
-    const help = await execa(gemini, ["--help"], {
+    const help = await execa(gemini.program(), ["--help"], {
       reject: false,
       timeout: 30_000,
       env: { ...process.env, HOME: home, GEMINI_CLI_HOME: home, NO_COLOR: "1" },

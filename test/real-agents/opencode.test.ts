@@ -8,31 +8,18 @@
 // The repository, its guard and the three-leaf model are the other real-agent tests' own
 // (test/helpers/real-agent-repo.ts).
 import { execa } from "execa";
-import { mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { installTestAgent } from "../../scripts/install-test-agents.mjs";
+import { describe, expect, it } from "vitest";
 import { documentedFlags } from "../helpers/fake-agents.js";
 import type { ErrorTurn, MockServerHandle, ModelTurn } from "../helpers/mock-model-script.js";
 import { opencodeMockConfig, startMockOpenCode } from "../helpers/mock-opencode.js";
-import { checkLogFile, checkRuns, JUST_BIN, processesOf, realAgentScenario, threeLeafModel } from "../helpers/real-agent-repo.js";
+import { checkLogFile, expectLeafRun, processesOf, realAgent, realAgentScenario, threeLeafModel } from "../helpers/real-agent-repo.js";
 import { subject, type Scenario } from "../helpers/scenario.js";
 import { PROJECT_ROOT, runEvents, tempDir } from "../helpers/sandbox.js";
 
-let opencodeBin: string;
-let agentBin: string;
-const servers: MockServerHandle[] = [];
+const opencode = realAgent("opencode", startMockOpenCode);
 const KEY = "sk-mock-opencode-key-123";
-
-beforeAll(() => {
-  opencodeBin = installTestAgent("opencode", { log: (line: string) => console.log(line) });
-  agentBin = tempDir("runner-opencode-bin-");
-  symlinkSync(opencodeBin, path.join(agentBin, "opencode"));
-}, 10 * 60_000);
-
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close();
-});
 
 /** The answer file the prompt names (OpenCode writes it with its own `write` tool). */
 function answerFile(conversation: string): string {
@@ -74,12 +61,6 @@ function opencodeOneLeafModel(): (conversation: string) => ModelTurn[] {
   };
 }
 
-async function mockFor(script: ModelTurn[] | ((conversation: string) => ModelTurn[])): Promise<MockServerHandle> {
-  const server = await startMockOpenCode({ script });
-  servers.push(server);
-  return server;
-}
-
 /** A HOME whose OpenCode config folder already "has" its plugin dependency: no background `npm install` into it. */
 function opencodeHome(): string {
   const home = tempDir("runner-opencode-home-");
@@ -100,7 +81,7 @@ async function opencodeRepo(
   const home = opencodeHome();
   const checkLog = checkLogFile();
   const env: Record<string, string> = {
-    PATH: `${agentBin}${path.delimiter}${process.env.PATH ?? ""}`,
+    PATH: opencode.path(),
     HOME: home,
     XDG_CONFIG_HOME: path.join(home, ".config"),
     XDG_DATA_HOME: path.join(home, ".local", "share"),
@@ -123,29 +104,14 @@ const chatRequests = (mock: MockServerHandle) => mock.requests.filter((request) 
 
 describe("runner with the real opencode", () => {
   it("`runner run` drives a tree to passes=true: a decomposition into one leaf, `just ci` run by the agent and by the guard, one guard failure and a retry, two 429s OpenCode waits out itself, usage and cost recorded", async () => {
-    const mock = await mockFor(opencodeOneLeafModel());
+    const mock = await opencode.mock(opencodeOneLeafModel());
     const { s, checkLog } = await opencodeRepo("opencode-run", mock);
     const started = Date.now();
     const run = await s.runner(["run"]);
     console.log(`opencode: runner run of 3 iterations in ${Date.now() - started} ms`);
     expect(run.stderr).toBe("");
     expect(run.exitCode).toBe(0);
-    expect(await s.subjects()).toEqual([
-      subject(s.runId, 1, "root", "decompose", "skipped"),
-      subject(s.runId, 2, "b", "execute", "fail"),
-      subject(s.runId, 3, "b", "execute", "pass"),
-    ]);
-    expect(s.readTree().root.passes).toBe(true);
-    expect(await s.git(["status", "--porcelain"])).toBe("");
-
-    const runs = checkRuns(checkLog);
-    expect(runs.map((r) => `${r.iteration} ${r.who} ${r.ok ? "pass" : "fail"}`)).toEqual([
-      "2 agent fail",
-      "2 guard fail",
-      "3 agent pass",
-      "3 guard pass",
-    ]);
-    for (const r of runs) expect(r.justDir).toBe(JUST_BIN);
+    await expectLeafRun(s, checkLog, ["b"]);
 
     // The 429s were OpenCode's to wait out: served, retried, not a limit of the run.
     expect(chatRequests(mock).filter((request) => request.answeredWith === "error")).toHaveLength(2);
@@ -175,7 +141,7 @@ describe("runner with the real opencode", () => {
   });
 
   it("a 401 from the model API is reported within seconds of the agent's exit, in OpenCode's own words (isolation = clean)", async () => {
-    const mock = await mockFor([{ kind: "error", status: 401 }]);
+    const mock = await opencode.mock([{ kind: "error", status: 401 }]);
     const { s } = await opencodeRepo("opencode-401", mock, { executor: ['kind = "opencode"', 'isolation = "clean"'] });
     const step = await s.step();
     expect(step.exitCode).toBe(1);
@@ -193,7 +159,7 @@ describe("runner with the real opencode", () => {
   });
 
   it("a permission set to ask in the user's config is rejected by `opencode run` (exit 0): a runner error in OpenCode's words", async () => {
-    const mock = await mockFor((conversation) =>
+    const mock = await opencode.mock((conversation) =>
       session(conversation, [{ kind: "shell", command: "just ci" }], { status: "done", summary: "never reached" }),
     );
     const { s } = await opencodeRepo("opencode-ask", mock, { config: { permission: { bash: "ask" } } });
@@ -205,7 +171,7 @@ describe("runner with the real opencode", () => {
   });
 
   it("a model that hangs: OpenCode is killed at the deadline, nothing of it is left, the timeout is a runner error", async () => {
-    const mock = await mockFor([{ kind: "hang", mode: "mid-stream" }]);
+    const mock = await opencode.mock([{ kind: "hang", mode: "mid-stream" }]);
     const { s } = await opencodeRepo("opencode-hang", mock, { timeoutSeconds: 8 });
     const step = await s.step();
     expect(step.exitCode).toBe(1);
@@ -218,7 +184,7 @@ describe("runner with the real opencode", () => {
   it("a rate limit OpenCode gives up on (six 429s) is recorded with its reset, `runner run` waits it out and the leaf passes on the next session", async () => {
     // One script per session (the answer file names the iteration); the first session's first request meets 429 six times (OpenCode's request and its five retries).
     const scripts = new Map<string, ModelTurn[]>();
-    const mock = await mockFor((conversation) => {
+    const mock = await opencode.mock((conversation) => {
       const file = answerFile(conversation);
       if (!scripts.has(file)) {
         const limited = scripts.size === 0 ? { errorsBefore: Array.from({ length: 6 }, () => RATE_LIMITED) } : {};
@@ -247,7 +213,7 @@ describe("runner with the real opencode", () => {
   });
 
   it("opencode run --help lists every flag the module passes", async () => {
-    const help = await execa(opencodeBin, ["run", "--help"], {
+    const help = await execa(opencode.program(), ["run", "--help"], {
       reject: false,
       timeout: 30_000,
       env: { ...process.env, HOME: opencodeHome(), NO_COLOR: "1" },

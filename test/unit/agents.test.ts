@@ -5,13 +5,11 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { agentPins } from "../../scripts/install-test-agents.mjs";
 import { AGENTS } from "../../src/agents/registry.js";
 import { PROJECT_ROOT } from "../helpers/sandbox.js";
 
-const pins = JSON.parse(readFileSync(path.join(PROJECT_ROOT, "test/real-agents/versions.json"), "utf8")) as Record<
-  string,
-  { package: string; version: string; bin: string }
->;
+const pins = agentPins();
 const schema = JSON.parse(readFileSync(path.join(PROJECT_ROOT, "schemas/config/v1.schema.json"), "utf8")) as {
   properties: { executor: { properties: Record<string, unknown> & { kind: { enum: string[] } } } };
 };
