@@ -30,10 +30,10 @@ import {
   VERSION_OPTION,
 } from "./agent.js";
 
-export const CLAUDE_DEFAULT_PERMISSION_MODE = "acceptEdits";
+const CLAUDE_DEFAULT_PERMISSION_MODE = "acceptEdits";
 
 /** The permission rule that lets Claude run the guard (and any longer command starting with it). */
-export function guardRule(guardCommand: readonly string[]): string {
+function guardRule(guardCommand: readonly string[]): string {
   return `Bash(${guardCommand.join(" ")}:*)`;
 }
 
@@ -55,7 +55,7 @@ export function claudeArgv(config: ExecutorConfig, guardCommand: readonly string
  * `getuid() === 0 && IS_SANDBOX !== "1"`, unless CLAUDE_CODE_BUBBLEWRAP is set): say so before
  * starting it, rather than let it fail with "cannot be used with root/sudo privileges".
  */
-export function rootRefusal(argv: readonly string[], env: Readonly<Record<string, string>>, uid: number | undefined): string | undefined {
+function rootRefusal(argv: readonly string[], env: Readonly<Record<string, string>>, uid: number | undefined): string | undefined {
   const mode = argv.lastIndexOf("--permission-mode");
   const bypass = (mode !== -1 && argv[mode + 1] === "bypassPermissions") || argv.includes("--dangerously-skip-permissions");
   if (!bypass || uid !== 0 || env.IS_SANDBOX === "1" || env.CLAUDE_CODE_BUBBLEWRAP) return undefined;
@@ -63,7 +63,7 @@ export function rootRefusal(argv: readonly string[], env: Readonly<Record<string
 }
 
 /** The agent output carried by Claude's result event, as the text of output.json. */
-export function outputFromResult(result: Json | undefined): string | undefined {
+function outputFromResult(result: Json | undefined): string | undefined {
   if (!result) return undefined;
   const structured = result.structured_output;
   if (structured !== null && typeof structured === "object") return `${JSON.stringify(structured)}\n`;
@@ -73,7 +73,7 @@ export function outputFromResult(result: Json | undefined): string | undefined {
 }
 
 /** Anthropic `usage` (a result's, or one API response's): input = uncached + cache reads + cache writes. */
-export function anthropicTotals(usage: unknown): Omit<UsageTotals, "cost_usd"> | undefined {
+function anthropicTotals(usage: unknown): Omit<UsageTotals, "cost_usd"> | undefined {
   const raw = object(usage);
   if (!raw) return undefined;
   const cached = count(raw.cache_read_input_tokens) ?? 0;

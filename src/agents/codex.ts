@@ -16,7 +16,7 @@ import { count } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
 import { object, objects, text, unwrapShell, type AgentDefinition, type AgentSession, type Json, VERSION_OPTION } from "./agent.js";
 
-export const CODEX_DEFAULT_SANDBOX = "workspace-write";
+const CODEX_DEFAULT_SANDBOX = "workspace-write";
 
 /** Codex `turn.completed.usage` (summed over the turn's model requests by Codex itself). */
 export function codexUsage(usage: unknown, extra: Json = {}): AgentUsage | undefined {

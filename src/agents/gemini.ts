@@ -26,7 +26,7 @@ import {
   VERSION_OPTION,
 } from "./agent.js";
 
-export const GEMINI_DEFAULT_APPROVAL_MODE = "auto_edit";
+const GEMINI_DEFAULT_APPROVAL_MODE = "auto_edit";
 const GEMINI_APPROVAL_MODES = ["default", "auto_edit", "yolo", "plan"];
 
 /** The rule that lets Gemini run the guard (a command prefix: `just ci` also allows `just ci --verbose`). */
@@ -35,7 +35,7 @@ export function geminiGuardRule(guardCommand: readonly string[]): string {
 }
 
 /** Gemini spells it auto_edit, Qwen Code auto-edit: either is taken. */
-export function geminiApprovalMode(config: ExecutorConfig): string {
+function geminiApprovalMode(config: ExecutorConfig): string {
   const mode = config.approval_mode ?? GEMINI_DEFAULT_APPROVAL_MODE;
   return mode === "auto-edit" ? "auto_edit" : mode;
 }
@@ -63,7 +63,7 @@ function geminiRefusal(argv: readonly string[]): string | undefined {
  * included): input_tokens are the prompt tokens, cached ones included; total_tokens also counts the
  * thinking tokens, which the stream names nowhere else.
  */
-export function geminiUsage(stats: unknown): AgentUsage | undefined {
+function geminiUsage(stats: unknown): AgentUsage | undefined {
   const raw = object(stats);
   if (!raw) return undefined;
   const input = count(raw.input_tokens) ?? 0;

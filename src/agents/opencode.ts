@@ -17,7 +17,7 @@ import { oneLine } from "../core/text-limits.js";
 import { object, text, unwrapShell, type AgentDefinition, type AgentSession, type Json, VERSION_OPTION } from "./agent.js";
 
 /** Environment for isolation = "clean": none of the user's Claude Code files or skills, no network chores. */
-export const OPENCODE_CLEAN_ENV: Readonly<Record<string, string>> = {
+const OPENCODE_CLEAN_ENV: Readonly<Record<string, string>> = {
   OPENCODE_DISABLE_CLAUDE_CODE: "1",
   OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
   OPENCODE_DISABLE_MODELS_FETCH: "1",
@@ -47,7 +47,7 @@ export function opencodeStepUsage(part: Json): AgentUsage | undefined {
 }
 
 /** The session's usage so far plus one step's. */
-export function addOpencodeStep(sum: AgentUsage | undefined, step: AgentUsage): AgentUsage {
+function addOpencodeStep(sum: AgentUsage | undefined, step: AgentUsage): AgentUsage {
   if (!sum) return step;
   const steps = Number((sum.opencode as Json | undefined)?.steps ?? 0) + 1;
   return {
@@ -83,7 +83,7 @@ export function opencodeLimit(event: Json, clock: AgentClock): AgentLimit | unde
 }
 
 /** OpenCode's error in its own words: the provider's message, with the HTTP status. */
-export function opencodeError(event: Json): string {
+function opencodeError(event: Json): string {
   const error = object(event.error);
   const data = object(error?.data) ?? {};
   const words = (text(data.message) ?? text(error?.name) ?? "error").trim();

@@ -30,10 +30,10 @@ import {
 } from "./agent.js";
 import { geminiGuardRule, geminiToolLine, unwrapApiError } from "./gemini.js";
 
-export const QWEN_DEFAULT_APPROVAL_MODE = "auto-edit";
+const QWEN_DEFAULT_APPROVAL_MODE = "auto-edit";
 
 /** Qwen Code spells it auto-edit, Gemini CLI auto_edit: either is taken. */
-export function qwenApprovalMode(config: ExecutorConfig): string {
+function qwenApprovalMode(config: ExecutorConfig): string {
   const mode = config.approval_mode ?? QWEN_DEFAULT_APPROVAL_MODE;
   return mode === "auto_edit" ? "auto-edit" : mode;
 }
@@ -50,7 +50,7 @@ export function qwenArgv(config: ExecutorConfig, guardCommand: readonly string[]
 }
 
 /** Qwen's usage (an assistant message's, or the result's sum): input_tokens already include the cached ones. */
-export function qwenUsage(usage: unknown, extra?: Json): AgentUsage | undefined {
+function qwenUsage(usage: unknown, extra?: Json): AgentUsage | undefined {
   const raw = object(usage);
   if (!raw) return undefined;
   return {
@@ -81,7 +81,7 @@ function qwenWords(message: string): string {
 }
 
 /** The answer: `structured_result` (with --json-schema), else the JSON object of the final text. */
-export function qwenAnswer(result: Json | undefined): string | undefined {
+function qwenAnswer(result: Json | undefined): string | undefined {
   if (!result) return undefined;
   const structured = object(result.structured_result);
   if (structured) return `${JSON.stringify(structured)}\n`;

@@ -54,6 +54,9 @@ export function localClock(now: () => number): AgentClock {
   };
 }
 
+/** The agent output schema as one line of text (it never changes while the runner runs). */
+let schemaText: string | undefined;
+
 /** Runs one session of `agent`; the result carries what its events said and its answer's text. */
 export async function runAgentSession(agent: AgentDefinition, request: ExecutorRequest): Promise<ExecutorResult & { session: AgentSession }> {
   const isolation = isolationOf(request.config);
@@ -63,7 +66,11 @@ export async function runAgentSession(agent: AgentDefinition, request: ExecutorR
     root: request.root,
     outputFile: request.outputFile,
     schemaFile,
-    schemaText: JSON.stringify(JSON.parse(readFileSync(schemaFile, "utf8"))),
+    // (read only by an agent that takes the schema as text, and once per process)
+    get schemaText() {
+      schemaText ??= JSON.stringify(JSON.parse(readFileSync(schemaFile, "utf8")));
+      return schemaText;
+    },
     guardCommand: request.guardCommand,
     isolation,
   });
