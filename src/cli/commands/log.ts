@@ -11,7 +11,7 @@ import { readIterationMeta } from "../../adapters/iteration-usage.js";
 import { resolveRun, type ResolvedRun } from "../../adapters/resolve-run.js";
 import { parseEvents } from "../../report/local-log.js";
 import { readOptional } from "../../adapters/project-files.js";
-import { readSnapshot } from "../../adapters/tree-snapshots.js";
+import { readSnapshots } from "../../adapters/tree-snapshots.js";
 import { addUsage, describeUsage, formatCost, shortCount, usageFromMeta, type UsageTotals } from "../../core/agent-usage.js";
 import { eventsFile, iterationDir } from "../../core/layout.js";
 import { oneLine } from "../../core/text-limits.js";
@@ -219,9 +219,7 @@ export async function run(
       .find((r) => r.subject.iteration === argv.iteration);
     if (!record) throw new UsageError(`Run ${runId} has no iteration ${argv.iteration}; \`runner log\` lists them.`);
     const entry = await toEntry(root, runId, record);
-    const [before, after] = await Promise.all(
-      (["before", "after"] as const).map((side) => readSnapshot(root, resolved.git, runId, entry.iteration, side)),
-    );
+    const { before, after } = await readSnapshots(root, resolved.git, runId, entry.iteration);
     if (argv.tree !== undefined) {
       const snapshot = argv.tree === "before" ? before : after;
       if (!snapshot)
