@@ -32,7 +32,7 @@ export async function resolveRun(root: string, runIdOption: string | undefined):
 }
 
 /** The run (undefined when none is named and the checked-out branch is no run branch), and that branch. */
-async function locateRun(root: string, runIdOption: string | undefined): Promise<{ run?: ResolvedRun; branch: string | undefined }> {
+export async function locateRun(root: string, runIdOption: string | undefined): Promise<{ run?: ResolvedRun; branch: string | undefined }> {
   const git = new GitRepo(root);
   const branch = await checkedOutBranch(root).catch(() => undefined);
   const runId = runIdOption ?? runIdFromBranch(branch);
