@@ -56,7 +56,7 @@ function tooltip(it: ReportIteration): string {
 }
 
 /** At most this many marks: a longer run's iterations are grouped, consecutive ones per mark. */
-export const MAX_MARKS = 240;
+const MAX_MARKS = 240;
 /** Axis labels at least this far apart (px of the view box): a label of 5 digits is about 35 px wide. */
 const LABEL_GAP = 48;
 
