@@ -44,10 +44,10 @@ export async function run(args: GlobalArgs & { runId?: string; force: boolean })
         `A runner (\`${working.command}\`, pid ${working.pid}) is working on run ${argv.runId} in ${checkout.path}; stop it (Ctrl-C there) or wait for it, then try again.`,
       );
     }
-    const changes = (await new GitRepo(checkout.path).raw(["status", "--porcelain", "--untracked-files=all"])).split("\n").filter(Boolean);
+    const { changes } = await new GitRepo(checkout.path).status();
     if (changes.length > 0 && !argv.force) {
       throw new RefusalError(
-        `${checkout.path} has ${changes.length} uncommitted change${changes.length === 1 ? "" : "s"} (${changes[0]!.slice(3)}${changes.length > 1 ? ", …" : ""}) that removing it would lose; commit them there, or pass --force to drop them.`,
+        `${checkout.path} has ${changes.length} uncommitted change${changes.length === 1 ? "" : "s"} (${changes[0]!.path}${changes.length > 1 ? ", …" : ""}) that removing it would lose; commit them there, or pass --force to drop them.`,
       );
     }
     await git.raw(["worktree", "remove", "--force", checkout.path]);
