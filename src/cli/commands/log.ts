@@ -69,11 +69,19 @@ async function readRun(root: string, runIdOption: string | undefined): Promise<R
   return resolveRun(root, runIdOption);
 }
 
-/** The run's iterations, oldest first, each with what its local log adds, and a person's edits among them. */
-export async function runLog(root: string, run: ResolvedRun): Promise<{ runId: string; entries: LogEntry[]; personEdits: PersonEditEntry[] }> {
+/**
+ * The run's iterations, oldest first, each with what its local log adds (given `nodeId`, only the
+ * iterations on that node), and a person's edits among them.
+ */
+export async function runLog(
+  root: string,
+  run: ResolvedRun,
+  nodeId?: string,
+): Promise<{ runId: string; entries: LogEntry[]; personEdits: PersonEditEntry[] }> {
   const records = loopRecords(run.loopCommits, run.runId).reverse();
+  const shown = nodeId === undefined ? records : records.filter((record) => record.subject.kind !== "repair" && record.subject.nodeId === nodeId);
   const [entries, personEdits] = await Promise.all([
-    Promise.all(records.map((record) => toEntry(root, run.runId, record))),
+    Promise.all(shown.map((record) => toEntry(root, run.runId, record))),
     runPersonEdits(run, records),
   ]);
   return { runId: run.runId, entries, personEdits };
