@@ -228,7 +228,7 @@ export const COMMANDS = [
   command({
     name: "cleanup",
     describe: "Clean up after a run: remove its worktree, and its branch when another branch holds its commits (--force: regardless)",
-    positional: { name: "run-id", describe: "The run to clean up (`runner runs` lists them)", required: true },
+    positional: { name: "run-id", describe: "The run to clean up (`runner runs` lists them)", required: true, check: runIdProblem },
     options: {
       force: { type: "boolean", describe: "Also drop uncommitted changes in its worktree, and delete a branch whose commits are on no other branch" },
     },

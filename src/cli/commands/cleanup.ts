@@ -8,17 +8,16 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import { GitRepo } from "../../adapters/git.js";
 import { branchesHolding, listWorktrees } from "../../adapters/worktrees.js";
-import { BRANCH_PREFIX, runIdProblem } from "../../core/run-id.js";
-import { RefusalError, UsageError } from "../../errors.js";
+import { BRANCH_PREFIX } from "../../core/run-id.js";
+import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { runInProgress } from "../run-in-progress.js";
 
 export async function run(args: GlobalArgs & { runId?: string; force: boolean }): Promise<number> {
+  // (the parser refuses a missing or invalid <run-id>: the command table declares it required, with its check)
   const argv = { ...args, runId: args.runId ?? "" };
-  const problem = runIdProblem(argv.runId);
-  if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
   const root = findProjectRoot(argv.C);
   const git = new GitRepo(root);
   const branch = `${BRANCH_PREFIX}${argv.runId}`;
