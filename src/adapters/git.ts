@@ -384,10 +384,10 @@ export class GitRepo {
   }
 
   /**
-   * The patch from `base` to `target` (binary files included), `excludes` left out, streamed into
-   * `file` up to `capBytes` (a file of hundreds of MB never passes through one string).
+   * The patch from `base` to `target` (a commit; "index": what is staged; binary files included),
+   * `excludes` left out, streamed into `file` up to `capBytes` and redacted (a file of hundreds of MB
+   * never passes through one string).
    */
-  /** The patch from `base` to `target` (a commit; "index": what is staged) into `file`, streamed, capped and redacted. */
   async diffToFile(
     base: string,
     target: string,

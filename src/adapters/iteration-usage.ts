@@ -27,7 +27,7 @@ export async function readIterationMeta(
   }
 }
 
-export async function readIterationUsage(root: string, runId: string, iteration: number, commit?: string): Promise<UsageTotals | undefined> {
+async function readIterationUsage(root: string, runId: string, iteration: number, commit?: string): Promise<UsageTotals | undefined> {
   return usageFromMeta((await readIterationMeta(root, runId, iteration, commit))?.usage);
 }
 

@@ -33,14 +33,7 @@ export class RepositoryLock {
         unlinkSync(this.file); // stale: its holder is gone
         continue;
       }
-      const record: LockRecord = {
-        pid: process.pid,
-        start: processStart(process.pid),
-        host: hostname(),
-        command: this.command,
-        since: new Date(now()).toISOString(),
-      };
-      writeSync(fd, `${JSON.stringify(record)}\n`);
+      writeSync(fd, this.record(now));
       closeSync(fd);
       this.held = true;
       process.once("exit", this.release);
@@ -59,25 +52,9 @@ export class RepositoryLock {
    * over between two iterations. Gives up after `timeoutMs` with the holder named.
    */
   async acquireWaiting(now: () => number, timeoutMs: number, pollMs = 200): Promise<void> {
-    const record: LockRecord = {
-      pid: process.pid,
-      start: processStart(process.pid),
-      host: hostname(),
-      command: this.command,
-      since: new Date(now()).toISOString(),
-    };
-    writeFileSync(this.waitingFile, `${JSON.stringify(record)}\n`);
-    const deadline = now() + timeoutMs;
+    writeFileSync(this.waitingFile, this.record(now));
     try {
-      for (;;) {
-        try {
-          this.acquire(now);
-          return;
-        } catch (error) {
-          if (!(error instanceof RefusalError) || now() >= deadline) throw error;
-        }
-        await sleep(pollMs);
-      }
+      await this.acquireBefore(now, now() + timeoutMs, pollMs);
     } finally {
       // (kept while the edit runs: the run waits until the lock is released and the file gone)
       if (!this.held) this.clearWaiting();
@@ -117,15 +94,33 @@ export class RepositoryLock {
       if (!still || still.pid !== waiting.pid || !holderAlive(still) || now() >= deadline) break;
     }
     // The waiting command may still be releasing the lock: take it as soon as it is free.
+    await this.acquireBefore(now, deadline, pollMs);
+    return true;
+  }
+
+  /** Takes the lock as soon as it is free, trying every `pollMs`; after `deadline`, refuses with the holder named. */
+  private async acquireBefore(now: () => number, deadline: number, pollMs: number): Promise<void> {
     for (;;) {
       try {
         this.acquire(now);
-        return true;
+        return;
       } catch (error) {
         if (!(error instanceof RefusalError) || now() >= deadline) throw error;
       }
       await sleep(pollMs);
     }
+  }
+
+  /** This process's line in the lock file (and in the waiting file). */
+  private record(now: () => number): string {
+    const record: LockRecord = {
+      pid: process.pid,
+      start: processStart(process.pid),
+      host: hostname(),
+      command: this.command,
+      since: new Date(now()).toISOString(),
+    };
+    return `${JSON.stringify(record)}\n`;
   }
 
   unlock(): void {

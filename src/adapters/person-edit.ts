@@ -21,7 +21,7 @@ export interface PersonEditCommit {
 }
 
 /** The person making the edit: GIT_AUTHOR_NAME/EMAIL, else git's user.name/email; none is a refusal (an edit names who made it). */
-export async function personIdentity(git: GitRepo, env: Readonly<Record<string, string | undefined>>): Promise<CommitIdentity> {
+async function personIdentity(git: GitRepo, env: Readonly<Record<string, string | undefined>>): Promise<CommitIdentity> {
   if (env.GIT_AUTHOR_NAME && env.GIT_AUTHOR_EMAIL) return { name: env.GIT_AUTHOR_NAME, email: env.GIT_AUTHOR_EMAIL };
   const configured = await git.identity();
   if (configured.name && configured.email) return { name: configured.name, email: configured.email };
@@ -31,7 +31,7 @@ export async function personIdentity(git: GitRepo, env: Readonly<Record<string, 
 }
 
 /** The current branch and its tip; refuses where an edit cannot be committed (no commit, detached HEAD). */
-export async function editTarget(root: string): Promise<{ branch: string; head: string; runId: string | undefined }> {
+async function editTarget(root: string): Promise<{ branch: string; head: string; runId: string | undefined }> {
   const { branch, sha } = await new GitRepo(root).head();
   if (sha === undefined) throw new RefusalError("The repository has no commits yet; commit your project (with .runner/) first, then edit the plan.");
   if (branch === undefined)

@@ -21,23 +21,27 @@ export interface ResolvedRun {
 
 /** The run, or undefined when none is named and the checked-out branch is no run branch. */
 export async function findRun(root: string, runIdOption: string | undefined): Promise<ResolvedRun | undefined> {
-  const git = new GitRepo(root);
-  const branch = await checkedOutBranch(root).catch(() => undefined);
-  const runId = runIdOption ?? runIdFromBranch(branch);
-  if (runId === undefined) return undefined;
-  const ref = await runRef(git, runId, branch);
-  const tip = await git.resolve(ref);
-  const loopCommits =
-    tip === undefined ? [] : (await git.loopCommits(loopSubjectPattern(runId), tip)).filter((c) => parseCommitSubject(c.subject)?.runId === runId);
-  return { git, runId, branch, ref, tip, loopCommits };
+  return (await locateRun(root, runIdOption)).run;
 }
 
 /** The run, or one sentence saying how to name one. */
 export async function resolveRun(root: string, runIdOption: string | undefined): Promise<ResolvedRun> {
-  const run = await findRun(root, runIdOption);
+  const { run, branch } = await locateRun(root, runIdOption);
   if (run !== undefined) return run;
-  const branch = await checkedOutBranch(root).catch(() => undefined);
   throw new RefusalError(`Branch ${branch ?? "(detached)"} is not a runner/<run-id> branch; check out a run branch or pass --run-id.`);
+}
+
+/** The run (undefined when none is named and the checked-out branch is no run branch), and that branch. */
+export async function locateRun(root: string, runIdOption: string | undefined): Promise<{ run?: ResolvedRun; branch: string | undefined }> {
+  const git = new GitRepo(root);
+  const branch = await checkedOutBranch(root).catch(() => undefined);
+  const runId = runIdOption ?? runIdFromBranch(branch);
+  if (runId === undefined) return { branch };
+  const ref = await runRef(git, runId, branch);
+  const tip = await git.resolve(ref);
+  const loopCommits =
+    tip === undefined ? [] : (await git.loopCommits(loopSubjectPattern(runId), tip)).filter((c) => parseCommitSubject(c.subject)?.runId === runId);
+  return { run: { git, runId, branch, ref, tip, loopCommits }, branch };
 }
 
 /** Where run `runId`'s history is: the checked-out run branch, else runner/<id> locally, else a remote's, else HEAD. */

@@ -9,7 +9,7 @@ import { definitionDifferences } from "../core/guard-definition.js";
 import { LAYOUT } from "../core/layout.js";
 import type { TaskTree } from "../core/tree.js";
 import type { GitRepo, ObjectReader } from "./git.js";
-import { guardDefinitionAt, type DefinitionAt } from "./guard-definition.js";
+import { guardDefinitionAt } from "./guard-definition.js";
 import { checkTreeText } from "./tree-store.js";
 
 /** The commit a run began from: the parent of its first loop commit; undefined when it has none. */
@@ -26,16 +26,11 @@ async function treeAt(reader: ObjectReader, revision: string): Promise<TaskTree 
   return load.ok ? load.tree : undefined;
 }
 
-/** Whether config.toml at `revision` is a valid config (missing: not valid). */
-async function configValidAt(reader: ObjectReader, revision: string): Promise<boolean> {
+/** config.toml at `revision`: whether it is a valid config (missing: not valid) and the guard command whose definition is protected (the default when it names none or is invalid). */
+async function configAt(reader: ObjectReader, revision: string): Promise<{ valid: boolean; guard: readonly string[] }> {
   const bytes = await reader.read(`${revision}:${LAYOUT.config}`);
-  return bytes !== undefined && parseConfig(bytes.toString("utf8")).ok;
-}
-
-/** The guard's definition at `revision`: of the guard command its config names (the default when it names none or is invalid). */
-async function definitionAt(git: GitRepo, revision: string): Promise<DefinitionAt> {
-  const config = parseConfig((await git.showFile(revision, LAYOUT.config)) ?? "");
-  return guardDefinitionAt(git, revision, config.ok ? config.config.guard.command : DEFAULT_GUARD_COMMAND);
+  const config = parseConfig(bytes?.toString("utf8") ?? "");
+  return { valid: bytes !== undefined && config.ok, guard: config.ok ? config.config.guard.command : DEFAULT_GUARD_COMMAND };
 }
 
 /** The audit of run `runId` from `base` to `tip` (first-parent history). */
@@ -43,22 +38,23 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
   const reader = git.objectReader();
   try {
     const baseTree = await treeAt(reader, base);
-    let definition = await definitionAt(git, base);
+    let definition = await guardDefinitionAt(git, base, (await configAt(reader, base)).guard);
     async function* withTrees() {
       let tree = baseTree;
       for await (const commit of git.streamCommitsSince(base, tip)) {
         // The guard's definition, derived again only where the commit touched the config or a file or manifest of it.
         const relevant = new Set([LAYOUT.config, ...definition.definition.files, ...definition.definition.scripts.map((s) => s.manifest)]);
         let definitionChanged: string[] = [];
-        if (commit.changedPaths.some((changed) => relevant.has(changed))) {
-          const after = await definitionAt(git, commit.sha);
+        // config.toml at a commit that changed it (a person's fix of the guard is judged valid or not), read once for both.
+        const config = commit.changedPaths.some((changed) => relevant.has(changed)) ? await configAt(reader, commit.sha) : undefined;
+        if (config) {
+          const after = await guardDefinitionAt(git, commit.sha, config.guard);
           definitionChanged = definitionDifferences(definition, after);
           definition = after;
         }
         // A commit that did not touch the tree file has its parent's tree: the same one, not read again.
         if (commit.changedPaths.includes(LAYOUT.tree)) tree = await treeAt(reader, commit.sha);
-        // config.toml at a commit that changed it (a person's fix of the guard is judged valid or not).
-        const configValid = commit.changedPaths.includes(LAYOUT.config) ? await configValidAt(reader, commit.sha) : undefined;
+        const configValid = commit.changedPaths.includes(LAYOUT.config) ? config!.valid : undefined;
         yield {
           ...commit,
           tree,

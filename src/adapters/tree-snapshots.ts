@@ -14,7 +14,7 @@ import type { GitRepo } from "./git.js";
 import type { IterationLog } from "./iteration-log.js";
 import { readOptional } from "./project-files.js";
 
-export const TREE_REFS_FILE = "trees.json";
+const TREE_REFS_FILE = "trees.json";
 
 export type SnapshotSide = "before" | "after";
 
@@ -101,23 +101,33 @@ export interface Snapshot {
 }
 
 /**
- * An iteration's snapshot: the committed file the reference names (checked: the commit holds that
- * very blob at that path, as the log is in the agent's reach), else the log's copy.
+ * An iteration's snapshots, before and after: the committed file a reference names (checked: the
+ * commit holds that very blob at that path, as the log is in the agent's reach), else the log's copy.
  */
-export async function readSnapshot(root: string, git: GitRepo, runId: string, iteration: number, side: SnapshotSide): Promise<Snapshot | undefined> {
+export async function readSnapshots(
+  root: string,
+  git: GitRepo,
+  runId: string,
+  iteration: number,
+): Promise<Record<SnapshotSide, Snapshot | undefined>> {
   const dir = path.join(root, ...iterationDir(runId, iteration).split("/"));
-  const ref = readRefs(await readOptional(path.join(dir, TREE_REFS_FILE)).catch(() => undefined))[side];
-  if (ref?.commit) {
-    const committed = (await git.raw(["rev-parse", "-q", "--verify", `${ref.commit}:${ref.path}`]).catch(() => "")).trim();
-    if (committed === ref.blob) {
-      return {
-        where: `commit ${ref.commit.slice(0, 12)}, ${ref.path} (blob ${ref.blob.slice(0, 12)})`,
-        text: async () => git.raw(["cat-file", "blob", ref.blob]),
-      };
+  const refs = readRefs(await readOptional(path.join(dir, TREE_REFS_FILE)).catch(() => undefined));
+  const read = async (side: SnapshotSide): Promise<Snapshot | undefined> => {
+    const ref = refs[side];
+    if (ref?.commit) {
+      const committed = (await git.raw(["rev-parse", "-q", "--verify", `${ref.commit}:${ref.path}`]).catch(() => "")).trim();
+      if (committed === ref.blob) {
+        return {
+          where: `commit ${ref.commit.slice(0, 12)}, ${ref.path} (blob ${ref.blob.slice(0, 12)})`,
+          text: async () => git.raw(["cat-file", "blob", ref.blob]),
+        };
+      }
     }
-  }
-  const file = path.join(dir, `tree.${side}.json`);
-  const copy = await readOptional(file).catch(() => undefined);
-  if (copy === undefined) return undefined;
-  return { where: `${iterationDir(runId, iteration)}/tree.${side}.json`, text: async () => copy };
+    const file = path.join(dir, `tree.${side}.json`);
+    const copy = await readOptional(file).catch(() => undefined);
+    if (copy === undefined) return undefined;
+    return { where: `${iterationDir(runId, iteration)}/tree.${side}.json`, text: async () => copy };
+  };
+  const [before, after] = await Promise.all([read("before"), read("after")]);
+  return { before, after };
 }

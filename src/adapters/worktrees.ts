@@ -42,24 +42,17 @@ export async function listWorktrees(git: GitRepo): Promise<Worktree[]> {
 export interface RunBranch {
   branch: string;
   tip: string;
-  /** The tip's committer time (ISO). */
-  date: string;
 }
 
 /** Every runner/* branch, by name. */
 export async function listRunBranches(git: GitRepo): Promise<RunBranch[]> {
-  const out = await git.raw([
-    "for-each-ref",
-    "--sort=refname",
-    "--format=%(refname:short)%00%(objectname)%00%(committerdate:iso-strict)",
-    `refs/heads/${BRANCH_PREFIX}`,
-  ]);
+  const out = await git.raw(["for-each-ref", "--sort=refname", "--format=%(refname:short)%00%(objectname)", `refs/heads/${BRANCH_PREFIX}`]);
   return out
     .split("\n")
     .filter((line) => line.length > 0)
     .map((line) => {
-      const [branch = "", tip = "", date = ""] = line.split("\0");
-      return { branch, tip, date };
+      const [branch = "", tip = ""] = line.split("\0");
+      return { branch, tip };
     });
 }
 

@@ -49,6 +49,8 @@ export interface Positional {
   name: string;
   describe: string;
   required: boolean;
+  /** What is wrong with a value (a clause), or undefined when it is fine: checked by the parser. */
+  check?: (value: string) => string | undefined;
 }
 
 export interface CommandSpec<Options extends Record<string, OptionSpec> = Record<string, OptionSpec>, Args = ArgsOf<Options>> {

@@ -1,6 +1,5 @@
 // The commands and their options, declared once: the parser, the help text and each handler's
 // argument type come from this table. Command modules are loaded only when called.
-import { AGENTS } from "../agents/registry.js";
 import { runIdProblem } from "../core/run-id.js";
 import { command, type OptionSpec } from "./command-table.js";
 
@@ -8,6 +7,11 @@ export const GLOBAL_OPTIONS = {
   C: { type: "string", default: ".", describe: "Work in this folder instead of the current one", value: "dir" },
   debug: { type: "boolean", describe: "Show stack traces of errors" },
 } as const satisfies Record<string, OptionSpec>;
+
+// What `init --executor` takes: every agent of src/agents/registry.ts (test/unit/bundle.test.ts
+// checks the two lists agree), the bare command, the demo agent. Names only: this table is loaded
+// by every `runner` call, the registry (every agent module) only by the commands that use it.
+export const EXECUTOR_CHOICES = ["codex", "claude", "gemini", "qwen", "opencode", "command", "demo"] as const;
 
 const json = { type: "boolean", describe: "Print one JSON document" } as const;
 const runId = { type: "string", describe: "The run (default: from the runner/<id> branch)", value: "id", check: runIdProblem } as const;
@@ -29,12 +33,7 @@ export const COMMANDS = [
     options: {
       goal: { type: "string", describe: "The project goal (written to .runner/GOAL.md and the root node)", value: "text" },
       "max-attempts": { type: "integer", default: 3, min: 1, describe: "max_attempts of the root node", value: "n" },
-      executor: {
-        type: "string",
-        choices: [...AGENTS.map((agent) => agent.kind), "command", "demo"],
-        default: "codex",
-        describe: "The agent the config starts with",
-      },
+      executor: { type: "string", choices: EXECUTOR_CHOICES, default: "codex", describe: "The agent the config starts with" },
       plan: {
         type: "string",
         describe: "Build the tree from a plan: a Markdown checklist or headings, ralph's prd.json, task-master's tasks.json",
@@ -229,7 +228,7 @@ export const COMMANDS = [
   command({
     name: "cleanup",
     describe: "Clean up after a run: remove its worktree, and its branch when another branch holds its commits (--force: regardless)",
-    positional: { name: "run-id", describe: "The run to clean up (`runner runs` lists them)", required: true },
+    positional: { name: "run-id", describe: "The run to clean up (`runner runs` lists them)", required: true, check: runIdProblem },
     options: {
       force: { type: "boolean", describe: "Also drop uncommitted changes in its worktree, and delete a branch whose commits are on no other branch" },
     },

@@ -97,7 +97,11 @@ function parseOptions(spec: AnyCommand, argv: string[]): ParsedArgs {
   if (spec.positional) {
     if (positionals[0] === undefined && spec.positional.required)
       throw new UsageError(`${where} needs <${spec.positional.name}>: ${spec.positional.describe}. See \`${PROGRAM} ${spec.name} --help\`.`);
-    if (positionals[0] !== undefined) args[camelCase(spec.positional.name)] = positionals[0];
+    if (positionals[0] !== undefined) {
+      const problem = spec.positional.check?.(positionals[0]);
+      if (problem !== undefined) throw new UsageError(sentence(problem));
+      args[camelCase(spec.positional.name)] = positionals[0];
+    }
   }
   return args as ParsedArgs;
 }
@@ -115,13 +119,15 @@ function checkValue(name: string, option: OptionSpec, value: string, command: st
     return number;
   }
   const problem = option.type === "string" ? option.check?.(value) : undefined;
-  if (problem !== undefined) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
+  if (problem !== undefined) throw new UsageError(sentence(problem));
   if (option.type === "string" && !option.multiple && option.choices && !option.choices.includes(value)) {
     throw new UsageError(`${flag(name)} must be one of ${option.choices.join(", ")}, not "${value}"${suggestion(value, option.choices)}. ${help}`);
   }
   return value;
 }
 
+/** A check's clause as the sentence of a refusal. */
+const sentence = (clause: string) => `${clause[0]!.toUpperCase()}${clause.slice(1)}.`;
 const flag = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
 const valueName = (option: OptionSpec) =>
   option.type === "boolean"

@@ -10,7 +10,7 @@ import { printError, printLine, reportError } from "./output.js";
 import { PLAIN, type Style } from "./style.js";
 
 /** How many of the guard's last lines follow the line of an iteration whose guard failed. */
-export const GUARD_TAIL_LINES = 5;
+const GUARD_TAIL_LINES = 5;
 
 export function stepJson(result: StepResult): unknown {
   const record = result.record;
@@ -41,7 +41,7 @@ export function describeStep(result: StepResult): string {
 }
 
 /** One line about the iteration a step recorded (committed, or ended in a runner error), or undefined when it recorded none. */
-export function describeIteration(result: StepResult): string | undefined {
+function describeIteration(result: StepResult): string | undefined {
   const record = result.record;
   if (!record || result.outcome === "crashed") return undefined;
   const commit = result.commit ? ` (commit ${result.commit.slice(0, 7)})` : "";

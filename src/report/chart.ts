@@ -56,7 +56,7 @@ function tooltip(it: ReportIteration): string {
 }
 
 /** At most this many marks: a longer run's iterations are grouped, consecutive ones per mark. */
-export const MAX_MARKS = 240;
+const MAX_MARKS = 240;
 /** Axis labels at least this far apart (px of the view box): a label of 5 digits is about 35 px wide. */
 const LABEL_GAP = 48;
 
@@ -76,41 +76,38 @@ interface Mark {
   tooltip: string;
 }
 
+/** A mark of one iteration or more (a lone iteration's outcome, target and times are its own). */
 function markOf(group: readonly ReportIteration[]): Mark {
   const first = group[0]!;
   const last = group[group.length - 1]!;
-  if (group.length === 1) {
-    const local = first.local;
-    return {
-      first,
-      last,
-      target: first,
-      outcome: first.outcome,
-      count: 1,
-      ...(local?.totalMs !== undefined ? { local: { totalMs: local.totalMs, agentMs: local.agentMs ?? 0, guardMs: local.guardMs ?? 0 } } : {}),
-      tooltip: tooltip(first),
-    };
-  }
   const outcome = OUTCOME_RANK.find((candidate) => group.some((it) => it.outcome === candidate)) ?? "other";
   const failed = group.find((it) => it.outcome === "fail" || it.outcome === "error" || it.outcome === "invalid-tree");
   const timed = group.filter((it) => it.local?.totalMs !== undefined);
   const mean = (pick: (it: ReportIteration) => number | undefined) => timed.reduce((sum, it) => sum + (pick(it) ?? 0), 0) / timed.length;
-  const counts = new Map<IterationOutcome, number>();
-  for (const it of group) counts.set(it.outcome, (counts.get(it.outcome) ?? 0) + 1);
-  const parts = [`Iterations ${first.iteration}–${last.iteration}: ${[...counts].map(([o, n]) => `${n} ${OUTCOME_STYLE[o].label}`).join(", ")}`];
-  if (timed.length > 0) parts.push(`mean ${duration(mean((it) => it.local?.totalMs))} per iteration`);
-  if (failed) parts.push(`the mark links to iteration ${failed.iteration}, the first failure`);
+  const local =
+    timed.length > 0
+      ? { totalMs: mean((it) => it.local?.totalMs), agentMs: mean((it) => it.local?.agentMs), guardMs: mean((it) => it.local?.guardMs) }
+      : undefined;
   return {
     first,
     last,
     target: failed ?? first,
     outcome,
     count: group.length,
-    ...(timed.length > 0
-      ? { local: { totalMs: mean((it) => it.local?.totalMs), agentMs: mean((it) => it.local?.agentMs), guardMs: mean((it) => it.local?.guardMs) } }
-      : {}),
-    tooltip: parts.join("\n"),
+    ...(local ? { local } : {}),
+    tooltip: group.length === 1 ? tooltip(first) : groupTooltip(group, local?.totalMs, failed),
   };
+}
+
+function groupTooltip(group: readonly ReportIteration[], meanMs: number | undefined, failed: ReportIteration | undefined): string {
+  const counts = new Map<IterationOutcome, number>();
+  for (const it of group) counts.set(it.outcome, (counts.get(it.outcome) ?? 0) + 1);
+  const parts = [
+    `Iterations ${group[0]!.iteration}–${group[group.length - 1]!.iteration}: ${[...counts].map(([o, n]) => `${n} ${OUTCOME_STYLE[o].label}`).join(", ")}`,
+  ];
+  if (meanMs !== undefined) parts.push(`mean ${duration(meanMs)} per iteration`);
+  if (failed) parts.push(`the mark links to iteration ${failed.iteration}, the first failure`);
+  return parts.join("\n");
 }
 
 /** The run's marks: one per iteration, or per group of consecutive iterations when there are more than MAX_MARKS. */

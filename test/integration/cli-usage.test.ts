@@ -45,6 +45,13 @@ describe.concurrent("the command line", () => {
         `Run id "a b" is not valid: use 1 to 64 letters, digits, '.', '_' or '-'.`,
       ]);
     }
+    // and `runner cleanup <run-id>`, whose id is its positional argument
+    const cleanup = await runner(dir, ["cleanup", "a b"]);
+    expect([cleanup.exitCode, cleanup.stdout, oneSentence(cleanup.stderr)]).toEqual([
+      1,
+      "",
+      `Run id "a b" is not valid: use 1 to 64 letters, digits, '.', '_' or '-'.`,
+    ]);
   });
 
   it("an option value outside its choices names the option and every allowed value", async () => {

@@ -8,6 +8,8 @@ import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { AGENTS } from "../../src/agents/registry.js";
+import { EXECUTOR_CHOICES } from "../../src/cli/commands.js";
 import { PROJECT_ROOT } from "../helpers/sandbox.js";
 
 const bundleFiles = [
@@ -40,6 +42,18 @@ describe("dist/runner.mjs and its chunks", () => {
     for (const name of packages) expect(Object.keys(pkg.dependencies), `${name} is imported by the bundle`).toContain(name);
     // The graph renderer (with its WebAssembly) is loaded only for SVG, from node_modules.
     expect(packages).toContain("@hpcc-js/wasm-graphviz");
+  });
+});
+
+describe("what every `runner` call loads", () => {
+  it("dist/runner.mjs (the parser and the command table) imports no agent module", () => {
+    const entry = readFileSync(path.join(PROJECT_ROOT, "dist", "runner.mjs"), "utf8");
+    const imported = [...entry.matchAll(/^import\s[^;]*?from\s*["']([^"']+)["']/gm)].map((match) => match[1]!);
+    expect(imported.filter((specifier) => /\/(registry|claude|codex|gemini|opencode|qwen)-/.test(specifier))).toEqual([]);
+  });
+
+  it("`init --executor` takes every agent of the registry, the bare command and the demo agent", () => {
+    expect(EXECUTOR_CHOICES).toEqual([...AGENTS.map((agent) => agent.kind), "command", "demo"]);
   });
 });
 

@@ -8,17 +8,16 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import { GitRepo } from "../../adapters/git.js";
 import { branchesHolding, listWorktrees } from "../../adapters/worktrees.js";
-import { BRANCH_PREFIX, runIdProblem } from "../../core/run-id.js";
-import { RefusalError, UsageError } from "../../errors.js";
+import { BRANCH_PREFIX } from "../../core/run-id.js";
+import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { runInProgress } from "../run-in-progress.js";
 
 export async function run(args: GlobalArgs & { runId?: string; force: boolean }): Promise<number> {
+  // (the parser refuses a missing or invalid <run-id>: the command table declares it required, with its check)
   const argv = { ...args, runId: args.runId ?? "" };
-  const problem = runIdProblem(argv.runId);
-  if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
   const root = findProjectRoot(argv.C);
   const git = new GitRepo(root);
   const branch = `${BRANCH_PREFIX}${argv.runId}`;
@@ -44,10 +43,10 @@ export async function run(args: GlobalArgs & { runId?: string; force: boolean })
         `A runner (\`${working.command}\`, pid ${working.pid}) is working on run ${argv.runId} in ${checkout.path}; stop it (Ctrl-C there) or wait for it, then try again.`,
       );
     }
-    const changes = (await new GitRepo(checkout.path).raw(["status", "--porcelain", "--untracked-files=all"])).split("\n").filter(Boolean);
+    const { changes } = await new GitRepo(checkout.path).status();
     if (changes.length > 0 && !argv.force) {
       throw new RefusalError(
-        `${checkout.path} has ${changes.length} uncommitted change${changes.length === 1 ? "" : "s"} (${changes[0]!.slice(3)}${changes.length > 1 ? ", …" : ""}) that removing it would lose; commit them there, or pass --force to drop them.`,
+        `${checkout.path} has ${changes.length} uncommitted change${changes.length === 1 ? "" : "s"} (${changes[0]!.path}${changes.length > 1 ? ", …" : ""}) that removing it would lose; commit them there, or pass --force to drop them.`,
       );
     }
     await git.raw(["worktree", "remove", "--force", checkout.path]);

@@ -98,7 +98,7 @@ export async function scaffoldRunnerDir(
     goal ? goalMarkdown(goal) : "# Goal\n\nDescribe what the project must achieve. Every iteration's agent reads this file.\n",
   );
   await write(LAYOUT.tree, serializeTree(tree));
-  await write(LAYOUT.config, configTemplate(options.executor, options.guardCommand ?? ["just", "ci"]));
+  await write(LAYOUT.config, configTemplate(options.executor, options.guardCommand ?? DEFAULT_GUARD_COMMAND));
   await write(LAYOUT.assumptions, "# Assumptions\n\nAgents append the assumptions they make here.\n");
   await write(LAYOUT.questions, "# Open questions\n\nAgents append questions for humans here; the loop does not wait for answers.\n");
   await copyFile(schemaFile("task_tree"), projectPath(root, LAYOUT.schema));

@@ -8,11 +8,10 @@ import { formatDuration } from "../../core/durations.js";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { readIterationMeta } from "../../adapters/iteration-usage.js";
-import { GitRepo } from "../../adapters/git.js";
 import { resolveRun, type ResolvedRun } from "../../adapters/resolve-run.js";
 import { parseEvents } from "../../report/local-log.js";
 import { readOptional } from "../../adapters/project-files.js";
-import { readSnapshot } from "../../adapters/tree-snapshots.js";
+import { readSnapshots } from "../../adapters/tree-snapshots.js";
 import { addUsage, describeUsage, formatCost, shortCount, usageFromMeta, type UsageTotals } from "../../core/agent-usage.js";
 import { eventsFile, iterationDir } from "../../core/layout.js";
 import { oneLine } from "../../core/text-limits.js";
@@ -65,19 +64,24 @@ export interface LogEntry {
 /** How many of the guard's last lines one iteration shows. */
 const GUARD_LINES = 10;
 
-export async function readRunLog(
-  root: string,
-  runIdOption: string | undefined,
-): Promise<{ runId: string; entries: LogEntry[]; personEdits: PersonEditEntry[] }> {
+async function readRun(root: string, runIdOption: string | undefined): Promise<ResolvedRun> {
   if (!existsSync(path.join(root, ".git"))) throw new RefusalError(`${root} is not the top folder of a git repository; there is no run to show.`);
-  return runLog(root, await resolveRun(root, runIdOption));
+  return resolveRun(root, runIdOption);
 }
 
-/** The run's iterations, oldest first, each with what its local log adds, and a person's edits among them. */
-export async function runLog(root: string, run: ResolvedRun): Promise<{ runId: string; entries: LogEntry[]; personEdits: PersonEditEntry[] }> {
+/**
+ * The run's iterations, oldest first, each with what its local log adds (given `nodeId`, only the
+ * iterations on that node), and a person's edits among them.
+ */
+export async function runLog(
+  root: string,
+  run: ResolvedRun,
+  nodeId?: string,
+): Promise<{ runId: string; entries: LogEntry[]; personEdits: PersonEditEntry[] }> {
   const records = loopRecords(run.loopCommits, run.runId).reverse();
+  const shown = nodeId === undefined ? records : records.filter((record) => record.subject.kind !== "repair" && record.subject.nodeId === nodeId);
   const [entries, personEdits] = await Promise.all([
-    Promise.all(records.map((record) => toEntry(root, run.runId, record))),
+    Promise.all(shown.map((record) => toEntry(root, run.runId, record))),
     runPersonEdits(run, records),
   ]);
   return { runId: run.runId, entries, personEdits };
@@ -149,7 +153,7 @@ async function toEntry(root: string, runId: string, record: LoopRecord): Promise
 }
 
 /** The test files of a loop commit's Runner-Tests, "and N more" last when it names fewer. */
-export function testsChanged(record: LoopRecord): string[] {
+function testsChanged(record: LoopRecord): string[] {
   const { files, more } = testsOf(record);
   return more > 0 ? [...files, `and ${more} more`] : files;
 }
@@ -159,7 +163,7 @@ function object(value: unknown): Record<string, unknown> | undefined {
 }
 
 /** The run's usage: the sum over the iterations that recorded one. */
-export function runUsage(entries: readonly LogEntry[]): UsageTotals | undefined {
+function runUsage(entries: readonly LogEntry[]): UsageTotals | undefined {
   return entries.reduce<UsageTotals | undefined>((sum, entry) => addUsage(sum, entry.usage ?? undefined), undefined);
 }
 
@@ -205,7 +209,8 @@ export async function run(
   },
 ): Promise<number> {
   const root = findProjectRoot(argv.C);
-  const [{ runId, entries, personEdits }, working] = await Promise.all([readRunLog(root, argv.runId), runInProgress(root)]);
+  const [resolved, working] = await Promise.all([readRun(root, argv.runId), runInProgress(root)]);
+  const runId = resolved.runId;
   const style = styleFor(process.stdout);
   if (argv.diagram) {
     if (argv.iteration === undefined) throw new UsageError("--diagram needs --iteration N: the iteration whose path to highlight.");
@@ -216,10 +221,13 @@ export async function run(
   }
   if (argv.tree !== undefined && argv.iteration === undefined) throw new UsageError("--tree needs --iteration N: the iteration whose tree to print.");
   if (argv.iteration !== undefined) {
-    const entry = entries.find((e) => e.iteration === argv.iteration);
-    if (!entry) throw new UsageError(`Run ${runId} has no iteration ${argv.iteration}; \`runner log\` lists them.`);
-    const git = new GitRepo(root);
-    const [before, after] = await Promise.all((["before", "after"] as const).map((side) => readSnapshot(root, git, runId, entry.iteration, side)));
+    // One iteration: its entry alone (oldest first, as `runner log` lists them).
+    const record = loopRecords(resolved.loopCommits, runId)
+      .reverse()
+      .find((r) => r.subject.iteration === argv.iteration);
+    if (!record) throw new UsageError(`Run ${runId} has no iteration ${argv.iteration}; \`runner log\` lists them.`);
+    const entry = await toEntry(root, runId, record);
+    const { before, after } = await readSnapshots(root, resolved.git, runId, entry.iteration);
     if (argv.tree !== undefined) {
       const snapshot = argv.tree === "before" ? before : after;
       if (!snapshot)
@@ -241,6 +249,7 @@ export async function run(
     for (const line of guardSections(entry, style)) printLine(line);
     return 0;
   }
+  const { entries, personEdits } = await runLog(root, resolved);
   const usage = runUsage(entries);
   if (argv.json) {
     printJson({ run_id: runId, iterations: entries, person_edits: personEdits, usage: usage ?? null, in_progress: working ?? null });

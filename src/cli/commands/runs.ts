@@ -6,13 +6,13 @@
 import path from "node:path";
 import { sumIterationUsage } from "../../adapters/iteration-usage.js";
 import { GitRepo } from "../../adapters/git.js";
+import { checkTreeText } from "../../adapters/tree-store.js";
 import { listRunBranches, listWorktrees, type RunBranch, type Worktree } from "../../adapters/worktrees.js";
 import { describeUsage, type UsageTotals } from "../../core/agent-usage.js";
 import { loopSubjectPattern, parseCommitSubject, runIdFromBranch } from "../../core/run-id.js";
-import { validateTreeSchema } from "../../core/schema.js";
-import { walkTree } from "../../core/tree.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printJson, printLine } from "../output.js";
+import { leafCount, type LeafCount } from "../progress-facts.js";
 import { findProjectRoot } from "../repo.js";
 import { runInProgress } from "../run-in-progress.js";
 
@@ -24,7 +24,7 @@ export interface RunRow {
   state: RunState;
   /** Where the branch is checked out, or null. */
   worktree: string | null;
-  leaves: { passed: number; total: number } | null;
+  leaves: LeafCount | null;
   last_iteration: { number: number; node_id: string | null; kind: string; at: string } | null;
   usage: UsageTotals | null;
   /** The runner working there (pid, command), when state is working. */
@@ -109,16 +109,7 @@ async function runRow(git: GitRepo, root: string, { branch, tip }: RunBranch, wo
 }
 
 /** Leaves passed and whether the root passes, from a tree file's text (undefined when it is not a valid tree). */
-function treeOf(text: string | undefined): { leaves: { passed: number; total: number }; complete: boolean } | undefined {
-  if (text === undefined) return undefined;
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const checked = validateTreeSchema(data);
-  if (!checked.ok) return undefined;
-  const leaves = [...walkTree(checked.value)].map(({ node }) => node).filter((node) => node.children.length === 0);
-  return { leaves: { passed: leaves.filter((n) => n.passes).length, total: leaves.length }, complete: checked.value.root.passes };
+function treeOf(text: string | undefined): { leaves: LeafCount; complete: boolean } | undefined {
+  const load = text === undefined ? undefined : checkTreeText(text);
+  return load?.ok ? { leaves: leafCount(load.tree), complete: load.tree.root.passes } : undefined;
 }

@@ -42,8 +42,9 @@ async function nodeHistory(
   if (!existsSync(path.join(root, ".git"))) return { runId: runIdOption ?? null, entries: [], personEdits: [] };
   const run = await findRun(root, runIdOption);
   if (run === undefined) return { runId: null, entries: [], personEdits: [] };
-  const { runId, entries, personEdits } = await runLog(root, run);
-  return { runId, entries: entries.filter((entry) => entry.node_id === nodeId), personEdits: personEdits.filter((edit) => edit.target === nodeId) };
+  // (only the node's iterations are read: their local logs too)
+  const { runId, entries, personEdits } = await runLog(root, run, nodeId);
+  return { runId, entries, personEdits: personEdits.filter((edit) => edit.target === nodeId) };
 }
 
 export async function run(argv: GlobalArgs & { nodeId?: string; json?: boolean; runId?: string }): Promise<number> {

@@ -10,13 +10,14 @@ import path from "node:path";
 import { preflight } from "../../adapters/preflight.js";
 import { loadConfig } from "../../adapters/project-files.js";
 import { changedPathList, GitRepo } from "../../adapters/git.js";
+import { checkedOutBranch } from "../../adapters/run-trees.js";
 import { defaultWorktreePath, listWorktrees } from "../../adapters/worktrees.js";
 import { runIdentity } from "../../adapters/run-history.js";
 import { serializeTree } from "../../core/canonical.js";
 import { LAYOUT } from "../../core/layout.js";
 import { formatProblem } from "../../core/problems.js";
 import { goalMarkdown, goalTree } from "../../core/tree.js";
-import { BRANCH_PREFIX, runIdFromBranch, runIdProblem } from "../../core/run-id.js";
+import { BRANCH_PREFIX, runIdFromBranch } from "../../core/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
@@ -39,17 +40,21 @@ export async function run(argv: StartArgs): Promise<number> {
   if (argv.goal !== undefined && argv.goal.trim() === "")
     throw new UsageError('--goal is empty; give the run\'s goal in words (--goal "Add a --verbose flag").');
   const root = findProjectRoot(argv.C);
+  // (an id given is checked by the parser, with every --run-id; the default is always valid)
   const runId = argv.runId ?? utcRunId(Date.now());
-  const problem = runIdProblem(runId);
-  if (problem) throw new UsageError(`${problem[0]!.toUpperCase()}${problem.slice(1)}.`);
   if (!existsSync(path.join(root, ".git"))) {
     throw new RefusalError(`${root} is not the top folder of a git repository; run \`git init\` there and commit your project first.`);
   }
   const git = new GitRepo(root);
+  const noCommits = () => new RefusalError("The repository has no commits yet; commit your project (with .runner/) first, then `runner start`.");
+  if (argv.worktree) {
+    // This checkout is not touched, so its changes do not matter: its branch and HEAD's commit, without `git status`.
+    const [current, head] = await Promise.all([checkedOutBranch(root), git.resolve("HEAD")]);
+    if (head === undefined) throw noCommits();
+    return startInWorktree(argv, git, runId, current, head);
+  }
   const status = await git.status();
-  if (status.head === undefined)
-    throw new RefusalError("The repository has no commits yet; commit your project (with .runner/) first, then `runner start`.");
-  if (argv.worktree) return startInWorktree(argv, git, runId, status.branch);
+  if (status.head === undefined) throw noCommits();
   const dirty = changedPathList(status.changes);
   if (dirty.length > 0) {
     throw new RefusalError(
@@ -94,7 +99,7 @@ export async function run(argv: StartArgs): Promise<number> {
 }
 
 /** `runner start --worktree [PATH]`: the run branch in a new linked worktree; this checkout is not touched (it may have changes). */
-async function startInWorktree(argv: StartArgs, git: GitRepo, runId: string, current: string | undefined): Promise<number> {
+async function startInWorktree(argv: StartArgs, git: GitRepo, runId: string, current: string | undefined, head: string): Promise<number> {
   const currentRun = runIdFromBranch(current);
   if (currentRun !== undefined && argv.from === undefined) {
     throw new RefusalError(
@@ -104,10 +109,14 @@ async function startInWorktree(argv: StartArgs, git: GitRepo, runId: string, cur
   const branch = `${BRANCH_PREFIX}${runId}`;
   if ((await git.raw(["branch", "--list", branch])).trim() !== "")
     throw new RefusalError(`Branch ${branch} already exists; \`runner runs\` shows where it is checked out, or pick another --run-id.`);
-  const ref = argv.from ?? "HEAD";
-  const from = (await git.raw(["rev-parse", "--verify", "-q", "--end-of-options", `${ref}^{commit}`]).catch(() => "")).trim();
+  const from =
+    argv.from === undefined
+      ? head
+      : (await git.raw(["rev-parse", "--verify", "-q", "--end-of-options", `${argv.from}^{commit}`]).catch(() => "")).trim();
   if (from === "")
-    throw new RefusalError(`--from ${ref} names no commit of this repository; give a branch, tag or commit (\`git branch -a\` lists the branches).`);
+    throw new RefusalError(
+      `--from ${argv.from} names no commit of this repository; give a branch, tag or commit (\`git branch -a\` lists the branches).`,
+    );
   const committed = await git.raw(["cat-file", "-e", `${from}:.runner/state/tree.json`]).then(
     () => true,
     () => false,

@@ -6,7 +6,6 @@ import path from "node:path";
 import { sumIterationUsage } from "../../adapters/iteration-usage.js";
 import { describeUsage, type UsageTotals } from "../../core/agent-usage.js";
 import { parseCommitSubject } from "../../core/run-id.js";
-import { checkedOutBranch } from "../../adapters/run-trees.js";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { orderedChildren, walkTree, type TaskNode } from "../../core/tree.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -131,10 +130,9 @@ export function renderTree(root: TaskNode, nextId: string | undefined, style: St
 
 async function readRunInfo(root: string, runIdOption: string | undefined): Promise<RunInfo> {
   if (!existsSync(path.join(root, ".git"))) return { branch: null, runId: runIdOption ?? null, iterations: 0, usage: undefined };
-  const { findRun } = await import("../../adapters/resolve-run.js");
-  const run = await findRun(root, runIdOption);
-  if (run === undefined)
-    return { branch: (await checkedOutBranch(root).catch(() => undefined)) ?? null, runId: null, iterations: 0, usage: undefined };
+  const { locateRun } = await import("../../adapters/resolve-run.js");
+  const { run, branch } = await locateRun(root, runIdOption);
+  if (run === undefined) return { branch: branch ?? null, runId: null, iterations: 0, usage: undefined };
   const iterations = run.loopCommits.map((commit) => ({ iteration: parseCommitSubject(commit.subject)!.iteration, commit: commit.sha }));
   return { branch: run.branch ?? null, runId: run.runId, iterations: iterations.length, usage: await sumIterationUsage(root, run.runId, iterations) };
 }

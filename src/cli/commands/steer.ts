@@ -5,7 +5,7 @@
 // iterations.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { commitPersonEdit } from "../../adapters/person-edit.js";
+import { commitPersonEdit, type PersonEditCommit } from "../../adapters/person-edit.js";
 import { projectPath } from "../../adapters/project-files.js";
 import { serializeTree } from "../../core/canonical.js";
 import { configValue, setConfigValue } from "../../core/config-edit.js";
@@ -49,10 +49,15 @@ async function planEdit(argv: Common, verb: PersonEditVerb, make: (tree: TaskTre
       changes: edit.changes,
       files: { [LAYOUT.tree]: serializeTree(edit.tree) },
     });
-    printLine(`${edit.changes.join("; ")}.`);
-    printLine(`committed ${commit.sha.slice(0, 7)} "${commit.subject}" as a person's edit by ${commit.person}.`);
-    return 0;
+    return printCommitted(edit.changes, commit);
   });
+}
+
+/** What a person's edit changed and the commit it made; exit 0. */
+function printCommitted(changes: readonly string[], commit: PersonEditCommit): number {
+  printLine(`${changes.join("; ")}.`);
+  printLine(`committed ${commit.sha.slice(0, 7)} "${commit.subject}" as a person's edit by ${commit.person}.`);
+  return 0;
 }
 
 function refuseBadEdit<T>(make: () => T): T {
@@ -185,8 +190,6 @@ export async function config(argv: Common & { key?: string; set?: string }): Pro
       changes: [change],
       files: { [LAYOUT.config]: text },
     });
-    printLine(`${change}.`);
-    printLine(`committed ${commit.sha.slice(0, 7)} "${commit.subject}" as a person's edit by ${commit.person}.`);
-    return 0;
+    return printCommitted([change], commit);
   });
 }
