@@ -95,12 +95,13 @@ function testsTrailer(tests: readonly string[]): string {
   return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
 }
 
-/** The test files a loop commit's Runner-Tests names (without the "and N more" it may end with). */
-export function testsOf(record: LoopRecord): { files: string[]; more: number } {
+/** The test files a loop commit's Runner-Tests trailer names, "and N more" last when it names fewer than it changed. */
+export function testsOf(record: LoopRecord): string[] {
   const value = record.trailers.tests;
-  if (value === undefined) return { files: [], more: 0 };
+  if (value === undefined) return [];
   const more = /^(.*) and ([0-9]+) more$/.exec(value);
-  return { files: (more ? more[1]! : value).split(", ").filter(Boolean), more: more ? Number(more[2]) : 0 };
+  const files = (more ? more[1]! : value).split(", ").filter(Boolean);
+  return more ? [...files, `and ${more[2]} more`] : files;
 }
 
 /** The loop records of `runId` among commits (in their order); other commits are left out. */

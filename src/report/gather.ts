@@ -178,7 +178,7 @@ function toIteration(record: LoopRecord, committedAt: string | undefined, local:
   if (failure !== undefined) it.failure = failure;
   if (record.trailers.error !== undefined) it.runnerError = record.trailers.error;
   const tests = testsOf(record);
-  if (tests.files.length > 0) it.testsChanged = tests.more > 0 ? [...tests.files, `and ${tests.more} more`] : tests.files;
+  if (tests.length > 0) it.testsChanged = tests;
   if (local) it.local = local;
   it.outcome = iterationOutcome(it);
   return it;

@@ -148,14 +148,8 @@ async function toEntry(root: string, runId: string, record: LoopRecord): Promise
     failure_text: record.failure ?? null,
     guard_output_tail: guardOutput === undefined ? [] : failingLines(guardOutput, GUARD_LINES),
     guard_log: guardFailed ? await guardLogTail(root, runId, record, meta) : null,
-    tests_changed: testsChanged(record),
+    tests_changed: testsOf(record),
   };
-}
-
-/** The test files of a loop commit's Runner-Tests, "and N more" last when it names fewer. */
-function testsChanged(record: LoopRecord): string[] {
-  const { files, more } = testsOf(record);
-  return more > 0 ? [...files, `and ${more} more`] : files;
 }
 
 function object(value: unknown): Record<string, unknown> | undefined {
