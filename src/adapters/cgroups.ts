@@ -58,7 +58,7 @@ export function newCgroupPath(parent: string): string {
  * its PID namespace (a runner inside another runner's namespace shares the cgroup tree with the
  * host): cgroups of another namespace's runners are never judged.
  */
-const CGROUP_NAME = /^runner-(\d+)-(\d+)-(\d+)-[0-9a-f]{12}$/;
+export const CGROUP_NAME = /^runner-(\d+)-(\d+)-(\d+)-[0-9a-f]{12}$/;
 
 /** Ends and removes the cgroups of runners that died without cleaning up (their owner is gone). */
 async function collectStaleCgroups(parent: string): Promise<void> {

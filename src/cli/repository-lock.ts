@@ -1,5 +1,6 @@
 // Commands that change the repository (step, run) hold its lock for their whole duration.
 import path from "node:path";
+import { refuseInsideAgentContainment } from "../adapters/agent-containment.js";
 import { gitDir } from "../adapters/git.js";
 import { RepositoryLock } from "../adapters/lock.js";
 import { LOCK_NAME } from "../adapters/lock-holder.js";
@@ -20,6 +21,7 @@ export async function withRepositoryLock<T>(root: string, command: string, work:
  * queued — the run hands the lock over between two iterations, and picks the edit up on its next.
  */
 export async function withEditLock<T>(root: string, command: string, wait: boolean, work: () => Promise<T>): Promise<T> {
+  refuseInsideAgentContainment(command);
   const lock = new RepositoryLock(path.join(await gitDir(root), LOCK_NAME), command);
   try {
     if (wait) await lock.acquireWaiting(Date.now, 24 * 3_600_000);

@@ -82,3 +82,18 @@ export function cgroup2Dir(selfCgroup: string, mountinfo: string): string | unde
 function unescapeMountPath(text: string): string {
   return text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
 }
+
+/** The path of a process's cgroup v2 (`0::/path` of /proc/<pid>/cgroup), or undefined. */
+export function cgroup2Path(procCgroup: string): string | undefined {
+  const line = procCgroup.split("\n").find((entry) => entry.startsWith("0::"));
+  const own = line?.slice(3);
+  return own?.startsWith("/") ? own : undefined;
+}
+
+/** Whether an environment block (NUL-separated `NAME=value` entries) sets `name` to anything. */
+export function environHasName(environ: Buffer, name: string): boolean {
+  const entry = `${name}=`;
+  for (let at = environ.indexOf(entry, 0, "latin1"); at !== -1; at = environ.indexOf(entry, at + 1, "latin1"))
+    if (at === 0 || environ[at - 1] === 0) return true;
+  return false;
+}

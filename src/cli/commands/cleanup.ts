@@ -4,6 +4,7 @@
 // kept and the sentence says how to keep or drop it (--force deletes it). The run's local logs
 // (.runner/iterations/ in that worktree) go with the worktree; `runner report` rebuilds the page
 // from the branch's commits.
+import { refuseInsideAgentContainment } from "../../adapters/agent-containment.js";
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { GitRepo } from "../../adapters/git.js";
@@ -16,6 +17,7 @@ import { findProjectRoot } from "../repo.js";
 import { runInProgress } from "../run-in-progress.js";
 
 export async function run(args: GlobalArgs & { runId?: string; force: boolean }): Promise<number> {
+  refuseInsideAgentContainment("runner cleanup");
   // (the parser refuses a missing or invalid <run-id>: the command table declares it required, with its check)
   const argv = { ...args, runId: args.runId ?? "" };
   const root = findProjectRoot(argv.C);

@@ -3,6 +3,7 @@
 // nothing left to do. A green guard passes the leaf, a red one leaves it as it was (no agent tried,
 // so no attempt is counted); either way the re-check is committed like an iteration
 // (`node <id> recheck guard=<pass|fail>`) and audited. Exit 0 when the leaf passed, 1 otherwise.
+import { refuseInsideAgentContainment } from "../../adapters/agent-containment.js";
 import { EXIT } from "../../exit-codes.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printError, printJson } from "../output.js";
@@ -12,6 +13,7 @@ import { withRepositoryLock } from "../repository-lock.js";
 import { describeStep, reportStep, stepJson } from "../step-report.js";
 
 export async function run(argv: GlobalArgs & { nodeId?: string; runId?: string; json?: boolean }): Promise<number> {
+  refuseInsideAgentContainment("runner recheck");
   const root = findProjectRoot(argv.C);
   const { runStep } = await import("../../step/run-step.js");
   const result = await withRepositoryLock(root, "runner recheck", () =>

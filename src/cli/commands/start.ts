@@ -4,6 +4,7 @@
 // With --worktree [PATH] the branch is checked out in a new linked worktree instead (default beside
 // the main working tree, named after it and the run): this checkout is left as it is, and the run
 // there has its own lock, journal, index and logs (all in that worktree's own git folder and state).
+import { refuseInsideAgentContainment } from "../../adapters/agent-containment.js";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -33,6 +34,7 @@ export function utcRunId(epochMs: number): string {
 type StartArgs = GlobalArgs & { runId?: string; from?: string; worktree: boolean; path?: string; goal?: string };
 
 export async function run(argv: StartArgs): Promise<number> {
+  refuseInsideAgentContainment("runner start");
   if (argv.path !== undefined && !argv.worktree)
     throw new UsageError(
       `A folder ("${argv.path}") is only taken with --worktree (\`runner start --worktree [PATH]\`). See \`runner start --help\`.`,
