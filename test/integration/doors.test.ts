@@ -5,9 +5,11 @@
 // in real git repositories.
 import { execa } from "execa";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, RUNNER_BIN, runner, tempDir } from "../helpers/sandbox.js";
+import { expectLoopHistory } from "../helpers/hostile.js";
 import { oneSentence, scenario } from "../helpers/scenario.js";
 
 /** A shell line that runs the built runner with `args` and records its exit code and stderr in SCENARIO_DIR/<name>.{exit,err}. */
@@ -77,5 +79,77 @@ describe("an agent cannot steer a run", () => {
     const s = await scenario();
     const edited = await s.runner(["edit", "root", "--title", "A person's title"]);
     expect(edited.exitCode, edited.stderr).toBe(0);
+  });
+});
+
+describe("one runner per checkout, whatever files the agent deletes or writes", () => {
+  const twoLeaves = {
+    1: {
+      decompose: [
+        { id: "x", order: 0 },
+        { id: "y", order: 1 },
+      ],
+      status: "decomposed" as const,
+    },
+    2: { write: { "src/x.txt": "x\n" }, status: "done" as const },
+    3: { write: { "src/y.txt": "y\n" }, status: "done" as const },
+  };
+
+  it("a waiting file the agent plants (another host, a live process that is not waiting) is ignored and removed; the run does not stall", async () => {
+    const s = await scenario();
+    // A live process of this user that does not wait for the lock: the test's own.
+    const ownStart = readFileSync(`/proc/${process.pid}/stat`, "utf8").split(") ")[1]!.split(" ")[19]!;
+    const plant = (record: object) => `printf '%s' '${JSON.stringify(record)}' > .git/runner.lock.waiting`;
+    s.script({
+      1: { ...twoLeaves[1], sh: plant({ pid: 4242, start: "1", host: "elsewhere.example", command: "runner edit", since: "2026-11-26T00:00:00Z" }) },
+      2: {
+        ...twoLeaves[2],
+        sh: plant({ pid: process.pid, start: ownStart, host: hostname(), command: "runner edit", since: "2026-11-26T00:00:00Z" }),
+      },
+      3: twoLeaves[3],
+    });
+    const run = await runner(s.dir, ["run"], { env: s.env, timeout: 90_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const ignored = run.stdout.split("\n").filter((line) => line.startsWith("Ignored and removed"));
+    expect(ignored).toEqual([
+      expect.stringMatching(
+        /runner\.lock\.waiting: it names a process on another host \(elsewhere\.example\); no person's edit waits for the lock\.$/,
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `runner\\.lock\\.waiting: its process ${process.pid} does not hold it open \\(it is not waiting\\); no person's edit waits for the lock\\.$`,
+        ),
+      ),
+    ]);
+    expect(existsSync(path.join(s.dir, ".git", "runner.lock.waiting"))).toBe(false);
+    expect((await s.runner(["audit"])).exitCode).toBe(0);
+  });
+
+  it("the agent deletes the lock file: a person's edit and a second step are still refused while the run works; nothing is dropped, audit is clean", async () => {
+    const s = await scenario();
+    const removed = path.join(s.scriptDir, "removed");
+    const go = path.join(s.scriptDir, "go");
+    s.script({
+      ...twoLeaves,
+      2: { ...twoLeaves[2], sh: `rm -f .git/runner.lock; touch '${removed}'; while [ ! -e '${go}' ]; do sleep 0.1; done` },
+    });
+    const run = execa("node", [RUNNER_BIN, "run"], { cwd: s.dir, env: s.env, extendEnv: false, reject: false, timeout: 120_000 });
+    await waitFor(() => existsSync(removed), "the agent to delete the lock file");
+    expect(existsSync(path.join(s.dir, ".git", "runner.lock"))).toBe(false);
+    const edit = await s.runner(["edit", "y", "--title", "A person's title"]);
+    expect(edit.exitCode).toBe(1);
+    expect(oneSentence(edit.stderr)).toMatch(
+      new RegExp(`^Another runner \\(runner run, pid ${run.pid}, since .+\\) is working in this repository; pass --wait`),
+    );
+    const step = await s.step();
+    expect(step.exitCode).toBe(1);
+    expect(oneSentence(step.stderr)).toMatch(new RegExp(`^Another runner \\(runner run, pid ${run.pid}, since .+\\) is working in this repository`));
+    const status = await s.runner(["status"]);
+    expect(status.stdout).toMatch(new RegExp(`in progress: \`runner run\`, pid ${run.pid}`));
+    writeFileSync(go, "");
+    const ended = await run;
+    expect(ended.exitCode, String(ended.stderr)).toBe(0);
+    await expectLoopHistory(s, 3);
+    expect((await s.runner(["audit"])).exitCode).toBe(0);
   });
 });

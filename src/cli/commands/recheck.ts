@@ -16,8 +16,8 @@ export async function run(argv: GlobalArgs & { nodeId?: string; runId?: string; 
   refuseInsideAgentContainment("runner recheck");
   const root = findProjectRoot(argv.C);
   const { runStep } = await import("../../step/run-step.js");
-  const result = await withRepositoryLock(root, "runner recheck", () =>
-    runStep({ root, env: processEnv(), now: Date.now, runIdOption: argv.runId, recheck: { nodeId: argv.nodeId } }),
+  const result = await withRepositoryLock(root, "runner recheck", (lock) =>
+    runStep({ root, env: processEnv(), now: Date.now, runIdOption: argv.runId, recheck: { nodeId: argv.nodeId }, lockLost: () => lock.lost() }),
   );
   if (argv.json) printJson(stepJson(result));
   if (result.outcome === "committed" && result.record?.guard !== "pass") {

@@ -22,7 +22,7 @@ import type { ActorDeps } from "../deps.js";
 /** diff.patch keeps at most this much (a 600 MB file must not become a 600 MB log). */
 const PATCH_CAP_BYTES = 16 * 1024 * 1024;
 
-export function commitIterationActor({ root, git, gitDir, state, secrets, onProgress }: ActorDeps) {
+export function commitIterationActor({ root, git, gitDir, state, secrets, onProgress, lockLost }: ActorDeps) {
   return fromPromise<CommitFacts, CommitRequest>(async ({ input: { record, start } }) => {
     const { from, identity } = start;
     onProgress?.({ type: "phase", phase: "commit", iteration: record.iteration, nodeId: record.nodeId });
@@ -61,6 +61,8 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
     const patch = git.diffToFile(from.head, "index", [LAYOUT.tree], log.file("diff.patch"), PATCH_CAP_BYTES, secrets);
     const commit = (async () => {
       const sha = await git.commitTree(await git.writeTree(), from.head, message, identity);
+      const lost = lockLost?.();
+      if (lost !== undefined) throw new Error(`this runner no longer holds the repository's lock (${lost}), so it commits nothing`);
       await git.updateRef(`refs/heads/${from.branch}`, sha, from.head);
       await publishRunnerIndex(state, gitDir, sha);
       return sha;
