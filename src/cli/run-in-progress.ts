@@ -4,7 +4,7 @@
 // which iteration and node are under way. A lock whose process has ended (a runner that was killed)
 // is stale and says nothing: the next step takes it over.
 import { formatDuration } from "../core/durations.js";
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { gitDir } from "../adapters/git.js";

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { git, RUNNER_BIN, runner, tempDir } from "../helpers/sandbox.js";
+import { git, RUNNER_BIN, runner } from "../helpers/sandbox.js";
 import { expectLoopHistory } from "../helpers/hostile.js";
 import { oneSentence, scenario } from "../helpers/scenario.js";
 

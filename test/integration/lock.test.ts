@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runRaw, snapshot, expectSameSnapshot, stderrLines } from "../helpers/bad-input.js";
+import { runRaw, stderrLines } from "../helpers/bad-input.js";
 import { scenario, subject, type Scenario } from "../helpers/scenario.js";
 
 const LOCK = "runner.lock";
