@@ -8,9 +8,10 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { git, RUNNER_BIN, runner } from "../helpers/sandbox.js";
+import { serializeTree } from "../../src/core/canonical.js";
+import { git, node, RUNNER_BIN, runner, tree } from "../helpers/sandbox.js";
 import { expectLoopHistory } from "../helpers/hostile.js";
-import { oneSentence, scenario } from "../helpers/scenario.js";
+import { oneSentence, scenario, subject } from "../helpers/scenario.js";
 
 /** A shell line that runs the built runner with `args` and records its exit code and stderr in SCENARIO_DIR/<name>.{exit,err}. */
 function recordRunner(name: string, args: string[]): string {
@@ -151,5 +152,101 @@ describe("one runner per checkout, whatever files the agent deletes or writes", 
     expect(ended.exitCode, String(ended.stderr)).toBe(0);
     await expectLoopHistory(s, 3);
     expect((await s.runner(["audit"])).exitCode).toBe(0);
+  });
+});
+
+describe("every commit true to its own words", () => {
+  it("a config edit amended by hand to change another key is not the edit the runner made: audit flags it", async () => {
+    const s = await scenario({ start: "runner" });
+    const edit = await s.runner(["config", "limits.max_iterations", "--set", "50"]);
+    expect(edit.exitCode, edit.stderr).toBe(0);
+    const config = s.read(".runner/state/config.toml").replace('command = ["node", "guard.mjs"]', 'command = ["true"]');
+    writeFileSync(path.join(s.dir, ".runner/state/config.toml"), config);
+    await s.git(["commit", "-q", "--amend", "-C", "HEAD", "--", ".runner/state/config.toml"]);
+    const audit = await s.runner(["audit"]);
+    expect(audit.exitCode).toBe(1);
+    expect(audit.stderr).toMatch(
+      /a person's edit \("chore\(runner\): run t1 edit config limits\.max_iterations"\) breaks the rules: it is not the edit the runner made: the commit also changed what its trailers do not say \(guard\.command = \["true"\]\); check it by hand/,
+    );
+    // The edit as the runner made it is clean.
+    const clean = await scenario({ start: "runner" });
+    expect((await clean.runner(["config", "limits.max_iterations", "--set", "50"])).exitCode).toBe(0);
+    expect((await clean.runner(["audit"])).exitCode).toBe(0);
+  });
+
+  it("a plan edit amended to change another node is flagged; its words name what it did not say", async () => {
+    const s = await scenario({ start: "runner", tree: tree(node("root", { children: [node("a", { order: 0 }), node("b", { order: 1 })] })) });
+    expect((await s.runner(["edit", "a", "--title", "A new title"])).exitCode).toBe(0);
+    const t = s.readTree();
+    t.root.children[1]!.goal = "Quietly changed";
+    writeFileSync(path.join(s.dir, ".runner/state/tree.json"), serializeTree(t));
+    await s.git(["commit", "-q", "--amend", "-C", "HEAD", "--", ".runner/state/tree.json"]);
+    const audit = await s.runner(["audit"]);
+    expect(audit.exitCode).toBe(1);
+    expect(audit.stderr).toMatch(/the commit also changed what its trailers do not say \(goal of "b"\)/);
+  });
+
+  it("a hand commit after `runner start` and before iteration 1 that passes a leaf is flagged, with and without iterations after it", async () => {
+    const s = await scenario({ start: "runner", tree: tree(node("root", { children: [node("a", { order: 0 }), node("b", { order: 1 })] })) });
+    const t = s.readTree();
+    t.root.children[0]!.passes = true;
+    writeFileSync(path.join(s.dir, ".runner/state/tree.json"), serializeTree(t));
+    await s.git(["commit", "-q", "-am", "a is done"]);
+    const before = await s.runner(["audit"]);
+    expect(before.exitCode).toBe(1);
+    expect(before.stderr).toMatch(
+      /a person's edit by hand \("a is done"\) breaks the rules: passes of "a" changed from false to true without a green guard/,
+    );
+    s.script({ 1: { write: { "src/b.txt": "b\n" }, status: "done" } });
+    expect((await s.step()).exitCode).toBe(0);
+    expect(await s.message()).toMatch(new RegExp(`\\nRunner-Start: ${(await s.git(["rev-parse", "main"])).trim()}\\n`));
+    const after = await s.runner(["audit"]);
+    expect(after.exitCode).toBe(1);
+    expect(after.stderr).toMatch(/passes of "a" changed from false to true without a green guard/);
+  });
+
+  it("a person's edit before iteration 1 is judged and listed; the run stays clean", async () => {
+    const s = await scenario({ start: "runner" });
+    expect((await s.runner(["edit", "root", "--goal", "A better goal"])).exitCode).toBe(0);
+    s.script({ 1: { write: { "src/a.txt": "a\n" }, status: "done" } });
+    expect((await s.step()).exitCode).toBe(0);
+    const audit = await s.runner(["audit"]);
+    expect(audit.exitCode, audit.stderr).toBe(0);
+    expect(audit.stdout).toMatch(/1 loop commit and 1 other commit obey the rules/);
+    expect(audit.stdout).toMatch(/a person's edit by Test Author <author@example\.com>: chore\(runner\): run t1 edit edit node root/);
+  });
+});
+
+describe("small betrayals of audit (issue 34, items 1 and 2)", () => {
+  it("a reorder among the same siblings is a valid person's edit; a move that changes nothing is refused", async () => {
+    const s = await scenario({ start: "runner", tree: tree(node("root", { children: [node("a", { order: 0 }), node("b", { order: 1 })] })) });
+    const reorder = await s.runner(["move", "b", "--parent", "root", "--order", "-1"]);
+    expect(reorder.exitCode, reorder.stderr).toBe(0);
+    expect(reorder.stdout).toMatch(/^order of "b" from 1 to -1\.\n/);
+    expect(s.node("b").order).toBe(-1);
+    const nothing = await s.runner(["move", "a", "--parent", "root"]);
+    expect(nothing.exitCode).toBe(1);
+    expect(oneSentence(nothing.stderr)).toBe(
+      'Nothing to change: "a" is already under "root"; give --order with a new place among its siblings, or --parent another node.',
+    );
+    const same = await s.runner(["move", "a", "--parent", "root", "--order", "0"]);
+    expect(same.exitCode).toBe(1);
+    s.script({ 1: { write: { "src/b.txt": "b\n" }, status: "done" } });
+    const step = await s.step();
+    expect(step.exitCode, step.stderr).toBe(0);
+    expect(await s.subjects()).toEqual(["chore(runner): run t1 edit move node b", subject("t1", 1, "b", "execute", "pass")]);
+    const audit = await s.runner(["audit"]);
+    expect(audit.exitCode, audit.stderr).toBe(0);
+  });
+
+  it("an unknown run id is an error for every command that reads a run", async () => {
+    const s = await scenario();
+    for (const args of [["audit"], ["status"], ["log"], ["report"], ["show", "root"]]) {
+      const result = await s.runner([...args, "--run-id", "nope"]);
+      expect(result.exitCode, args.join(" ")).toBe(1);
+      expect(oneSentence(result.stderr), args.join(" ")).toBe(
+        "There is no run nope here: no runner/nope branch (local or fetched), and HEAD's history has none of its loop commits; `runner runs` lists the runs.",
+      );
+    }
   });
 });

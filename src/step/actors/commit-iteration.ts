@@ -27,6 +27,14 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
     const { from, identity } = start;
     onProgress?.({ type: "phase", phase: "commit", iteration: record.iteration, nodeId: record.nodeId });
     const log = new IterationLog(root, record.runId, record.iteration, secrets);
+    // The run's first loop commit says where the run began: where `runner start` left the branch, if
+    // that is in the history the iteration starts from, else the iteration's own starting commit.
+    const runStart =
+      record.iteration !== 1
+        ? undefined
+        : from.runStart !== undefined && (from.runStart === from.head || (await git.isAncestor(from.runStart, from.head)))
+          ? from.runStart
+          : from.head;
     const message = redactSecrets(
       formatCommitMessage(commitSubjectOf(record), {
         summary: record.summary,
@@ -40,6 +48,7 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
         gitNote: describeAgentGit(record.agentGit),
         treeLeftInvalid: record.treeToWrite === undefined,
         tests: record.testFilesChanged,
+        runStart,
       }),
       secrets,
     );
