@@ -4,7 +4,7 @@
 // sentence naming the field and the way out (PlanEditError). Ids are derived from titles
 // deterministically: the same title in the same tree always gives the same id.
 import { formatChange } from "./edit-changes.js";
-import { checkDerivedPasses, checkPassedImmutable, checkTreeShape } from "./invariants.js";
+import { checkDerivedPasses, checkPassedImmutable, checkTreeShape, MAX_TREE_DEPTH, nestingExceeds } from "./invariants.js";
 import { formatProblem } from "./problems.js";
 import { deriveInternalPasses } from "./state-update.js";
 import { findNode, forEachNode, indexById, nodesById, sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
@@ -347,6 +347,9 @@ const OWNED_KEYS = new Set(["passes", "attempts"]);
  * runner's and refused; so is any other key.
  */
 export function newNodesFromJson(data: unknown, where = "$"): NewNode[] {
+  // Refused before anything recurses into it: a node holds its children one array deeper.
+  if (nestingExceeds(data, MAX_TREE_DEPTH * 2 + 2))
+    throw new PlanEditError(`${where} nests nodes deeper than ${MAX_TREE_DEPTH} levels, more than a tree may hold; flatten it.`);
   const items = Array.isArray(data) ? data : [data];
   return items.map((item, i) => newNodeFromJson(item, Array.isArray(data) ? `${where}[${i}]` : where));
 }

@@ -250,3 +250,27 @@ describe("small betrayals of audit (issue 34, items 1 and 2)", () => {
     }
   });
 });
+
+describe("deep input in bounded time", () => {
+  it("`runner add --from-file` of a node nested 30,000 deep is refused in one short sentence; a tree file as deep too", async () => {
+    const s = await scenario();
+    let deep = '{"title": "leaf"}';
+    for (let i = 0; i < 30_000; i++) deep = `{"title": "n${i}", "children": [${deep}]}`;
+    writeFileSync(path.join(s.scriptDir, "deep.json"), deep);
+    const add = await s.runner(["add", "root", "--from-file", path.join(s.scriptDir, "deep.json")]);
+    expect(add.exitCode).toBe(1);
+    expect(oneSentence(add.stderr)).toBe("deep.json nests nodes deeper than 256 levels, more than a tree may hold; flatten it.");
+    // The same depth in the tree file itself: every command that reads it says so in one sentence.
+    let node =
+      '{"id": "x", "order": 0, "title": "x", "goal": "", "acceptance": [], "passes": false, "attempts": 0, "max_attempts": 3, "children": []}';
+    for (let i = 0; i < 30_000; i++)
+      node = `{"id": "n${i}", "order": 0, "title": "t", "goal": "", "acceptance": [], "passes": false, "attempts": 0, "max_attempts": 3, "children": [${node}]}`;
+    writeFileSync(path.join(s.dir, ".runner/state/tree.json"), `{"version": 1, "root": ${node}}\n`);
+    for (const args of [["validate"], ["status"], ["next"], ["step"]]) {
+      const result = await s.runner(args);
+      expect(result.exitCode, args.join(" ")).toBe(1);
+      expect(result.stderr, args.join(" ")).not.toMatch(/Maximum call stack/);
+      expect(result.stderr.length, args.join(" ")).toBeLessThan(400);
+    }
+  });
+});
