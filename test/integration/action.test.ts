@@ -350,3 +350,43 @@ describe("the container image's job (Dockerfile, scripts/action/job.sh), as a Ku
     expect(noHome.stderr).toMatch(/^HOME \(.*missing\) is not a writable folder; the runner keeps its state there \(mount an emptyDir at it\)\.\n$/);
   }, 120_000);
 });
+
+describe("a push the remote refuses (issue 34 item 9)", () => {
+  it("the outputs and the report are written before the push; the step fails in one sentence naming the push", async () => {
+    const s = await scenario({ start: false });
+    s.script({ 1: { write: { "src/x.txt": "x\n" }, status: "done" } });
+    const { bare, clone } = await remoteAndClone(s);
+    writeFileSync(path.join(bare, "hooks", "pre-receive"), "#!/bin/sh\necho 'pushes are closed today' >&2\nexit 1\n", { mode: 0o755 });
+    const temp = tempDir("runner-job-");
+    const result = spawnSync("node", [path.join(PROJECT_ROOT, "scripts", "action", "run.mjs")], {
+      cwd: clone,
+      env: {
+        ...s.env,
+        PATH: `${runnerOnPath()}:${process.env.PATH ?? ""}`,
+        GITHUB_OUTPUT: path.join(temp, "output"),
+        RUNNER_TEMP: temp,
+        INPUT_GOAL: "Write x",
+        INPUT_RUN_ID: "refused",
+      },
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    const outputs = outputsOf(path.join(temp, "output"));
+    expect(outputs, result.stdout + result.stderr).toMatchObject({
+      "exit-code": "0",
+      outcome: "done",
+      "run-id": "refused",
+      branch: "runner/refused",
+    });
+    expect(existsSync(outputs.report!), "the report the upload step is given").toBe(true);
+    expect(readFileSync(outputs.summary!, "utf8")).toMatch(/^## runner: run refused — done: the root passes/);
+    expect(result.status).toBe(1);
+    const sentences = result.stderr
+      .split("\n")
+      .filter((line) => !line.startsWith("remote:") && !/^(To |error:| ! \[remote rejected\])/.test(line) && line.trim() !== "");
+    expect(sentences, result.stderr).toEqual([
+      "git push of runner/refused to origin failed (see git's message above); the run's outputs, summary and report are written, and its commits are only in this job's checkout.",
+    ]);
+    expect(spawnSync("git", ["--git-dir", bare, "rev-parse", "--verify", "-q", "runner/refused"]).status).not.toBe(0);
+  }, 120_000);
+});
