@@ -56,7 +56,8 @@ function runner(args, capture = false, cwd = workspace) {
     encoding: "utf8",
     stdio: ["ignore", capture ? "pipe" : "inherit", capture ? "pipe" : "inherit"],
   });
-  if (result.error) fail(`runner could not be started (${result.error.message}); install it first (npm install -g guarded-runner).`);
+  if (result.error)
+    fail(`runner could not be started (${result.error.message}); put it on PATH first (the action's install step, scripts/action/install.sh, does).`);
   return { code: result.status ?? 2, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
 }
 
