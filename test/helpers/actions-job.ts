@@ -62,6 +62,12 @@ export interface JobOptions {
   stepTimeoutMs?: number;
 }
 
+interface Job {
+  if?: string | boolean;
+  env?: Record<string, unknown>;
+  steps?: Step[];
+}
+
 interface Step {
   id?: string;
   name?: string;
@@ -81,7 +87,7 @@ class Stop extends Error {}
 
 /** Runs one job of a workflow; see the file's comment for what is real and what is stood in for. */
 export async function runJob(options: JobOptions): Promise<JobResult> {
-  const workflow = parse(options.workflow) as { env?: Record<string, unknown>; jobs: Record<string, Record<string, unknown>> };
+  const workflow = parse(options.workflow) as { env?: Record<string, unknown>; jobs: Record<string, Job> };
   const job = workflow.jobs[options.job];
   if (!job) throw new Error(`the workflow has no job ${options.job}`);
   for (const key of Object.keys(job)) if (!JOB_KEYS.has(key)) throw new Error(`job key ${key} is not known here`);
@@ -123,8 +129,11 @@ export async function runJob(options: JobOptions): Promise<JobResult> {
   if (!condition(job.if, { ...base, env: jobEnv }, true)) return { ...result, conclusion: "skipped" };
   let counter = 0;
 
-  /** Runs a list of steps in one scope (the job's, or a composite action's); returns whether they all succeeded. */
-  // (env: the scope's own, over the machine's and the job's as they are at each step: GITHUB_ENV changes them)
+  /**
+   * Runs a list of steps in one scope (the job's, or a composite action's); returns whether they all
+   * succeeded. Each step's env: its own over the scope's (a composite's: the env of the step that
+   * uses it) over the machine's and the job's as they are at that step (GITHUB_ENV changes them).
+   */
   async function runSteps(steps: Step[], scope: string, context: Context, scopeEnv: Record<string, string>, actionPath?: string): Promise<boolean> {
     let ok = true;
     const stepsContext: Record<string, Value> = {};
@@ -251,7 +260,7 @@ export async function runJob(options: JobOptions): Promise<JobResult> {
   }
 
   try {
-    await runSteps((job.steps as Step[]) ?? [], "job", { ...base }, {});
+    await runSteps(job.steps ?? [], "job", { ...base }, {});
   } catch (error) {
     if (!(error instanceof Stop)) throw error;
   }
