@@ -4,7 +4,7 @@
 // iteration, deep or huge input — and what the runner does about it. Each case runs the built binary
 // in real git repositories.
 import { execa } from "execa";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -272,5 +272,46 @@ describe("deep input in bounded time", () => {
       expect(result.stderr, args.join(" ")).not.toMatch(/Maximum call stack/);
       expect(result.stderr.length, args.join(" ")).toBeLessThan(400);
     }
+  });
+});
+
+describe("worktrees deleted by hand (issue 28, item 9)", () => {
+  it("`runner runs` marks the run; `runner cleanup` forgets the worktree and deletes the branch by the rule", async () => {
+    const s = await scenario({ start: false });
+    const folder = path.join(path.dirname(s.dir), `${path.basename(s.dir)}-w1`);
+    expect((await s.runner(["start", "--worktree", "--run-id", "w1"])).exitCode).toBe(0);
+    rmSync(folder, { recursive: true, force: true });
+    const runs = await s.runner(["runs", "--json"]);
+    expect(runs.exitCode, runs.stderr).toBe(0);
+    expect(JSON.parse(runs.stdout).runs).toEqual([expect.objectContaining({ run_id: "w1", worktree: null, worktree_missing: folder })]);
+    expect((await s.runner(["runs"])).stdout).toContain(`its worktree ${folder} was deleted by hand (\`runner cleanup w1\` forgets it)`);
+
+    // The run whose worktree is gone: its branch holds no commit of its own (it is main's tip), so it goes.
+    const cleanup = await s.runner(["cleanup", "w1", "--force"]);
+    expect(cleanup.exitCode, cleanup.stderr).toBe(0);
+    expect((await s.git(["branch", "--list", "runner/w1"])).trim()).toBe("");
+  });
+
+  it("`start --worktree` into a folder deleted by hand that git still has registered works (the registration is forgotten first)", async () => {
+    const s = await scenario({ start: false });
+    const folder = path.join(path.dirname(s.dir), `${path.basename(s.dir)}-w1`);
+    expect((await s.runner(["start", "--worktree", "--run-id", "w1"])).exitCode).toBe(0);
+    rmSync(folder, { recursive: true, force: true });
+    // Into the same folder, while git still has it registered: works (the stale registration forgotten first).
+    const again = await s.runner(["start", "--worktree", folder, "--run-id", "w3"]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect((await git(folder, ["branch", "--show-current"], s.gitEnv)).trim()).toBe("runner/w3");
+  });
+
+  it("`start --worktree` that git refuses leaves no branch behind and says why in one sentence of ours", async () => {
+    const s = await scenario({ start: false });
+    // A folder git cannot make: its parent is a file.
+    writeFileSync(path.join(s.scriptDir, "a-file"), "");
+    const bad = await s.runner(["start", "--worktree", path.join(s.scriptDir, "a-file", "sub"), "--run-id", "w4"]);
+    expect(bad.exitCode).toBe(1);
+    expect(oneSentence(bad.stderr)).toMatch(
+      /^Could not make the worktree .+ \(git says: .+\); pick another folder \(`runner start --worktree PATH`\) — nothing was created\.$/,
+    );
+    expect((await s.git(["branch", "--list", "runner/w4"])).trim()).toBe("");
   });
 });

@@ -14,7 +14,7 @@ import { changedPathList, gitDir, GitRepo } from "../../adapters/git.js";
 import { recordRunStart } from "../../adapters/run-starts.js";
 import { repositoryState } from "../../adapters/runner-state.js";
 import { checkedOutBranch } from "../../adapters/run-trees.js";
-import { defaultWorktreePath, listWorktrees } from "../../adapters/worktrees.js";
+import { addRunWorktree, defaultWorktreePath, listWorktrees } from "../../adapters/worktrees.js";
 import { runIdentity } from "../../adapters/run-history.js";
 import { serializeTree } from "../../core/canonical.js";
 import { LAYOUT } from "../../core/layout.js";
@@ -135,7 +135,7 @@ async function startInWorktree(argv: StartArgs, git: GitRepo, runId: string, cur
   const main = (await listWorktrees(git))[0]?.path ?? git.root;
   const target = argv.path !== undefined ? path.resolve(argv.C, argv.path) : defaultWorktreePath(main, runId);
   if (existsSync(target)) throw new RefusalError(`${target} already exists; give another folder (\`runner start --worktree PATH\`) or remove it.`);
-  await git.raw(["worktree", "add", "-q", "-b", branch, target, from]);
+  await addRunWorktree(git, target, branch, from);
   try {
     await checkProject(target, argv.goal !== undefined);
   } catch (error) {
