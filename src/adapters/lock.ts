@@ -12,7 +12,20 @@
 // process of this machine's user, in this PID namespace, outside every agent's containment, that
 // holds the file open. Anything else in the file (planted by an agent) is ignored and removed. Every
 // wait is bounded.
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { createHash } from "node:crypto";
 import net from "node:net";
 import { hostname, userInfo } from "node:os";
@@ -21,7 +34,6 @@ import { RefusalError } from "../errors.js";
 import { containedCaller, inOtherPidNamespace } from "./agent-containment.js";
 import { holderAlive, LOCK_NAME, type LockRecord, processStart, readLockRecord } from "./lock-holder.js";
 import { HAS_PROC } from "./proc-table.js";
-import { writeFileAtomic } from "./tree-store.js";
 
 /** Abstract Unix sockets: Linux only. */
 const ABSTRACT_SOCKETS = process.platform === "linux";
@@ -75,7 +87,7 @@ export class RepositoryLock {
     this.folder = statSync(this.gitDir);
     process.once("exit", this.release);
     // The record for people (and `runner status` where sockets are not used); written after the lock is ours.
-    if (ABSTRACT_SOCKETS) await writeFileAtomic(this.file, this.record(now)).catch(() => undefined);
+    if (ABSTRACT_SOCKETS) writeRecordFile(this.file, this.record(now));
   }
 
   private listen(now: () => number): Promise<void> {
@@ -273,6 +285,19 @@ export class RepositoryLock {
     // Closed last: the record file never outlives the lock it describes for long.
     this.server?.close();
     this.server = undefined;
+  }
+}
+
+/** The lock's record for people: written whole (a temp file renamed over it), never through a link an agent planted. */
+function writeRecordFile(file: string, record: string): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    // (exclusive: a link planted at the temp name is removed, never written through)
+    removeFile(temp);
+    writeFileSync(temp, record, { flag: "wx", mode: 0o644 });
+    renameSync(temp, file);
+  } catch {
+    removeFile(temp); // a record that cannot be written only leaves people without it: the lock is the socket
   }
 }
 

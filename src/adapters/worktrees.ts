@@ -84,7 +84,9 @@ export async function addRunWorktree(git: GitRepo, target: string, branch: strin
   } catch (error) {
     if ((await git.resolve(`refs/heads/${branch}`)) !== undefined) await git.raw(["branch", "-q", "-D", branch]).catch(() => "");
     const said = (error as Error).message.replace(/^git \S+ failed: /, "").replace(/^fatal: /, "");
-    throw new RefusalError(`Could not make the worktree ${target} (git says: ${said}); pick another folder (\`runner start --worktree PATH\`) — nothing was created.`);
+    throw new RefusalError(
+      `Could not make the worktree ${target} (git says: ${said}); pick another folder (\`runner start --worktree PATH\`) — nothing was created.`,
+    );
   }
 }
 
