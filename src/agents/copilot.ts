@@ -115,6 +115,16 @@ export function copilotLimit(event: Json, clock: AgentClock): AgentLimit | undef
   return { kind, ...(resetsAt ? { resetsAt } : {}), message };
 }
 
+/**
+ * What Copilot says on stderr when it stops before a session (no event): "Error: No authentication
+ * information found." or "Error: Authentication token found but could not be validated." and the
+ * lines after it (why, and the ways to sign in), on one line.
+ */
+export function copilotStderrError(stderr: string): string | undefined {
+  const at = stderr.search(/^Error: /m);
+  return at === -1 ? undefined : oneLine(stderr.slice(at + "Error: ".length), 2000) || undefined;
+}
+
 /** A tool call as Copilot announced it (tool.execution_start), until it completes. */
 interface ToolCall {
   name: string;
@@ -243,6 +253,7 @@ export const copilot: AgentDefinition = {
   argv: ({ config, guardCommand, usageFile }) => copilotArgv(config, guardCommand, usageFile),
   answer: { kind: "file" },
   events: copilotEvents,
+  stderrError: copilotStderrError,
   usageReport(report, session) {
     const usage = copilotUsage(report);
     if (usage) session.usage = usage;

@@ -3,7 +3,7 @@
 // printed them against test/helpers/mock-copilot.ts (docs/agents.md; ids, timestamps and telemetry
 // fields shortened).
 import { describe, expect, it } from "vitest";
-import { copilotArgv, copilotGuardRules, copilotLimit, copilotRetryDelay, copilotUsage } from "../../src/agents/copilot.js";
+import { copilotArgv, copilotGuardRules, copilotLimit, copilotRetryDelay, copilotStderrError, copilotUsage } from "../../src/agents/copilot.js";
 import { AgentEventReader, STATUS_PREFIX } from "../../src/agents/event-reader.js";
 import { localClock } from "../../src/adapters/executors/agent-session.js";
 import { agentFailure } from "../../src/core/agent-failure.js";
@@ -305,6 +305,34 @@ describe("GitHub Copilot CLI events", () => {
     // The status is named when the words do not name it.
     reader.push(lines(sessionError({ errorType: "query", message: "Bad gateway", statusCode: 502 })));
     expect(reader.session.error).toBe("Bad gateway (HTTP 502)");
+  });
+
+  it("a sign-in failure Copilot states on stderr only (no event) is read in its words, on one line", () => {
+    const none = [
+      "Error: No authentication information found.",
+      "",
+      "Copilot can be authenticated with GitHub using an OAuth Token or a Fine-Grained Personal Access Token.",
+      "",
+      "To authenticate, you can use any of the following methods:",
+      "  • Start 'copilot' and run the '/login' command",
+      "  • Set the COPILOT_GITHUB_TOKEN, GH_TOKEN, or GITHUB_TOKEN environment variable",
+      "  • Run 'gh auth login' to authenticate with the GitHub CLI",
+      "",
+    ].join("\n");
+    expect(copilotStderrError(none)).toBe(
+      "No authentication information found. Copilot can be authenticated with GitHub using an OAuth Token or a Fine-Grained Personal Access Token. To authenticate, you can use any of the following methods: • Start 'copilot' and run the '/login' command • Set the COPILOT_GITHUB_TOKEN, GH_TOKEN, or GITHUB_TOKEN environment variable • Run 'gh auth login' to authenticate with the GitHub CLI",
+    );
+    const offline = [
+      "Error: Authentication token found but could not be validated.",
+      "",
+      "  Failed to fetch PAT user login: network fetch failed: request failed: error sending request for url (https://api.github.com/copilot_internal/user)",
+      "",
+      "Your token may still be valid. Check your network connection and try again.",
+    ].join("\n");
+    expect(copilotStderrError(`some warning\n${offline}`)).toMatch(
+      /^Authentication token found but could not be validated\. Failed to fetch PAT user login: .*copilot_internal\/user\) Your token may still be valid\./,
+    );
+    expect(copilotStderrError("Warning: preferred version 1.0.99 not found in package cache, using built-in version\n")).toBeUndefined();
   });
 
   it("reads the delays Copilot's and the providers' messages name", () => {

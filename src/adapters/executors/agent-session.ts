@@ -130,6 +130,10 @@ export async function runAgentSession(agent: AgentDefinition, request: ExecutorR
   show(reader.end());
   const report = agent.usageReport ? readUsageReport(usageFile) : undefined;
   if (report) show(reader.report(report));
+  // A failure the agent states on stderr only (its events said none): in its words, not as its last stderr lines.
+  if (reader.session.error === undefined && result.exitCode !== undefined && result.exitCode !== 0) {
+    reader.session.error = agent.stderrError?.(result.stderrTail) ?? reader.session.error;
+  }
   const session = redactDeep(reader.session, request.secrets);
   const answer = agent.answer.kind === "event" ? agent.answer.from(session) : undefined;
   // The runner writes this file (not the agent): secrets are redacted like in every other log (CONTRACT §9).
