@@ -246,7 +246,7 @@ export const copilot: AgentDefinition = {
   authEnv: ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "COPILOT_PROVIDER_API_KEY", "COPILOT_PROVIDER_BEARER_TOKEN"],
   configKeys: ["model", "allowed_tools", "extra_args", "isolation"],
   template: `# model = "claude-sonnet-5"      # --model; unset: Copilot's default (or COPILOT_MODEL)
-# allowed_tools = ["shell(npm test)", "shell(node)"]  # --allow-tool; added to write and shell(<guard command>), which the runner always allows
+# allowed_tools = ["shell(npm test)", "shell(node)"]  # --allow-tool; added to write, shell(<guard command>) and shell(<guard program>), which the runner always allows
 # isolation = "clean"            # user (default): your Copilot config, MCP servers and the built-in GitHub MCP server; clean: no built-in MCP servers
 # extra_args = []`,
   statusWord: "turn",
