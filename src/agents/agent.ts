@@ -95,6 +95,8 @@ export interface AgentDefinition {
   /** Why the agent would refuse to start with this argv and environment (one sentence with the way out), before it is started. */
   refusal?(argv: readonly string[], env: Readonly<Record<string, string>>, uid: number | undefined): string | undefined;
   answer: AnswerMode;
+  /** The agent's own failure in what it said on stderr, for an agent that exits ≠ 0 before its events say anything (pi's "No API key found for …"). */
+  stderrError?(stderr: string): string | undefined;
   /** A fresh reader of its events; reset times are turned into instants by `clock`. */
   events(clock: AgentClock): AgentEventParser;
   /** The config with the run's remaining cost budget as the session's own cap, when the agent has one (Claude --max-budget-usd). */

@@ -109,6 +109,11 @@ export async function runAgentSession(agent: AgentDefinition, request: ExecutorR
   });
   show(reader.end());
   const session = redactDeep(reader.session, request.secrets);
+  // An agent that stopped before its events said why may have said it on stderr (pi's start-up failures).
+  if (session.error === undefined && result.exitCode !== undefined && result.exitCode !== 0) {
+    const said = agent.stderrError?.(result.stderrTail);
+    if (said !== undefined) session.error = redactSecrets(said, request.secrets);
+  }
   const answer = agent.answer.kind === "event" ? agent.answer.from(session) : undefined;
   // The runner writes this file (not the agent): secrets are redacted like in every other log (CONTRACT §9).
   if (answer !== undefined) writeSafely(request.outputFile, redactSecrets(answer, request.secrets));
