@@ -199,7 +199,7 @@ describe("pi events", () => {
 
   it("a 429 pi gave up on (its retries, then auto_retry_end) is a rate limit that resets after the delay the provider named, from the message's time", () => {
     const reader = new AgentEventReader("pi", CLOCK);
-    const events = [header, assistantStart];
+    const events: object[] = [header, assistantStart];
     for (let attempt = 1; attempt <= 3; attempt++) {
       events.push(errorEnd(RATE), { type: "auto_retry_start", attempt, maxAttempts: 3, delayMs: 1000 * 2 ** attempt, errorMessage: RATE });
     }
