@@ -99,7 +99,7 @@ export interface AgentDefinition {
   answer: AnswerMode;
   /** A fresh reader of its events; reset times are turned into instants by `clock`. */
   events(clock: AgentClock): AgentEventParser;
-  /** The agent's own failure message in the end of its stderr, for failures it reports there and not in its events (Copilot CLI's sign-in errors). */
+  /** The agent's own failure message in the end of its stderr, for failures it reports there and not in its events (Copilot CLI's sign-in errors, pi's "No API key found for …"). */
   stderrError?(stderr: string): string | undefined;
   /** Reads the usage report the agent wrote to `usageFile` when it ended (Copilot CLI, whose events carry no token counts). */
   usageReport?(report: Json, session: AgentSession): void;
