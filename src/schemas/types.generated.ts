@@ -49,7 +49,7 @@ export interface RunnerConfig {
   hooks?: HooksConfig;
 }
 export interface ExecutorConfig {
-  kind?: "command" | "codex" | "claude" | "gemini" | "qwen" | "opencode" | "demo";
+  kind?: "command" | "codex" | "claude" | "gemini" | "qwen" | "opencode" | "cline" | "demo";
   /**
    * kind = "command": the argv, run in the repository root with the prompt on stdin.
    *
