@@ -1,8 +1,9 @@
 // kind = "cline": Cline's CLI in its one-shot JSON mode, as Cline CLI 3.0.65 (npm `cline`) takes it
 // (docs/agents.md, docs/decisions.md):
 //   cline --json --auto-approve true [--config <iteration folder>/cline] [-m <model>] 'Your task follows.' [extra_args ...]
-// The prompt goes on stdin: with a prompt argument and piped stdin, Cline's prompt is the argument,
-// a blank line and stdin (`--json` refuses stdin alone). Cline has no output-schema mode: the prompt
+// The prompt goes on stdin through a pipe as a shell makes one (`cat | cline …`: Cline reads stdin
+// only when it is a FIFO, and Node's pipes are sockets): with a prompt argument and piped stdin,
+// Cline's prompt is the argument, a blank line and stdin (`--json` refuses stdin alone). Cline has no output-schema mode: the prompt
 // asks for the answer in RUNNER_OUTPUT_FILE, which the agent writes with its own `editor` tool, and
 // the runner reads and validates it like every answer. stdout is one JSON object per line:
 // `agent_event` (iteration_start/end, content_start/update/end of text, reasoning and tools, usage
@@ -215,6 +216,8 @@ export const cline: AgentDefinition = {
     argv.push(CLINE_LEAD, ...(config.extra_args ?? []));
     return argv;
   },
+  // Cline reads a piped prompt only from a FIFO or a file (`stdinHasPipedInput`; its Bun runtime reads nothing from a file), and Node's pipes are sockets.
+  promptThroughPipe: true,
   env: (): Record<string, string> => ({ CLINE_SESSION_BACKEND_MODE: "local", CLINE_NO_AUTO_UPDATE: "1" }),
   answer: { kind: "file" },
   events: clineEvents,

@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, expect } from "vitest";
 import { installTestAgent } from "../../scripts/install-test-agents.mjs";
-import type { MockServerHandle, ModelTurn, ScriptSource } from "./mock-model-script.js";
+import type { ErrorTurn, MockServerHandle, ModelTurn, ScriptSource } from "./mock-model-script.js";
 import { CONFIG_FILE, scenario, subject, type Scenario } from "./scenario.js";
 import { PROJECT_ROOT, node, tempDir, tree, writeFiles } from "./sandbox.js";
 
@@ -74,6 +74,59 @@ export function threeLeafModel(leaves: readonly string[] = ["a", "b", "c"]): (co
       );
     }
     return scripts.get(key)!;
+  };
+}
+
+/** The answer file the prompt names (an agent without a schema mode writes it with its own file tool). */
+export function answerFileOf(conversation: string): string {
+  const file = /Write your answer as JSON to the file `([^`]+)`/.exec(conversation)?.[1];
+  if (!file) throw new Error("mock: the prompt names no answer file");
+  return file;
+}
+
+/** The work of one session, then the answer written to the file the prompt names, then a last word. */
+export function answerFileSession(conversation: string, work: ModelTurn[], answer: Record<string, unknown> | string): ModelTurn[] {
+  return [...work, { kind: "write", path: answerFileOf(conversation), content: `${JSON.stringify(answer)}\n` }, { kind: "final", answer: "Done." }];
+}
+
+/**
+ * threeLeafModel with one leaf, b (decompose, a guard failure, a retry, a pass: 3 sessions), for an
+ * agent that answers in the answer file: each session's final answer is written to the file the
+ * prompt names; b's first request meets `errorsBefore` (rate limits the agent waits out itself).
+ */
+export function answerFileOneLeafModel(errorsBefore: ErrorTurn[]): (conversation: string) => ModelTurn[] {
+  const model = threeLeafModel(["b"]);
+  const scripts = new WeakMap<ModelTurn[], ModelTurn[]>();
+  return (conversation) => {
+    const script = model(conversation);
+    if (!scripts.has(script)) {
+      const final = script.at(-1);
+      const work = script
+        .slice(0, -1)
+        .map((turn, i) =>
+          i === 0 && /Your task: node `b`/.test(conversation) && /Attempts used: 0 of/.test(conversation) ? { ...turn, errorsBefore } : turn,
+        );
+      scripts.set(script, answerFileSession(conversation, work, final?.kind === "final" ? final.answer : "no answer"));
+    }
+    return scripts.get(script)!;
+  };
+}
+
+/**
+ * For an agent that answers in the answer file: each session writes src/root.txt (`node act.mjs
+ * write root ok`) and answers done; the first session's first request meets `errorsBefore` (a rate
+ * limit the agent gives up on). One script per session: the answer file names the iteration.
+ */
+export function answerFileLimitedModel(errorsBefore: ErrorTurn[]): (conversation: string) => ModelTurn[] {
+  const scripts = new Map<string, ModelTurn[]>();
+  return (conversation) => {
+    const file = answerFileOf(conversation);
+    if (!scripts.has(file)) {
+      const limited = scripts.size === 0 ? { errorsBefore } : {};
+      const work: ModelTurn[] = [{ kind: "shell", command: "node act.mjs write root ok", ...limited }];
+      scripts.set(file, answerFileSession(conversation, work, { status: "done", summary: "Wrote src/root.txt" }));
+    }
+    return scripts.get(file)!;
   };
 }
 

@@ -12,54 +12,26 @@ import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } fro
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { documentedFlags } from "../helpers/fake-agents.js";
-import type { ErrorTurn, MockServerHandle, ModelTurn } from "../helpers/mock-model-script.js";
+import type { ErrorTurn, MockServerHandle } from "../helpers/mock-model-script.js";
 import { opencodeMockConfig, startMockOpenCode } from "../helpers/mock-opencode.js";
-import { checkLogFile, expectLeafRun, processesOf, realAgent, realAgentScenario, threeLeafModel } from "../helpers/real-agent-repo.js";
+import {
+  answerFileLimitedModel,
+  answerFileOneLeafModel,
+  answerFileSession,
+  checkLogFile,
+  expectLeafRun,
+  processesOf,
+  realAgent,
+  realAgentScenario,
+} from "../helpers/real-agent-repo.js";
 import { subject, type Scenario } from "../helpers/scenario.js";
 import { PROJECT_ROOT, runEvents, tempDir } from "../helpers/sandbox.js";
 
 const opencode = realAgent("opencode", startMockOpenCode);
 const KEY = "sk-mock-opencode-key-123";
 
-/** The answer file the prompt names (OpenCode writes it with its own `write` tool). */
-function answerFile(conversation: string): string {
-  const file = /Write your answer as JSON to the file `([^`]+)`/.exec(conversation)?.[1];
-  if (!file) throw new Error("mock: the prompt names no answer file");
-  return file;
-}
-
-/** The work of one session, then the answer written to the file the prompt names, then a last word. */
-function session(conversation: string, work: ModelTurn[], answer: Record<string, unknown> | string): ModelTurn[] {
-  return [...work, { kind: "write", path: answerFile(conversation), content: `${JSON.stringify(answer)}\n` }, { kind: "final", answer: "Done." }];
-}
-
 /** A rate limit OpenCode retries by itself (it honours retry-after). */
 const RATE_LIMITED: ErrorTurn = { kind: "error", status: 429, headers: { "retry-after": "1" } };
-
-/**
- * The run of the other real agents (real-agent-repo.ts) with one leaf, b (decompose, a guard failure,
- * a retry, a pass: 3 sessions), with OpenCode's answer: each session's final answer is written to the
- * file the prompt names; b's first request meets two 429s, which OpenCode waits out itself.
- */
-function opencodeOneLeafModel(): (conversation: string) => ModelTurn[] {
-  const model = threeLeafModel(["b"]);
-  const scripts = new WeakMap<ModelTurn[], ModelTurn[]>();
-  return (conversation) => {
-    const script = model(conversation);
-    if (!scripts.has(script)) {
-      const final = script.at(-1);
-      const work = script
-        .slice(0, -1)
-        .map((turn, i) =>
-          i === 0 && /Your task: node `b`/.test(conversation) && /Attempts used: 0 of/.test(conversation)
-            ? { ...turn, errorsBefore: [RATE_LIMITED, RATE_LIMITED] }
-            : turn,
-        );
-      scripts.set(script, session(conversation, work, final?.kind === "final" ? final.answer : "no answer"));
-    }
-    return scripts.get(script)!;
-  };
-}
 
 /** A HOME whose OpenCode config folder already "has" its plugin dependency: no background `npm install` into it. */
 function opencodeHome(): string {
@@ -104,7 +76,7 @@ const chatRequests = (mock: MockServerHandle) => mock.requests.filter((request) 
 
 describe("runner with the real opencode", () => {
   it("`runner run` drives a tree to passes=true: a decomposition into one leaf, `just ci` run by the agent and by the guard, one guard failure and a retry, two 429s OpenCode waits out itself, usage and cost recorded", async () => {
-    const mock = await opencode.mock(opencodeOneLeafModel());
+    const mock = await opencode.mock(answerFileOneLeafModel([RATE_LIMITED, RATE_LIMITED]));
     const { s, checkLog } = await opencodeRepo("opencode-run", mock);
     const started = Date.now();
     const run = await s.runner(["run"]);
@@ -160,7 +132,7 @@ describe("runner with the real opencode", () => {
 
   it("a permission set to ask in the user's config is rejected by `opencode run` (exit 0): a runner error in OpenCode's words", async () => {
     const mock = await opencode.mock((conversation) =>
-      session(conversation, [{ kind: "shell", command: "just ci" }], { status: "done", summary: "never reached" }),
+      answerFileSession(conversation, [{ kind: "shell", command: "just ci" }], { status: "done", summary: "never reached" }),
     );
     const { s } = await opencodeRepo("opencode-ask", mock, { config: { permission: { bash: "ask" } } });
     const step = await s.step();
@@ -182,22 +154,8 @@ describe("runner with the real opencode", () => {
   });
 
   it("a rate limit OpenCode gives up on (six 429s) is recorded with its reset, `runner run` waits it out and the leaf passes on the next session", async () => {
-    // One script per session (the answer file names the iteration); the first session's first request meets 429 six times (OpenCode's request and its five retries).
-    const scripts = new Map<string, ModelTurn[]>();
-    const mock = await opencode.mock((conversation) => {
-      const file = answerFile(conversation);
-      if (!scripts.has(file)) {
-        const limited = scripts.size === 0 ? { errorsBefore: Array.from({ length: 6 }, () => RATE_LIMITED) } : {};
-        scripts.set(
-          file,
-          session(conversation, [{ kind: "shell", command: "node act.mjs write root ok", ...limited }], {
-            status: "done",
-            summary: "Wrote src/root.txt",
-          }),
-        );
-      }
-      return scripts.get(file)!;
-    });
+    // The first session's first request meets 429 six times (OpenCode's request and its five retries).
+    const mock = await opencode.mock(answerFileLimitedModel(Array.from({ length: 6 }, () => RATE_LIMITED)));
     const { s } = await opencodeRepo("opencode-limit", mock, { env: { RUNNER_TEST_HOOKS: "1", RUNNER_TEST_WAIT_SCALE: "0.01" } });
     const run = await s.runner(["run", "--json"]);
     expect(run.exitCode, run.stderr).toBe(0);

@@ -264,6 +264,8 @@ describe("Cline argv", () => {
     expect(cline.argv(argvInput(config()))).toEqual(["cline", "--json", "--auto-approve", "true", "Your task follows."]);
     expect(cline.env?.(config(), "user")).toEqual({ CLINE_SESSION_BACKEND_MODE: "local", CLINE_NO_AUTO_UPDATE: "1" });
     expect(cline.answer).toEqual({ kind: "file" });
+    // Cline reads stdin only when it is a FIFO: Node's pipes are sockets.
+    expect(cline.promptThroughPipe).toBe(true);
   });
 
   it("model and extra_args; isolation = clean puts Cline's whole configuration folder in the iteration's folder", () => {
