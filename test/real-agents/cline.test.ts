@@ -116,6 +116,14 @@ describe("runner with the real cline", () => {
       expect(existsSync(path.join(home, ".cline", "data", "sessions"))).toBe(true);
       expect(existsSync(path.join(home, ".cline", "data", "logs", "hub-daemon.log"))).toBe(false);
       expect(processesOf(realpathSync(s.dir))).toEqual([]);
+      // `runner doctor` reads the real `cline --version`.
+      const doctor = JSON.parse((await runner(s.dir, ["doctor", "--json"], { env: s.env })).stdout) as { agents: Record<string, unknown>[] };
+      expect(doctor.agents.find((agent) => agent.kind === "cline")).toMatchObject({
+        version: "3.0.65",
+        tested: true,
+        configured: true,
+        problem: null,
+      });
     },
     SESSIONS_BUDGET_MS,
   );
