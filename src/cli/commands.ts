@@ -36,9 +36,14 @@ export const COMMANDS = [
       executor: { type: "string", choices: EXECUTOR_CHOICES, default: "codex", describe: "The agent the config starts with" },
       plan: {
         type: "string",
-        describe: "Build the tree from a plan: a Markdown checklist or headings, ralph's prd.json, task-master's tasks.json",
+        describe: "Build the tree from a plan: a Markdown checklist or headings (spec-kit, Kiro), ralph's prd.json, task-master's tasks.json",
         value: "file",
       },
+      "skip-done": {
+        type: "boolean",
+        describe: "With --plan: leave finished items out (listed in GOAL.md) instead of having the guard judge them first",
+      },
+      tag: { type: "string", describe: "With --plan: the task-master tag to read (default: the current tag, else master)", value: "name" },
     },
     load: () => import("./commands/init.js"),
   }),

@@ -28,9 +28,11 @@ const ID_SLUG_LENGTH = 48;
 
 /**
  * `Add the login page!` → `add-the-login-page`; a long title is cut after its last whole word within
- * ID_SLUG_LENGTH characters; `-2`, `-3`, … when the id is taken.
+ * ID_SLUG_LENGTH characters; `-2`, `-3`, … when the id is taken. `next` remembers, per slug, where
+ * the search for a free suffix goes on: many ids made into one growing `taken` cost linear time
+ * (15,000 items titled "task" would otherwise try `task-2`, `task-3`, … from the start each time).
  */
-export function idFromTitle(title: string, taken: ReadonlySet<string>): string {
+export function idFromTitle(title: string, taken: ReadonlySet<string>, next?: Map<string, number>): string {
   const full = title
     .normalize("NFKD")
     .toLowerCase()
@@ -42,7 +44,11 @@ export function idFromTitle(title: string, taken: ReadonlySet<string>): string {
       : full.slice(0, ID_SLUG_LENGTH).replace(/-[^-]*$/, "");
   const slug = cut.replace(/-+$/, "") || "node";
   if (!taken.has(slug)) return slug;
-  for (let n = 2; ; n++) if (!taken.has(`${slug}-${n}`)) return `${slug}-${n}`;
+  for (let n = next?.get(slug) ?? 2; ; n++) {
+    if (taken.has(`${slug}-${n}`)) continue;
+    next?.set(slug, n + 1);
+    return `${slug}-${n}`;
+  }
 }
 
 function allIds(tree: TaskTree): Set<string> {

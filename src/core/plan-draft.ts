@@ -1,0 +1,224 @@
+// What every plan format is read into before it becomes a tree (src/core/plan-import.ts): drafts of
+// nodes with the plan's own marks (finished or not, dependencies), and the sentences a refusal is
+// made of. Pure; every walk is iterative, and a draft deeper than the tree's limit is refused where
+// it is made, before anything walks it.
+import { MAX_TREE_DEPTH } from "./invariants.js";
+import { PlanEditError } from "./plan-edit.js";
+
+/** A node as a plan gives it, before ids are settled. */
+export interface Draft {
+  /** The id the plan gives (spec-kit's T001, a ralph story id, task-master's task-3); else derived from the title. */
+  id?: string;
+  title: string;
+  goal: string[];
+  acceptance: string[];
+  children: Draft[];
+  /** Its place among its siblings, when the plan gives one (else the place it was read in). */
+  order?: number;
+  /** The plan marks this item finished (a checked box, status done, passes: true). */
+  finished?: boolean;
+  /** The plan leaves this item out on purpose (task-master's "cancelled"). */
+  cancelled?: boolean;
+  /** How refusals name the item: "line 12", "task 3.2", "story US-004". */
+  where: string;
+  /** Items this one comes after (resolved by the format's reader). */
+  after?: Draft[];
+  /** Levels below the root (the root is 0). */
+  depth: number;
+}
+
+export function draft(title: string, where: string, depth: number): Draft {
+  return { title, goal: [], acceptance: [], children: [], where, depth };
+}
+
+/** A draft one level below `parent`, refused once the tree's depth limit is reached (before anything recurses into it). */
+export function childDraft(name: string, parent: Draft, title: string, where: string): Draft {
+  const depth = parent.depth + 1;
+  if (depth >= MAX_TREE_DEPTH)
+    throw new PlanEditError(`${name}: ${firstFew([where])} nests deeper than the tree's limit of ${MAX_TREE_DEPTH} levels; flatten the plan`);
+  return draft(title, where, depth);
+}
+
+/** "a, b, c and 4 more": the first few of a list, then how many are left. */
+export function firstFew(items: readonly string[], shown = 3): string {
+  const head = items
+    .slice(0, shown)
+    .map((item) => (item.length > 60 ? `${item.slice(0, 59)}…` : item))
+    .join(", ");
+  return items.length > shown ? `${head} and ${items.length - shown} more` : head;
+}
+
+/** "1 task" / "3 tasks". */
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+}
+
+/**
+ * Refuses when any item offends: one sentence with how many, the first few, and the way out —
+ * `${name}: 3 tasks have no title (task 2, task 5, task 9); give each a title`.
+ */
+export function refuseAll(name: string, offending: readonly string[], what: (n: number) => string, wayOut: string): void {
+  if (offending.length === 0) return;
+  throw new PlanEditError(`${name}: ${what(offending.length)} (${firstFew(offending)}); ${wayOut}`);
+}
+
+/** Every draft under `root` (root included) in pre-order, without recursion. */
+export function allDrafts(root: Draft): Draft[] {
+  const out: Draft[] = [];
+  const stack = [root];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    out.push(next);
+    for (let i = next.children.length - 1; i >= 0; i--) stack.push(next.children[i]!);
+  }
+  return out;
+}
+
+/**
+ * Items taken out of the plan (`--skip-done`: the finished ones; always: task-master's cancelled
+ * ones): a leaf that `gone` holds for, and an item `gone` holds for all of whose children went too.
+ * An item it does not hold for stays, even when all its children went (its own work is left: an
+ * open task whose subtasks are all done), and so does an unmarked one (a Markdown section: it
+ * becomes context). Returns the topmost items taken out, in plan order.
+ */
+export function removeItems(root: Draft, goneItem: (item: Draft) => boolean): Draft[] {
+  const order = allDrafts(root);
+  const parentOf = new Map<Draft, Draft>();
+  for (const node of order) for (const child of node.children) parentOf.set(child, node);
+  const gone = new Set<Draft>();
+  for (let i = order.length - 1; i >= 0; i--) {
+    const node = order[i]!;
+    const had = node.children.length;
+    node.children = node.children.filter((child) => !gone.has(child));
+    if (node !== root && goneItem(node) && (had === 0 || node.children.length === 0)) gone.add(node);
+  }
+  return order.filter((node) => gone.has(node) && !gone.has(parentOf.get(node)!));
+}
+
+/** Priority as task-master and ralph read it, lower first: a number as given, high / medium / low as 0 / 1 / 2. */
+export type Rank = (item: Draft) => number;
+
+/**
+ * Orders every draft's children so that each comes after the items it depends on; ties by `rank`,
+ * then by the place it was read in. A dependency between two items of different parents orders
+ * their ancestors that are siblings (task 2 after task 1 when subtask 2.1 depends on 1.2); one
+ * between an item and its own ancestor says nothing and is dropped. A cycle is refused, naming
+ * every item on it. Sets each child's `order` to its place.
+ */
+export function orderByDependencies(name: string, root: Draft, rank: Rank): void {
+  const parentOf = new Map<Draft, Draft>();
+  const present = new Set(allDrafts(root));
+  for (const each of present) for (const child of each.children) parentOf.set(child, each);
+  // The dependencies as edges between siblings (one on an item left out of the tree is dropped).
+  const before = new Map<Draft, Set<Draft>>();
+  for (const each of present) {
+    for (const target of each.after ?? []) {
+      if (!present.has(target)) continue;
+      const edge = siblingsOnPaths(each, target, parentOf);
+      if (!edge) continue;
+      let set = before.get(edge.later);
+      if (!set) before.set(edge.later, (set = new Set()));
+      set.add(edge.earlier);
+    }
+  }
+  const cyclic: string[] = [];
+  for (const parent of allDrafts(root)) {
+    if (parent.children.length < 2) {
+      parent.children.forEach((child, i) => (child.order ??= i));
+      continue;
+    }
+    const place = new Map(parent.children.map((child, i) => [child, i]));
+    const key = (item: Draft) => [rank(item), place.get(item)!] as const;
+    const less = (a: Draft, b: Draft) => {
+      const [x, y] = [key(a), key(b)];
+      return x[0] !== y[0] ? x[0] < y[0] : x[1] < y[1];
+    };
+    const waiting = new Map<Draft, number>();
+    const dependents = new Map<Draft, Draft[]>();
+    for (const child of parent.children) {
+      const earlier = before.get(child) ?? new Set<Draft>();
+      waiting.set(child, earlier.size);
+      for (const each of earlier) {
+        const list = dependents.get(each);
+        if (list) list.push(child);
+        else dependents.set(each, [child]);
+      }
+    }
+    const ready = new MinHeap<Draft>(less);
+    for (const child of parent.children) if (waiting.get(child) === 0) ready.push(child);
+    const sorted: Draft[] = [];
+    for (let next = ready.pop(); next !== undefined; next = ready.pop()) {
+      next.order = sorted.length;
+      sorted.push(next);
+      for (const later of dependents.get(next) ?? []) {
+        const left = waiting.get(later)! - 1;
+        waiting.set(later, left);
+        if (left === 0) ready.push(later);
+      }
+    }
+    if (sorted.length < parent.children.length) {
+      const placed = new Set(sorted);
+      for (const child of parent.children) if (!placed.has(child)) cyclic.push(child.where);
+    }
+    parent.children = sorted.length === parent.children.length ? sorted : parent.children;
+  }
+  refuseAll(
+    name,
+    cyclic,
+    (n) => `the dependencies of ${count(n, "item")} form a cycle`,
+    "break it (remove one of those dependencies) to give the items an order",
+  );
+}
+
+/** The ancestors of `later` and `earlier` (themselves included) that are siblings; none when one holds the other. */
+function siblingsOnPaths(later: Draft, earlier: Draft, parentOf: ReadonlyMap<Draft, Draft>): { later: Draft; earlier: Draft } | undefined {
+  const chain = (item: Draft) => {
+    const path = [item];
+    for (let at = parentOf.get(item); at !== undefined; at = parentOf.get(at)) path.push(at);
+    return path.reverse();
+  };
+  const [a, b] = [chain(later), chain(earlier)];
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (i >= a.length || i >= b.length) return undefined;
+  return { later: a[i]!, earlier: b[i]! };
+}
+
+/** A binary heap: the ready items of a topological sort, least first. */
+class MinHeap<T> {
+  private items: T[] = [];
+  constructor(private readonly less: (a: T, b: T) => boolean) {}
+
+  push(item: T): void {
+    const items = this.items;
+    items.push(item);
+    let i = items.length - 1;
+    while (i > 0) {
+      const up = (i - 1) >> 1;
+      if (!this.less(items[i]!, items[up]!)) break;
+      [items[i], items[up]] = [items[up]!, items[i]!];
+      i = up;
+    }
+  }
+
+  pop(): T | undefined {
+    const items = this.items;
+    if (items.length === 0) return undefined;
+    const top = items[0];
+    const last = items.pop()!;
+    if (items.length > 0) {
+      items[0] = last;
+      let i = 0;
+      for (;;) {
+        const [l, r] = [2 * i + 1, 2 * i + 2];
+        let least = i;
+        if (l < items.length && this.less(items[l]!, items[least]!)) least = l;
+        if (r < items.length && this.less(items[r]!, items[least]!)) least = r;
+        if (least === i) break;
+        [items[i], items[least]] = [items[least]!, items[i]!];
+        i = least;
+      }
+    }
+    return top;
+  }
+}
