@@ -7,6 +7,7 @@ import { auditRun, type AuditReport } from "../core/audit.js";
 import { DEFAULT_GUARD_COMMAND, parseConfig } from "../core/config.js";
 import { definitionDifferences } from "../core/guard-definition.js";
 import { LAYOUT } from "../core/layout.js";
+import { parseFinished } from "../core/plan-finished.js";
 import type { TaskTree } from "../core/tree.js";
 import type { GitRepo, ObjectReader } from "./git.js";
 import { guardDefinitionAt } from "./guard-definition.js";
@@ -33,6 +34,13 @@ async function configAt(reader: ObjectReader, revision: string): Promise<{ valid
   return { valid: bytes !== undefined && config.ok, guard: config.ok ? config.config.guard.command : DEFAULT_GUARD_COMMAND };
 }
 
+/** The leaves finished.json lists at `revision` (none when it is missing or unreadable). */
+async function finishedAt(reader: ObjectReader, revision: string): Promise<string[]> {
+  const bytes = await reader.read(`${revision}:${LAYOUT.finished}`);
+  const parsed = bytes === undefined ? undefined : parseFinished(bytes.toString("utf8"));
+  return parsed?.ok ? parsed.ids : [];
+}
+
 /** The audit of run `runId` from `base` to `tip` (first-parent history). */
 export async function auditHistory(git: GitRepo, runId: string, base: string, tip = "HEAD"): Promise<AuditReport> {
   const reader = git.objectReader();
@@ -55,15 +63,17 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
         // A commit that did not touch the tree file has its parent's tree: the same one, not read again.
         if (commit.changedPaths.includes(LAYOUT.tree)) tree = await treeAt(reader, commit.sha);
         const configValid = commit.changedPaths.includes(LAYOUT.config) ? config!.valid : undefined;
+        const finished = commit.changedPaths.includes(LAYOUT.finished) ? await finishedAt(reader, commit.sha) : undefined;
         yield {
           ...commit,
           tree,
+          ...(finished !== undefined ? { finished } : {}),
           ...(configValid !== undefined ? { configValid } : {}),
           ...(definitionChanged.length > 0 ? { definitionChanged } : {}),
         };
       }
     }
-    return await auditRun(runId, baseTree, withTrees());
+    return await auditRun(runId, baseTree, withTrees(), await finishedAt(reader, base));
   } finally {
     reader.close();
   }

@@ -26,6 +26,8 @@ export interface CommitDetails {
   treeLeftInvalid?: boolean;
   /** Test files the commit changes (Runner-Tests). */
   tests?: readonly string[];
+  /** Plan-finished leaves the re-check's green guard passed besides its own (Runner-Rechecked). */
+  rechecked?: readonly string[];
 }
 
 /** The heading of the failure section of a loop commit's body; its lines follow, indented by four spaces. */
@@ -67,6 +69,7 @@ export function formatCommitMessage(subject: CommitSubject, given: CommitDetails
   if (details.gitNote) trailers.push(`Runner-Git: ${oneLine(details.gitNote, 600)}`);
   if (details.treeLeftInvalid) trailers.push(`Runner-Tree: ${TREE_LEFT_INVALID}`);
   if (details.tests && details.tests.length > 0) trailers.push(`Runner-Tests: ${testsTrailer(details.tests)}`);
+  if (details.rechecked && details.rechecked.length > 0) trailers.push(`Runner-Rechecked: ${details.rechecked.join(", ")}`);
   const parts = [formatCommitSubject(subject)];
   if (summary) parts.push(keptSummary(summary));
   // Indented, so that blank lines of the guard's output do not end the section.
@@ -102,6 +105,12 @@ export function testsOf(record: LoopRecord): string[] {
   const more = /^(.*) and ([0-9]+) more$/.exec(value);
   const files = (more ? more[1]! : value).split(", ").filter(Boolean);
   return more ? [...files, `and ${more[2]} more`] : files;
+}
+
+/** The plan-finished leaves a re-check's Runner-Rechecked trailer says its green guard passed besides its own node. */
+export function recheckedOf(record: LoopRecord): string[] {
+  const value = record.trailers.rechecked;
+  return value === undefined ? [] : value.split(", ").filter(Boolean);
 }
 
 /** The loop records of `runId` among commits (in their order); other commits are left out. */

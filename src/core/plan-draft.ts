@@ -4,6 +4,7 @@
 // it is made, before anything walks it.
 import { MAX_TREE_DEPTH } from "./invariants.js";
 import { PlanEditError } from "./plan-edit.js";
+import { count, firstFew } from "./text-limits.js";
 
 /** A node as a plan gives it, before ids are settled. */
 export interface Draft {
@@ -37,20 +38,6 @@ export function childDraft(name: string, parent: Draft, title: string, where: st
   if (depth >= MAX_TREE_DEPTH)
     throw new PlanEditError(`${name}: ${firstFew([where])} nests deeper than the tree's limit of ${MAX_TREE_DEPTH} levels; flatten the plan`);
   return draft(title, where, depth);
-}
-
-/** "a, b, c and 4 more": the first few of a list, then how many are left. */
-export function firstFew(items: readonly string[], shown = 3): string {
-  const head = items
-    .slice(0, shown)
-    .map((item) => (item.length > 60 ? `${item.slice(0, 59)}…` : item))
-    .join(", ");
-  return items.length > shown ? `${head} and ${items.length - shown} more` : head;
-}
-
-/** "1 task" / "3 tasks". */
-export function count(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 }
 
 /**

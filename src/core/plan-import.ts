@@ -5,7 +5,8 @@
 // A finished item (a checked box, status done, passes: true) is neither refused nor passed: it is an
 // open leaf listed in `finished`, for the guard alone to judge first (src/core/plan-finished.ts), or
 // with `skipDone` left out and listed in `done`. How each field maps: docs/plans.md.
-import { allDrafts, count, orderByDependencies, refuseAll, removeItems, type Draft, type Rank } from "./plan-draft.js";
+import { allDrafts, orderByDependencies, refuseAll, removeItems, type Draft, type Rank } from "./plan-draft.js";
+import { count } from "./text-limits.js";
 import { ID_PATTERN, idFromTitle, PlanEditError } from "./plan-edit.js";
 import { jsonPlan } from "./plan-json.js";
 import { markdownDraft } from "./plan-markdown.js";

@@ -3,7 +3,8 @@
 // level array, tags holding `{"tasks": […]}` or an array directly, and `{"tags": {…}}`. Dependencies
 // become order. What each field becomes is in docs/plans.md. Every item that breaks a rule is named
 // (how many, the first few) in one sentence. Walks are iterative and depth-limited.
-import { childDraft, count, draft, firstFew, refuseAll, type Draft, type Rank } from "./plan-draft.js";
+import { childDraft, draft, refuseAll, type Draft, type Rank } from "./plan-draft.js";
+import { count, firstFew } from "./text-limits.js";
 import { PlanEditError } from "./plan-edit.js";
 
 export type JsonFormat = "ralph" | "task-master";

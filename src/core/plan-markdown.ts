@@ -4,7 +4,8 @@
 // whatever its indentation), headings with items beneath them group those items, and everything
 // else — headings without items, fenced code, `_Requirements: …_` — is context for the node it sits
 // under. One pass over the lines to find the code blocks, one to read the rest; no recursion.
-import { childDraft, count, draft, refuseAll, removeItems, type Draft } from "./plan-draft.js";
+import { childDraft, draft, refuseAll, removeItems, type Draft } from "./plan-draft.js";
+import { count } from "./text-limits.js";
 import { PlanEditError } from "./plan-edit.js";
 
 const FENCE = /^( {0,3})(`{3,}|~{3,})/;

@@ -40,6 +40,7 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
         gitNote: describeAgentGit(record.agentGit),
         treeLeftInvalid: record.treeToWrite === undefined,
         tests: record.testFilesChanged,
+        rechecked: record.rechecked,
       }),
       secrets,
     );
