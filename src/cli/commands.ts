@@ -127,6 +127,18 @@ export const COMMANDS = [
     load: async () => ({ run: (await steer()).extend }),
   }),
   command({
+    name: "import",
+    describe: "A person's edit: add a plan's nodes (Markdown, ralph's prd.json, task-master's tasks.json) under an open node, committed and audited",
+    positional: { name: "file", describe: "The plan file (as `runner init --plan` reads it; docs/plans.md)", required: true },
+    options: {
+      under: { type: "string", describe: "The open node to add the plan under (default: the root)", value: "id" },
+      "skip-done": { type: "boolean", describe: "Leave finished items out (listed in GOAL.md) instead of having the guard judge them first" },
+      tag: { type: "string", describe: "The task-master tag to read (default: the current tag, else master)", value: "name" },
+      wait,
+    },
+    load: async () => ({ run: (await steer()).importPlan }),
+  }),
+  command({
     name: "config",
     describe: "A person's edit of .runner/state/config.toml: set one key (e.g. guard.command), checked, committed and audited",
     positional: { name: "key", describe: "section.key, e.g. guard.command or limits.max_iterations", required: true },

@@ -236,7 +236,14 @@ export async function auditRun(
 
     if (!record && isPersonEdit(commit)) {
       otherCommits++;
-      const finding = judgePersonEdit({ ...commit, before: lastValid, after, runId });
+      const { finished: finishedAfter, ...rest } = commit;
+      const finding = judgePersonEdit({
+        ...rest,
+        before: lastValid,
+        after,
+        runId,
+        ...(finishedAfter !== undefined ? { finished: { before: [...finished], after: finishedAfter } } : {}),
+      });
       personEdits.push(finding);
       const who = finding.made === "runner" ? "a person's edit" : "a person's edit by hand";
       for (const problem of finding.problems) fail(`${who} (${JSON.stringify(commit.subject)}) breaks the rules: ${problem}`);

@@ -11,7 +11,7 @@ import { findNode, forEachNode, indexById, nodesById, sortedCopy, type TaskNode,
 /** A person's edit that cannot be made: the sentence says which field and what to do instead. */
 export class PlanEditError extends Error {}
 
-export type EditVerb = "add" | "edit" | "move" | "remove" | "unstick" | "extend";
+export type EditVerb = "add" | "edit" | "move" | "remove" | "unstick" | "extend" | "import";
 
 export interface PlanEdit {
   verb: EditVerb;
@@ -202,6 +202,19 @@ export function addNodes(before: TaskTree, parentId: string, specs: NewNode[], d
     draft,
     added.map((node) => `added ${quote(node.id)} under ${quote(parentId)}`),
   );
+}
+
+/** `runner import FILE --under NODE`: a plan's nodes (src/core/plan-import.ts), its top node under an open node, after its siblings. */
+export function importNodes(before: TaskTree, parentId: string, top: TaskNode, file: string): PlanEdit {
+  const draft = sortedCopy(before);
+  const { node: parent } = locate(draft, parentId);
+  requireOpen(parent, "given new children");
+  parent.children.push({ ...top, order: nextOrder(parent) });
+  let count = 0;
+  forEachNode({ version: 1, root: top }, () => {
+    count++;
+  });
+  return finish("import", top.id, before, draft, [`imported ${quote(top.id)} under ${quote(parentId)} from ${file} (${count} nodes)`]);
 }
 
 export interface NodeFields {

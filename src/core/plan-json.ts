@@ -39,7 +39,7 @@ export function jsonPlan(name: string, data: unknown, options: JsonOptions): Jso
   const tags = taskMasterTags(data);
   if (!tags)
     throw new PlanEditError(
-      `${name} is JSON, but neither ralph's prd.json (a "userStories" or "stories" array) nor task-master's tasks.json (a "tasks" array, or tags holding tasks): its top level is ${describeTop(data)}; convert the plan to a Markdown checklist instead`,
+      `${name} is JSON of neither plan format (ralph's "userStories", task-master's "tasks" or tags): its top level is ${describeTop(data)}; convert the plan to a Markdown checklist instead`,
     );
   const chosen = chooseTag(name, tags, options);
   return fromTaskMaster(name, chosen.tasks, chosen.tag);

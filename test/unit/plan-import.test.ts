@@ -241,7 +241,7 @@ describe("ralph prd.json", () => {
 describe("what is not a plan", () => {
   it("refuses JSON of neither format naming what its top level holds", () => {
     expect(refusal(() => load("not-a-plan.json"))).toMatch(
-      /^not-a-plan\.json is JSON, but neither ralph's prd\.json .* nor task-master's tasks\.json .*: its top level is an object with the keys "name", "version", "scripts", "dependencies", "keywords"; /,
+      /^not-a-plan\.json is JSON of neither plan format \(ralph's "userStories", task-master's "tasks" or tags\): its top level is an object with the keys "name", "version", "scripts", "dependencies", "keywords"; convert/,
     );
     expect(refusal(() => load("list.json", {}, "[1, 2, 3]"))).toMatch(/its top level is an array of 3 items \(number\)/);
   });

@@ -1,6 +1,6 @@
 // `runner init`: scaffold .runner/ (CONTRACT §2, docs/contract.md) at the top of a git repository;
 // refuses if it exists, and anywhere but a repository's top folder.
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AGENTS, agentFor } from "../../agents/registry.js";
@@ -14,7 +14,7 @@ import { RefusalError, UsageError } from "../../errors.js";
 import { GitRepo } from "../../adapters/git.js";
 import { guardDefinitionSummary } from "../../adapters/guard-definition.js";
 import { projectPath } from "../../adapters/project-files.js";
-import { MAX_TREE_BYTES } from "../../adapters/tree-store.js";
+import { refuseOversizedTree, taskMasterState } from "../../adapters/plan-file.js";
 import { DEFAULT_GUARD_COMMAND } from "../../core/config.js";
 import { schemaFile } from "../../package-files.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -89,29 +89,6 @@ async function readPlan(
     if (error instanceof PlanEditError) throw new RefusalError(`${error.message.replace(/\.$/, "")}; nothing was written.`);
     throw error;
   }
-}
-
-/** A tree no command would read (over MAX_TREE_BYTES) is refused before it is written. */
-export function refuseOversizedTree(name: string, text: string): void {
-  const bytes = Buffer.byteLength(text);
-  if (bytes > MAX_TREE_BYTES)
-    throw new PlanEditError(
-      `${name} gives a task tree of ${(bytes / 1024 / 1024).toFixed(1)} MiB, over the ${MAX_TREE_BYTES / 1024 / 1024} MiB every command reads; split the plan and import its parts as the run goes (\`runner import\`)`,
-    );
-}
-
-/** task-master's current tag: `.taskmaster/state.json` beside the tasks folder (`.taskmaster/tasks/tasks.json`), when there is one. */
-export function taskMasterState(planFile: string): { currentTag?: string } {
-  if (!/\.json$/i.test(planFile)) return {};
-  for (const candidate of [path.join(path.dirname(planFile), "..", "state.json"), path.join(path.dirname(planFile), "state.json")]) {
-    try {
-      const state = JSON.parse(readFileSync(candidate, "utf8")) as { currentTag?: unknown };
-      if (typeof state.currentTag === "string" && state.currentTag !== "") return { currentTag: state.currentTag };
-    } catch {
-      // no state file there (or not task-master's): the default tag applies
-    }
-  }
-  return {};
 }
 
 /** `.runner/` belongs at the top of a git repository: a subfolder would get a second one, and no repository none. */
