@@ -76,7 +76,7 @@ export function removeItems(root: Draft, goneItem: (item: Draft) => boolean): Dr
   for (let i = order.length - 1; i >= 0; i--) {
     const node = order[i]!;
     const had = node.children.length;
-    node.children = node.children.filter((child) => !gone.has(child));
+    if (node.children.some((child) => gone.has(child))) node.children = node.children.filter((child) => !gone.has(child));
     if (node !== root && goneItem(node) && (had === 0 || node.children.length === 0)) gone.add(node);
   }
   return order.filter((node) => gone.has(node) && !gone.has(parentOf.get(node)!));
@@ -93,61 +93,53 @@ export type Rank = (item: Draft) => number;
  * every item on it. Sets each child's `order` to its place.
  */
 export function orderByDependencies(name: string, root: Draft, rank: Rank): void {
+  const drafts = allDrafts(root);
+  const present = new Set(drafts);
   const parentOf = new Map<Draft, Draft>();
-  const present = new Set(allDrafts(root));
-  for (const each of present) for (const child of each.children) parentOf.set(child, each);
+  for (const each of drafts) for (const child of each.children) parentOf.set(child, each);
   // The dependencies as edges between siblings (one on an item left out of the tree is dropped).
-  const before = new Map<Draft, Set<Draft>>();
-  for (const each of present) {
+  const before = new Map<Draft, Draft[]>();
+  for (const each of drafts) {
     for (const target of each.after ?? []) {
       if (!present.has(target)) continue;
       const edge = siblingsOnPaths(each, target, parentOf);
       if (!edge) continue;
-      let set = before.get(edge.later);
-      if (!set) before.set(edge.later, (set = new Set()));
-      set.add(edge.earlier);
+      const list = before.get(edge.later);
+      if (list) list.push(edge.earlier);
+      else before.set(edge.later, [edge.earlier]);
     }
   }
   const cyclic: string[] = [];
-  for (const parent of allDrafts(root)) {
-    if (parent.children.length < 2) {
-      parent.children.forEach((child, i) => (child.order ??= i));
+  for (const parent of drafts) {
+    const children = parent.children;
+    if (children.length < 2 || !children.some((child) => before.has(child))) {
+      children.forEach((child, i) => (child.order ??= i));
+      if (children.length >= 2) sortByRank(children, rank);
       continue;
     }
-    const place = new Map(parent.children.map((child, i) => [child, i]));
-    const key = (item: Draft) => [rank(item), place.get(item)!] as const;
-    const less = (a: Draft, b: Draft) => {
-      const [x, y] = [key(a), key(b)];
-      return x[0] !== y[0] ? x[0] < y[0] : x[1] < y[1];
-    };
-    const waiting = new Map<Draft, number>();
-    const dependents = new Map<Draft, Draft[]>();
-    for (const child of parent.children) {
-      const earlier = before.get(child) ?? new Set<Draft>();
-      waiting.set(child, earlier.size);
-      for (const each of earlier) {
-        const list = dependents.get(each);
-        if (list) list.push(child);
-        else dependents.set(each, [child]);
+    // Kahn's algorithm over the children's places, the ready ones in a heap by (rank, place).
+    const place = new Map(children.map((child, i) => [child, i]));
+    const ranks = children.map(rank);
+    const waiting = new Int32Array(children.length);
+    const dependents: number[][] = children.map(() => []);
+    children.forEach((child, i) => {
+      for (const earlier of new Set(before.get(child) ?? [])) {
+        waiting[i]!++;
+        dependents[place.get(earlier)!]!.push(i);
       }
-    }
-    const ready = new MinHeap<Draft>(less);
-    for (const child of parent.children) if (waiting.get(child) === 0) ready.push(child);
+    });
+    const ready = new MinHeap((a, b) => (ranks[a] !== ranks[b] ? ranks[a]! < ranks[b]! : a < b));
+    for (let i = 0; i < children.length; i++) if (waiting[i] === 0) ready.push(i);
     const sorted: Draft[] = [];
     for (let next = ready.pop(); next !== undefined; next = ready.pop()) {
-      next.order = sorted.length;
-      sorted.push(next);
-      for (const later of dependents.get(next) ?? []) {
-        const left = waiting.get(later)! - 1;
-        waiting.set(later, left);
-        if (left === 0) ready.push(later);
-      }
+      children[next]!.order = sorted.length;
+      sorted.push(children[next]!);
+      for (const later of dependents[next]!) if (--waiting[later]! === 0) ready.push(later);
     }
-    if (sorted.length < parent.children.length) {
+    if (sorted.length < children.length) {
       const placed = new Set(sorted);
-      for (const child of parent.children) if (!placed.has(child)) cyclic.push(child.where);
-    }
-    parent.children = sorted.length === parent.children.length ? sorted : parent.children;
+      for (const child of children) if (!placed.has(child)) cyclic.push(child.where);
+    } else parent.children = sorted;
   }
   refuseAll(
     name,
@@ -155,6 +147,13 @@ export function orderByDependencies(name: string, root: Draft, rank: Rank): void
     (n) => `the dependencies of ${count(n, "item")} form a cycle`,
     "break it (remove one of those dependencies) to give the items an order",
   );
+}
+
+/** Siblings without dependencies between them: by rank, then the place they were read in (a stable sort). */
+function sortByRank(children: Draft[], rank: Rank): void {
+  const ranks = new Map(children.map((child) => [child, rank(child)]));
+  children.sort((a, b) => ranks.get(a)! - ranks.get(b)!);
+  children.forEach((child, i) => (child.order = i));
 }
 
 /** The ancestors of `later` and `earlier` (themselves included) that are siblings; none when one holds the other. */
@@ -171,12 +170,12 @@ function siblingsOnPaths(later: Draft, earlier: Draft, parentOf: ReadonlyMap<Dra
   return { later: a[i]!, earlier: b[i]! };
 }
 
-/** A binary heap: the ready items of a topological sort, least first. */
-class MinHeap<T> {
-  private items: T[] = [];
-  constructor(private readonly less: (a: T, b: T) => boolean) {}
+/** A binary heap: the ready items of a topological sort (their places), least first. */
+class MinHeap {
+  private items: number[] = [];
+  constructor(private readonly less: (a: number, b: number) => boolean) {}
 
-  push(item: T): void {
+  push(item: number): void {
     const items = this.items;
     items.push(item);
     let i = items.length - 1;
@@ -188,7 +187,7 @@ class MinHeap<T> {
     }
   }
 
-  pop(): T | undefined {
+  pop(): number | undefined {
     const items = this.items;
     if (items.length === 0) return undefined;
     const top = items[0];

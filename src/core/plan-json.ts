@@ -213,7 +213,7 @@ function fromTaskMaster(name: string, tasks: unknown[], tag: string | undefined)
     const level = stack[stack.length - 1]!;
     if (level.next >= level.items.length) {
       // Siblings in id order (numbers numerically): the tie-break after priority.
-      level.parent.children.sort((a, b) => compareIds(a.id ?? "", b.id ?? ""));
+      sortByIds(level.parent.children);
       stack.pop();
       continue;
     }
@@ -283,17 +283,20 @@ function fromTaskMaster(name: string, tasks: unknown[], tag: string | undefined)
   return { format: "task-master", root, rank: (item) => priority.get(item) ?? PRIORITY_RANK.medium!, ...(tag !== undefined ? { tag } : {}) };
 }
 
-/** Task ids: the numbers of each dotted part numerically, else as text. */
-function compareIds(a: string, b: string): number {
-  const [x, y] = [a.split("."), b.split(".")];
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const [p, q] = [x[i], y[i]];
-    if (p === undefined || q === undefined) return p === undefined ? -1 : 1;
-    const [m, n] = [Number(p.replace(/^task-/, "")), Number(q.replace(/^task-/, ""))];
-    if (Number.isFinite(m) && Number.isFinite(n) && m !== n) return m - n;
-    if (p !== q) return p < q ? -1 : 1;
-  }
-  return 0;
+/** Siblings in task id order: each dotted part numerically where it is a number, else as text (each id parsed once). */
+function sortByIds(items: Draft[]): void {
+  const keys = new Map(items.map((item) => [item, (item.id ?? "").replace(/^task-/, "").split(".")]));
+  items.sort((a, b) => {
+    const [x, y] = [keys.get(a)!, keys.get(b)!];
+    for (let i = 0; i < Math.max(x.length, y.length); i++) {
+      const [p, q] = [x[i], y[i]];
+      if (p === undefined || q === undefined) return p === undefined ? -1 : 1;
+      const [m, n] = [Number(p), Number(q)];
+      if (Number.isFinite(m) && Number.isFinite(n) && m !== n) return m - n;
+      if (p !== q) return p < q ? -1 : 1;
+    }
+    return 0;
+  });
 }
 
 /** Every item that breaks a rule, by the rule: refused as one sentence naming how many and the first few. */

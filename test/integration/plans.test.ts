@@ -312,16 +312,6 @@ describe.concurrent("runner init --plan", () => {
       nothingWritten(result.dir);
     }
   });
-
-  it("imports 15,000 items all titled the same", async () => {
-    const dir = tempDir("runner-plans-same-");
-    const plan = path.join(dir, "same.md");
-    writeFileSync(plan, `# Same\n\n${"- [ ] task\n".repeat(15_000)}`);
-    const result = await init(plan);
-    expect(result.exitCode, result.stderr).toBe(0);
-    const tree = JSON.parse(readFileSync(path.join(result.dir, TREE_FILE), "utf8")) as TaskTree;
-    expect(tree.root.children.at(-1)!.id).toBe("task-15000");
-  });
 });
 
 describe("runner validate", () => {
