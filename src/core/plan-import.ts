@@ -5,7 +5,7 @@
 // A finished item (a checked box, status done, passes: true) is neither refused nor passed: it is an
 // open leaf listed in `finished`, for the guard alone to judge first (src/core/plan-finished.ts), or
 // with `skipDone` left out and listed in `done`. How each field maps: docs/plans.md.
-import { allDrafts, orderByDependencies, refuseAll, removeItems, type Draft, type Rank } from "./plan-draft.js";
+import { allDrafts, orderByDependencies, refuseAll, removeItems, type Draft } from "./plan-draft.js";
 import { count } from "./text-limits.js";
 import { ID_PATTERN, idFromTitle, PlanEditError } from "./plan-edit.js";
 import { jsonPlan } from "./plan-json.js";
@@ -74,7 +74,6 @@ function readPlan(
   const skipDone = options.skipDone === true;
   let format: PlanFormat;
   let root: Draft;
-  let rank: Rank = () => 0;
   let removed: Draft[] = [];
   let tag: string | undefined;
   if (/\.(md|markdown|txt)$/i.test(name)) {
@@ -91,14 +90,16 @@ function readPlan(
       );
     }
     const json = jsonPlan(name, data, options);
-    ({ format, root, rank, tag } = json);
+    ({ format, root, tag } = json);
     // Cancelled items are never work; finished ones leave the plan only when asked to.
     removed = removeItems(root, (item) => item.cancelled === true || (skipDone && item.finished === true)).filter((item) => !item.cancelled);
-    orderByDependencies(name, root, rank);
+    orderByDependencies(name, root, json.rank);
   }
   if (root.children.length === 0)
     throw new PlanEditError(
-      `${name}: every one of its ${count(removed.length, "item")} is finished; import it without --skip-done (the guard then judges them first), or start from --goal`,
+      removed.length > 0
+        ? `${name}: every one of its ${count(removed.length, "item")} is finished; import it without --skip-done (the guard then judges them first), or start from --goal`
+        : `${name} has nothing left to work on (every task is cancelled); give a plan with open work, or start from --goal`,
     );
   const built = buildNodes(name, root, options.maxAttempts, into);
   return {

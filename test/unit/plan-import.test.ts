@@ -195,6 +195,10 @@ describe("task-master tasks.json", () => {
     );
     expect(load("tasks-two-tags.json", { tag: "frontend" }).tree.root.children[0]!.title).toBe("Show the server's health");
     expect(refusal(() => load("tasks-two-tags.json", { tag: "nope" }))).toMatch(/has no tag "nope"; its tags are "backend", "frontend"/);
+    // An empty tag first is never chosen over a full one.
+    const emptyFirst = JSON.stringify({ next: { tasks: [] }, work: { tasks: [{ id: 1, title: "Real work" }] } });
+    expect(load("tasks.json", {}, emptyFirst).tag).toBe("work");
+    expect(refusal(() => load("tasks.json", { tag: "next" }, emptyFirst))).toBe('tasks.json: the tag "next" has no tasks; give another --tag');
     const project = "taskmaster/.taskmaster/tasks/tasks.json";
     expect(load(project, { currentTag: "ui" }).tag).toBe("ui");
     expect(load(project).tag).toBe("master");
