@@ -147,6 +147,8 @@ describe.concurrent("the guard judges finished work first", () => {
     const runs = repo.guardRuns();
     expect(runs.map((guardRun) => guardRun.judged.length)).toEqual([40, 1, 1]);
     expect((await repo.run(["audit"])).exitCode).toBe(0);
+    // Each of them names the guard run that judged it.
+    expect((await repo.run(["show", "done-27"])).stdout).toMatch(/iteration 1: recheck, agent -, guard pass/);
   });
 
   it("a red guard spends only the selected leaf's judgement: the agent does it, the rest still pass on one green run", async () => {
