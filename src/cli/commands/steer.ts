@@ -1,5 +1,5 @@
 // A person steers the run (CONTRACT §4, "Steering a run"): `runner add | edit | move | remove |
-// unstick | extend | config`. Each edit is computed and checked on a copy (src/core/plan-edit.ts)
+// unstick | extend | import | config`. Each edit is computed and checked on a copy (src/core/plan-edit.ts)
 // before anything is written, then committed as a person's edit (src/adapters/person-edit.ts) under
 // the repository lock: while `runner run` works, refused, or with --wait made between two of its
 // iterations.
@@ -10,10 +10,13 @@ import { projectPath } from "../../adapters/project-files.js";
 import { serializeTree } from "../../core/canonical.js";
 import { configValue, setConfigValue } from "../../core/config-edit.js";
 import { LAYOUT } from "../../core/layout.js";
+import { formatFinished, parseFinished } from "../../core/plan-finished.js";
+import { doneSection, importPlanNodes } from "../../core/plan-import.js";
 import {
   addNodes,
   editNode,
   extendTree,
+  importNodes,
   moveNode,
   newNodesFromJson,
   PlanEditError,
@@ -23,7 +26,7 @@ import {
   type PlanEdit,
 } from "../../core/plan-edit.js";
 import type { PersonEditVerb } from "../../core/person-edit.js";
-import type { TaskTree } from "../../core/tree.js";
+import { nodesById, type TaskTree } from "../../core/tree.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
@@ -31,6 +34,7 @@ import { printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { withEditLock } from "../repository-lock.js";
 import { loadValidTree } from "../valid-tree.js";
+import { refuseOversizedTree, taskMasterState } from "../../adapters/plan-file.js";
 
 interface Common extends GlobalArgs {
   wait: boolean;
@@ -166,6 +170,61 @@ export async function extend(
       argv.rootId,
     ),
   );
+}
+
+/**
+ * `runner import FILE [--under NODE]`: a plan's nodes (as `init --plan` reads them) added under an
+ * open node as one person's edit — the tree, the leaves the plan marks finished added to
+ * finished.json (the guard judges them first), or with --skip-done GOAL.md's list of what was left out.
+ */
+export async function importPlan(argv: Common & { file?: string; under?: string; skipDone?: boolean; tag?: string }): Promise<number> {
+  const file = argv.file ?? "";
+  const root = findProjectRoot(argv.C);
+  const full = path.resolve(root, file);
+  const bytes = await readFile(full).catch(() => {
+    throw new UsageError(`${file} cannot be read; give the path of a Markdown plan, ralph's prd.json or task-master's tasks.json.`);
+  });
+  const name = path.basename(file);
+  return withEditLock(root, "runner import", argv.wait, async () => {
+    const tree = await loadValidTree(root);
+    const [finishedText, goalText] = await Promise.all([readOptionalFile(root, LAYOUT.finished), readOptionalFile(root, LAYOUT.goal)]);
+    const { edit, files, notes } = refuseBadEdit(() => {
+      const plan = importPlanNodes(
+        name,
+        bytes,
+        {
+          maxAttempts: tree.root.max_attempts,
+          ...(argv.skipDone ? { skipDone: true } : {}),
+          ...(argv.tag !== undefined ? { tag: argv.tag } : {}),
+          ...taskMasterState(full),
+        },
+        new Set(nodesById(tree).keys()),
+      );
+      const edit = importNodes(tree, argv.under ?? tree.root.id, plan.root, name);
+      const treeText = serializeTree(edit.tree);
+      refuseOversizedTree(name, treeText);
+      const files: Record<string, string> = { [LAYOUT.tree]: treeText };
+      const notes: string[] = [];
+      if (plan.finished.length > 0) {
+        const listed = finishedText === undefined ? { ok: true as const, ids: [] } : parseFinished(finishedText);
+        if (!listed.ok) throw new PlanEditError(`${LAYOUT.finished} ${listed.problem}; fix it (or remove it) first, then import again.`);
+        files[LAYOUT.finished] = formatFinished([...listed.ids, ...plan.finished]);
+        notes.push(`${plan.finished.length} finished leaves for the guard to judge first`);
+      }
+      if (plan.done.length > 0) {
+        files[LAYOUT.goal] = `${(goalText ?? "").replace(/\n*$/, "\n")}${doneSection(plan.done)}`;
+        notes.push(`${plan.done.length} finished items left out, listed in ${LAYOUT.goal}`);
+      }
+      return { edit, files, notes };
+    });
+    const changes = [...edit.changes, ...notes];
+    const commit = await commitPersonEdit({ root, env: processEnv(), subject: { verb: "import", target: edit.nodeId }, changes, files });
+    return printCommitted(changes, commit);
+  });
+}
+
+async function readOptionalFile(root: string, relative: string): Promise<string | undefined> {
+  return readFile(projectPath(root, relative), "utf8").catch(() => undefined);
 }
 
 export async function config(argv: Common & { key?: string; set?: string }): Promise<number> {
