@@ -51,7 +51,7 @@ export class PtyScreen {
   lines(): string[] {
     const buffer = this.term.buffer.active;
     const rows: string[] = [];
-    for (let y = 0; y < this.term.rows; y++) rows.push(buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? "");
+    for (let y = 0; y < this.term.rows; y++) rows.push((buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? "").trimEnd());
     return rows;
   }
 
@@ -59,7 +59,7 @@ export class PtyScreen {
   normalLines(): string[] {
     const buffer = this.term.buffer.normal;
     const rows: string[] = [];
-    for (let y = 0; y < buffer.length; y++) rows.push(buffer.getLine(y)?.translateToString(true) ?? "");
+    for (let y = 0; y < buffer.length; y++) rows.push((buffer.getLine(y)?.translateToString(true) ?? "").trimEnd());
     return rows;
   }
 

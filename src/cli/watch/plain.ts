@@ -53,54 +53,35 @@ export class PlainWatch {
     }
     let ended = false;
     const runner = run.runner;
-    // The runner told of is gone (or another took its place): its end, when not told yet.
-    if (told.runnerPid !== undefined && runner?.pid !== told.runnerPid) {
-      if (told.ended !== told.runnerPid) {
-        for (const line of endedLines(run, told.runnerPid)) say(line, "warning");
-        ended = true;
-      }
-      told.runnerPid = undefined;
-      told.idle = false;
-    }
-    if (!ended && run.worktree !== undefined && runner === undefined && told.runnerPid === undefined && !told.idle) {
-      say("no runner works on it now: waiting for `runner run`", "dim");
-      told.idle = true;
-    }
     const track = run.machine;
-    let firstSight = false;
-    if (runner !== undefined && runner.pid !== told.runnerPid) {
-      say(`${printable(runner.command)} (pid ${runner.pid}) is working on run ${run.runId} since ${printable(runner.since)}`);
-      told.runnerPid = runner.pid;
-      told.iteration = track?.iteration;
-      // The journal before this look is history: only where the machine is now.
-      if (track !== undefined && !trackEnded(track)) say(`iteration ${track.iteration} · ${track.visits.at(-1)!.state}`, "dim");
-      firstSight = true;
-    }
-    if (told.runnerPid === undefined) return ended;
-    const live = run.live !== undefined && run.live.run_id === run.runId && run.live.pid === told.runnerPid ? run.live : undefined;
-
-    const logs = () => {
-      if (live === undefined) return;
-      const seq = told.log?.pid === live.pid ? told.log.seq : 0;
-      for (const entry of live.log) if (entry.seq > seq) say(printable(entry.text), entry.text.startsWith("    ") ? "failed" : undefined);
-      told.log = { pid: live.pid, seq: Math.max(seq, ...live.log.map((entry) => entry.seq)) };
-    };
-    for (const step of firstSight ? [] : run.steps) {
-      // What the run printed about the iteration before comes before the next one's first state.
-      if (step.iteration > (told.iteration ?? 0)) {
-        logs();
-        told.iteration = step.iteration;
+    /** Tells what runner `pid` did since the last look: states entered, output lines, printed lines, its end. */
+    const tell = (pid: number, firstSight: boolean) => {
+      const live = run.live !== undefined && run.live.run_id === run.runId && run.live.pid === pid ? run.live : undefined;
+      const logs = () => {
+        if (live === undefined) return;
+        const seq = told.log?.pid === live.pid ? told.log.seq : 0;
+        for (const entry of live.log) if (entry.seq > seq) say(printable(entry.text), entry.text.startsWith("    ") ? "failed" : undefined);
+        told.log = { pid: live.pid, seq: Math.max(seq, ...live.log.map((entry) => entry.seq)) };
+      };
+      // At first sight, the journal read so far is history, but for the iteration under way.
+      const steps = firstSight
+        ? run.steps.filter((step) => track !== undefined && !trackEnded(track) && step.iteration === track.iteration)
+        : run.steps;
+      for (const step of steps) {
+        // What the run printed about the iteration before comes before the next one's first state.
+        if (step.iteration > (told.iteration ?? 0)) {
+          logs();
+          told.iteration = step.iteration;
+        }
+        const spent =
+          step.from === START
+            ? step.to
+            : step.spentMs === undefined
+              ? `${step.from} → ${step.to}`
+              : `${step.to} (${step.from} ${formatDuration(step.spentMs, "timer")})`;
+        say(`iteration ${step.iteration} · ${spent}`, "dim");
       }
-      const spent =
-        step.from === START
-          ? step.to
-          : step.spentMs === undefined
-            ? `${step.from} → ${step.to}`
-            : `${step.to} (${step.from} ${formatDuration(step.spentMs, "timer")})`;
-      say(`iteration ${step.iteration} · ${spent}`, "dim");
-    }
-
-    if (live !== undefined) {
+      if (live === undefined) return;
       const lines = told.lines?.pid === live.pid && told.lines.iteration === live.iteration ? told.lines.count : 0;
       const fresh = live.line_count - lines;
       if (fresh > 0) {
@@ -115,6 +96,31 @@ export class PlainWatch {
         told.ended = live.pid;
         ended = true;
       }
+    };
+
+    const current = told.runnerPid;
+    if (current !== undefined) {
+      tell(current, false);
+      // Gone (or another took its place): its end, when its summary was not told.
+      if (runner?.pid !== current) {
+        if (told.ended !== current) {
+          for (const line of endedLines(run, current)) say(line, "warning");
+          told.ended = current;
+          ended = true;
+        }
+        told.runnerPid = undefined;
+        told.idle = false;
+      }
+    }
+    if (runner !== undefined && told.runnerPid === undefined) {
+      say(`${printable(runner.command)} (pid ${runner.pid}) is working on run ${run.runId} since ${printable(runner.since)}`);
+      told.runnerPid = runner.pid;
+      told.iteration = track?.iteration;
+      tell(runner.pid, true);
+    }
+    if (!ended && run.worktree !== undefined && runner === undefined && !told.idle) {
+      say("no runner works on it now: waiting for `runner run`", "dim");
+      told.idle = true;
     }
     return ended;
   }
