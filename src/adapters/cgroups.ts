@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { cgroup2Dir, RUNNER_CGROUP_NAME } from "../core/proc-text.js";
+import { cgroup2Dir } from "../core/proc-text.js";
 import { liveStartTime, ownPidNamespace } from "./proc-table.js";
 
 /**
@@ -53,9 +53,12 @@ export function newCgroupPath(parent: string): string {
   return path.join(parent, `runner-${ownPidNamespace()}-${process.pid}-${liveStartTime(process.pid) ?? "0"}-${randomBytes(6).toString("hex")}`);
 }
 
-// RUNNER_CGROUP_NAME: `runner-<pid namespace>-<owner pid>-<owner start time>-<random>`. A pid means
-// something only in its PID namespace (a runner inside another runner's namespace shares the cgroup
-// tree with the host): cgroups of another namespace's runners are never judged.
+/**
+ * `runner-<pid namespace>-<owner pid>-<owner start time>-<random>`. A pid means something only in
+ * its PID namespace (a runner inside another runner's namespace shares the cgroup tree with the
+ * host): cgroups of another namespace's runners are never judged.
+ */
+export const CGROUP_NAME = /^runner-(\d+)-(\d+)-(\d+)-[0-9a-f]{12}$/;
 
 /** Ends and removes the cgroups of runners that died without cleaning up (their owner is gone). */
 async function collectStaleCgroups(parent: string): Promise<void> {
@@ -66,7 +69,7 @@ async function collectStaleCgroups(parent: string): Promise<void> {
     return;
   }
   for (const name of names) {
-    const owner = RUNNER_CGROUP_NAME.exec(name);
+    const owner = CGROUP_NAME.exec(name);
     if (owner === null || owner[1] !== ownPidNamespace() || owner[1] === "0" || liveStartTime(Number(owner[2])) === owner[3]) continue;
     await killCgroup(path.join(parent, name), Date.now() + 1_000);
     await removeCgroup(path.join(parent, name), Date.now() + 1_000);

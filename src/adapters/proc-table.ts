@@ -77,7 +77,7 @@ export function taggedProcesses(query: TagQuery): number[] {
 let environBuffer = Buffer.alloc(64 * 1024);
 
 /** A view of the process's environment block (valid until the next call), or undefined when unreadable. */
-function readEnviron(pid: number): Buffer | undefined {
+export function readEnviron(pid: number): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(`/proc/${pid}/environ`, "r");

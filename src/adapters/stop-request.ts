@@ -2,31 +2,28 @@
 // honoured between two iterations. The request is a file beside the repository lock
 // (`<git dir>/runner.stop`) naming the process that asks and the runner it asks; the asking process
 // holds the file open for as long as the request stands. The folder is in the agent's reach, so the
-// run believes a request only when the process it names is a person's (src/adapters/person-process.ts):
-// a file an agent planted — or a request whose watch has quit — is removed and changes nothing. The
-// run removes a request it honours.
+// run believes a request only when the process it names is a person's, judged as the lock's waiting
+// file is (src/adapters/lock.ts askerProblem: live, this user's, this PID namespace, outside every
+// agent's containment, holding the file open): a file an agent planted — or a request whose watch has
+// quit — is removed and changes nothing. The run removes a request it honours.
 import { closeSync, fstatSync, lstatSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { hostname, userInfo } from "node:os";
 import path from "node:path";
-import { notAPerson } from "./person-process.js";
-import { processStart } from "./lock-holder.js";
+import { askerProblem } from "./lock.js";
+import { processStart, readLockRecord, type LockRecord } from "./lock-holder.js";
 import { openSafely, readSmallAgentFile } from "./safe-files.js";
 
 /** The request's file name in the git folder, beside `runner.lock`. */
 export const STOP_NAME = "runner.stop";
 const MAX_BYTES = 4096;
 
-interface StopRecord {
-  /** The process that asks (it holds the file open), its start time and host. */
-  pid: number;
-  start: string | null;
-  host: string;
+/** The asking process as a lock record names a process (pid, start, host, command, since), and whom it asks. */
+interface StopRecord extends LockRecord {
   /** Who asks, for the run's last sentence. */
   user: string;
   /** The runner asked to stop: its pid and start time (a request outlives neither). */
   run_pid: number;
   run_start: string | null;
-  since: string;
 }
 
 /** A request made, held open until it is withdrawn (or the process ends). */
@@ -44,10 +41,11 @@ export class StopRequest {
       pid: process.pid,
       start: processStart(process.pid),
       host: hostname(),
+      command: "runner watch",
+      since: new Date(now()).toISOString(),
       user: personName(),
       run_pid: runPid,
       run_start: processStart(runPid),
-      since: new Date(now()).toISOString(),
     };
     // Written whole beside it and then renamed into place, the descriptor kept: a reader never sees half a request.
     const temp = path.join(gitDir, `.${STOP_NAME}.${process.pid}.tmp`);
@@ -129,20 +127,25 @@ export function takeStopRequest(gitDir: string, self: { pid: number; start: stri
   return { kind: "asked", user: why.user, pid: why.pid };
 }
 
+/** The request's record, or why the file is not one a person's process still holds. */
 function requestProblem(file: string, self: { pid: number; start: string | null }): string | StopRecord {
-  const text = readSmallAgentFile(file, MAX_BYTES);
-  if (text === undefined) return "it is not a small regular file";
+  let stat: { dev: number; ino: number; isFile(): boolean };
+  try {
+    stat = lstatSync(file);
+  } catch {
+    return "it is gone";
+  }
+  const text = stat.isFile() ? readSmallAgentFile(file, MAX_BYTES) : undefined;
+  const asker = text === undefined ? undefined : readLockRecord(file);
+  if (text === undefined || asker === undefined) return "it is not a request (a small file naming a process)";
   let value: Partial<StopRecord>;
   try {
     value = JSON.parse(text) as Partial<StopRecord>;
   } catch {
-    return "it is not JSON";
+    return "it is not a request (a small file naming a process)";
   }
-  if (typeof value !== "object" || value === null) return "it is not a request";
-  const { pid, run_pid: runPid } = value;
-  if (typeof pid !== "number" || !Number.isSafeInteger(pid) || pid <= 0 || typeof runPid !== "number") return "it names no process";
-  if (runPid !== self.pid || (value.run_start ?? null) !== self.start) return "it asks another runner";
-  const problem = notAPerson({ pid, start: typeof value.start === "string" ? value.start : null, host: String(value.host ?? "") }, file);
+  if (value.run_pid !== self.pid || (value.run_start ?? null) !== self.start) return "it asks another runner";
+  const problem = askerProblem(asker, stat, "it no longer asks");
   if (problem !== undefined) return problem;
-  return { ...(value as StopRecord), user: typeof value.user === "string" ? value.user.slice(0, 64) : `pid ${pid}` };
+  return { ...asker, user: typeof value.user === "string" ? value.user.slice(0, 64) : `pid ${asker.pid}`, run_pid: self.pid, run_start: self.start };
 }

@@ -83,39 +83,17 @@ function unescapeMountPath(text: string): string {
   return text.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
 }
 
-/**
- * The name of a cgroup the runner made for a contained run (src/adapters/cgroups.ts):
- * `runner-<pid namespace>-<owner pid>-<owner start time>-<random>`.
- */
-export const RUNNER_CGROUP_NAME = /^runner-(\d+)-(\d+)-(\d+)-[0-9a-f]{12}$/;
-
-/** The cgroups the runner made for an agent or a guard that a process's /proc/<pid>/cgroup text puts it in (or below). */
-export function runnerCgroupsOf(procCgroup: string): string[] {
-  return procCgroup.split("\n").flatMap((line) => {
-    const colon = line.indexOf(":", line.indexOf(":") + 1);
-    return colon < 0
-      ? []
-      : line
-          .slice(colon + 1)
-          .split("/")
-          .filter((part) => RUNNER_CGROUP_NAME.test(part));
-  });
+/** The path of a process's cgroup v2 (`0::/path` of /proc/<pid>/cgroup), or undefined. */
+export function cgroup2Path(procCgroup: string): string | undefined {
+  const line = procCgroup.split("\n").find((entry) => entry.startsWith("0::"));
+  const own = line?.slice(3);
+  return own?.startsWith("/") ? own : undefined;
 }
 
-/** The real and effective user ids in a /proc/<pid>/status text (`Uid:\treal\teffective\tsaved\tfs`). */
-export function procUids(procStatus: string): { real: number; effective: number } | undefined {
-  const line = procStatus.split("\n").find((entry) => entry.startsWith("Uid:"));
-  const [real, effective] = (line ?? "").slice(4).trim().split(/\s+/).map(Number);
-  return real !== undefined && effective !== undefined && Number.isSafeInteger(real) && Number.isSafeInteger(effective)
-    ? { real, effective }
-    : undefined;
-}
-
-/** Whether an environment block (/proc/<pid>/environ) sets `name` to anything but the empty string. */
-export function environHas(environ: Buffer, name: string): boolean {
-  if (environ.indexOf(`${name}=`, 0, "latin1") === -1) return false;
-  return environ
-    .toString("latin1")
-    .split("\0")
-    .some((entry) => entry.startsWith(`${name}=`) && entry.length > name.length + 1);
+/** Whether an environment block (NUL-separated `NAME=value` entries) sets `name` to anything. */
+export function environHasName(environ: Buffer, name: string): boolean {
+  const entry = `${name}=`;
+  for (let at = environ.indexOf(entry, 0, "latin1"); at !== -1; at = environ.indexOf(entry, at + 1, "latin1"))
+    if (at === 0 || environ[at - 1] === 0) return true;
+  return false;
 }

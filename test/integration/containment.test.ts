@@ -10,7 +10,8 @@ import { CONTAINMENT_ENV, killLeftovers, probeContainment, type ContainmentMetho
 import { taggedProcesses } from "../../src/adapters/proc-table.js";
 import { runProcess, type ProcessRequest } from "../../src/adapters/process-runner.js";
 import { TEST_MODULES_DIR } from "../helpers/global-setup.js";
-import { tempDir } from "../helpers/sandbox.js";
+import { RUNNER_BIN, tempDir } from "../helpers/sandbox.js";
+import { scenario, type Scenario } from "../helpers/scenario.js";
 
 const METHODS = ["cgroup", "pid-namespace", "scan"] as const;
 const WORKS = new Map<ContainmentMethod, boolean>();
@@ -355,4 +356,48 @@ describe("without containment (control: the daemons above are real)", () => {
     expect(await growsWithin(agent, 3_000)).toBe(true);
     expect(await growsWithin(daemon, 3_000)).toBe(true);
   });
+});
+
+// A person's command run from inside a contained run (issue 28): refused by what the runner set up —
+// the cgroup, the PID namespace, the ancestry — even when the process clears its environment.
+describe.each(METHODS.map((method) => [method]))("a person's command inside containment %s", (method) => {
+  const supported = WORKS.get(method) === true;
+  /** A script file that tries `runner edit` in the scenario's repository, with a cleared environment, and records its exit code and stderr. */
+  const editScript = (s: Scenario, dir: string, name: string): string => {
+    const file = path.join(dir, `${name}.sh`);
+    const env = `PATH="$PATH" RUNNER_STATE_DIR='${s.env.RUNNER_STATE_DIR}' GIT_CONFIG_GLOBAL=/dev/null GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@b`;
+    writeFileSync(
+      file,
+      `env -i ${env} node '${RUNNER_BIN}' -C '${s.dir}' edit root --title 'From inside' 2> '${dir}/${name}.err'\necho $? > '${dir}/${name}.exit'\n`,
+    );
+    return file;
+  };
+  const outcome = (dir: string, name: string) => ({
+    exit: Number(readFileSync(path.join(dir, `${name}.exit`), "utf8").trim()),
+    stderr: readFileSync(path.join(dir, `${name}.err`), "utf8"),
+  });
+
+  it.skipIf(!supported)("is refused, also with a cleared environment", async () => {
+    const s = await scenario();
+    const dir = tempDir();
+    expect(await runProcess(request(dir, `sh '${editScript(s, dir, "cleared")}'`, method))).toMatchObject({ exitCode: 0, containment: method });
+    const result = outcome(dir, "cleared");
+    expect(result.exit, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/runs inside a runner's agent containment/);
+    expect((await s.git(["log", "--format=%s", "main..HEAD"])).trim()).toBe("");
+  });
+
+  it.skipIf(!supported)(
+    method === "scan"
+      ? "scan only: a double-forked setsid daemon that cleared its environment is not recognised (the documented limit)"
+      : "is refused in a double-forked setsid daemon that cleared its environment",
+    async () => {
+      const s = await scenario();
+      const dir = tempDir();
+      const script = `( setsid env -i PATH="$PATH" sh '${editScript(s, dir, "daemon")}' </dev/null >/dev/null 2>&1 & )\nuntil [ -s '${dir}/daemon.exit' ]; do sleep 0.05; done`;
+      expect(await runProcess(request(dir, script, method))).toMatchObject({ exitCode: 0 });
+      const result = outcome(dir, "daemon");
+      expect(result.exit, result.stderr).toBe(method === "scan" ? 0 : 1);
+    },
+  );
 });

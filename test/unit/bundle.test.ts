@@ -49,7 +49,7 @@ describe("what every `runner` call loads", () => {
   it("dist/runner.mjs (the parser and the command table) imports no agent module", () => {
     const entry = readFileSync(path.join(PROJECT_ROOT, "dist", "runner.mjs"), "utf8");
     const imported = [...entry.matchAll(/^import\s[^;]*?from\s*["']([^"']+)["']/gm)].map((match) => match[1]!);
-    expect(imported.filter((specifier) => /\/(registry|claude|codex|gemini|opencode|qwen)-/.test(specifier))).toEqual([]);
+    expect(imported.filter((specifier) => /\/(registry|claude|codex|gemini|opencode|qwen|copilot)-/.test(specifier))).toEqual([]);
   });
 
   it("`init --executor` takes every agent of the registry, the bare command and the demo agent", () => {

@@ -4,18 +4,16 @@
 // frame of a 10,000-node tree within the terminal's size, and the judgement of a process that asks a
 // run to stop (live, this user's, not contained, holding the request open).
 import { execFileSync, spawn } from "node:child_process";
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, symlinkSync, writeFileSync } from "node:fs";
-import { hostname } from "node:os";
+import { appendFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { hostname, userInfo } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { FileTail } from "../../src/adapters/file-tail.js";
 import { readLiveStatus } from "../../src/adapters/live-status.js";
 import { processStart } from "../../src/adapters/lock-holder.js";
-import { notAPerson } from "../../src/adapters/person-process.js";
 import { HAS_PROC } from "../../src/adapters/proc-table.js";
 import { StopRequest, takeStopRequest, STOP_NAME } from "../../src/adapters/stop-request.js";
 import { LIVE_STATUS_CAP, liveStatusText, parseLiveStatus, type LiveStatus } from "../../src/core/live-status.js";
-import { runnerCgroupsOf, procUids } from "../../src/core/proc-text.js";
 import { estimateToEnd } from "../../src/core/run-estimate.js";
 import type { TaskNode, TaskTree } from "../../src/core/tree.js";
 import type { RunSnapshot } from "../../src/cli/watch/follow.js";
@@ -249,71 +247,61 @@ describe("a frame", () => {
   });
 });
 
-describe.skipIf(!HAS_PROC)("who asks a run to stop", () => {
-  it("a live process of this user that holds the request open is a person's; one that does not, one gone, one on another host, one inside a containment the judge is not in are not", async () => {
-    const dir = tempDir("runner-ask-");
-    const file = path.join(dir, "request");
-    writeFileSync(file, "{}");
-    const fd = openSync(file, "r");
-    const me = { pid: process.pid, start: processStart(process.pid), host: hostname() };
-    try {
-      expect(notAPerson(me, file)).toBeUndefined();
-    } finally {
-      closeSync(fd);
-    }
-    expect(notAPerson(me, file)).toBe(`its process (pid ${process.pid}) does not hold the file open`);
-    expect(notAPerson({ ...me, host: "elsewhere" }, file)).toBe("its process is on another host (elsewhere)");
-    expect(notAPerson({ ...me, start: "1" }, file)).toBe(`its process (pid ${process.pid}) is not running`);
-    // A process tagged as an agent's (a containment tag this test process does not carry), holding the file open.
+describe.skipIf(!HAS_PROC)("a request to stop after the current iteration", () => {
+  const record = (self: { pid: number; start: string | null }, asker = self) => ({
+    pid: asker.pid,
+    start: asker.start,
+    host: hostname(),
+    command: "runner watch",
+    since: "now",
+    user: "me",
+    run_pid: self.pid,
+    run_start: self.start,
+  });
+
+  it("is made whole and held open; the run takes a person's and removes it; one withdrawn is nothing", () => {
+    const gitDir = tempDir("runner-stop-");
+    const self = { pid: process.pid, start: processStart(process.pid) };
+    const request = StopRequest.make(gitDir, process.pid, Date.now);
+    expect(request.pending).toBe(true);
+    expect(takeStopRequest(gitDir, self)).toEqual({ kind: "asked", user: userInfo().username, pid: process.pid });
+    expect(request.pending).toBe(false);
+    request.withdraw();
+    expect(takeStopRequest(gitDir, self)).toBeUndefined();
+    const withdrawn = StopRequest.make(gitDir, process.pid, Date.now);
+    withdrawn.withdraw();
+    expect(takeStopRequest(gitDir, self)).toBeUndefined();
+  });
+
+  it("for another runner, garbage, a file no process holds open, or one an agent's process holds: removed, and said why", async () => {
+    const gitDir = tempDir("runner-stop-");
+    const file = path.join(gitDir, STOP_NAME);
+    const self = { pid: process.pid, start: processStart(process.pid) };
+    const other = StopRequest.make(gitDir, 1, Date.now);
+    expect(takeStopRequest(gitDir, self)).toEqual({ kind: "ignored", why: "it asks another runner" });
+    other.withdraw();
+    writeFileSync(file, "x".repeat(10_000));
+    expect(takeStopRequest(gitDir, self)).toEqual({ kind: "ignored", why: "it is not a request (a small file naming a process)" });
+    expect(existsSync(file)).toBe(false);
+    // Written as the watch writes it, by a process that let it go (an agent that wrote it and ended).
+    writeFileSync(file, JSON.stringify(record(self)));
+    expect(takeStopRequest(gitDir, self)).toEqual({ kind: "ignored", why: `its process ${process.pid} does not hold it open (it no longer asks)` });
+    // Held open by a process inside an agent's containment (its tag, set by a runner before it started).
     const agent = spawn("sh", ["-c", `exec 3<"${file}"; sleep 30`], {
       env: { ...process.env, RUNNER_CONTAINMENT: "someonesagent" },
       stdio: "ignore",
     });
     try {
+      writeFileSync(file, "");
       const until = Date.now() + 30_000;
       while (!existsSync(`/proc/${agent.pid}/fd/3`) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
-      const asker = { pid: agent.pid!, start: processStart(agent.pid!), host: hostname() };
-      expect(notAPerson(asker, file)).toBe(`its process (pid ${agent.pid}) runs inside an agent's containment`);
+      writeFileSync(file, JSON.stringify(record(self, { pid: agent.pid!, start: processStart(agent.pid!) })));
+      expect(takeStopRequest(gitDir, self)).toEqual({
+        kind: "ignored",
+        why: `its process ${agent.pid} runs inside a runner's agent containment (process ${agent.pid})`,
+      });
     } finally {
       agent.kill("SIGKILL");
     }
-  });
-
-  it("a request is made whole and held open; the run takes a person's and removes it; a planted or stale one is removed and said why", () => {
-    const gitDir = tempDir("runner-stop-");
-    const self = { pid: process.pid, start: processStart(process.pid) };
-    const request = StopRequest.make(gitDir, process.pid, Date.now);
-    expect(request.pending).toBe(true);
-    const asked = takeStopRequest(gitDir, self);
-    expect(asked?.kind).toBe("asked");
-    expect(request.pending).toBe(false);
-    request.withdraw();
-    expect(takeStopRequest(gitDir, self)).toBeUndefined();
-
-    // Withdrawn before the run looked: nothing.
-    const withdrawn = StopRequest.make(gitDir, process.pid, Date.now);
-    withdrawn.withdraw();
-    expect(takeStopRequest(gitDir, self)).toBeUndefined();
-
-    // For another runner; garbage; a process that no longer holds it.
-    const other = StopRequest.make(gitDir, 1, Date.now);
-    expect(takeStopRequest(gitDir, self)).toEqual({ kind: "ignored", why: "it asks another runner" });
-    other.withdraw();
-    writeFileSync(path.join(gitDir, STOP_NAME), "x".repeat(10_000));
-    expect(takeStopRequest(gitDir, self)).toEqual({ kind: "ignored", why: "it is not a small regular file" });
-    // Written as the watch writes it, but by a process that does not hold it open (an agent that wrote it and let go).
-    const record = { pid: process.pid, start: self.start, host: hostname(), user: "me", run_pid: process.pid, run_start: self.start, since: "now" };
-    writeFileSync(path.join(gitDir, STOP_NAME), JSON.stringify(record));
-    expect(takeStopRequest(gitDir, self)).toEqual({ kind: "ignored", why: `its process (pid ${process.pid}) does not hold the file open` });
-    expect(takeStopRequest(gitDir, self)).toBeUndefined();
-  });
-});
-
-describe("what /proc says", () => {
-  it("the runner's cgroups a process is in, and its user ids", () => {
-    expect(runnerCgroupsOf("0::/user.slice/runner-4026531836-100-200-0123456789ab/sub\n")).toEqual(["runner-4026531836-100-200-0123456789ab"]);
-    expect(runnerCgroupsOf("0::/user.slice/session-1.scope\n4:memory:/x\n")).toEqual([]);
-    expect(procUids("Name:\tx\nUid:\t1000\t1000\t1000\t1000\nGid:\t1\n")).toEqual({ real: 1000, effective: 1000 });
-    expect(procUids("Name:\tx\n")).toBeUndefined();
   });
 });

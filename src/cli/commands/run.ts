@@ -71,6 +71,7 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
           budgets: { seconds: limits?.maxRunSeconds ?? null, tokens: limits?.maxRunTokens ?? null, cost_usd: limits?.maxRunCostUsd ?? null },
         });
   const gitFolder = await gitDir(root);
+  const self = { pid: process.pid, start: processStart(process.pid) };
   const controller = new AbortController();
   let interrupts = 0;
   const onSignal = () => {
@@ -91,14 +92,26 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
       const ended = await runLoop({
         // A person's edit waiting for the lock (`--wait`) is made between two iterations.
         betweenIterations: async () => {
-          await lock.handOver(Date.now);
+          await lock.handOver(Date.now, (notice) => {
+            view.notice({ type: "lock", ...notice }, runId);
+            live?.notice({ type: "lock", ...notice }, runId);
+          });
         },
-        // A person's request from `runner watch` (checked: src/adapters/stop-request.ts).
+        // A person's request from `runner watch` (checked: src/adapters/stop-request.ts); one without a person behind it is removed and said.
         stopRequested: () => {
-          const ask = takeStopRequest(gitFolder, { pid: process.pid, start: processStart(process.pid) });
-          if (ask?.kind === "ignored") live?.note(`Ignored a request to stop in ${path.join(gitFolder, STOP_NAME)}: ${ask.why}.`);
+          const ask = takeStopRequest(gitFolder, self);
+          if (ask?.kind === "ignored") {
+            const notice = {
+              type: "lock",
+              cause: "ignored",
+              message: `Ignored and removed ${path.join(gitFolder, STOP_NAME)}: ${ask.why}; no person asked to stop.`,
+            } as const;
+            view.notice(notice, runId);
+            live?.notice(notice, runId);
+          }
           return ask?.kind === "asked" ? `${ask.user} (from \`runner watch\`, pid ${ask.pid})` : undefined;
         },
+        lockLost: () => lock.lost(),
         root,
         runIdOption: argv.runId,
         maxIterations: argv.maxIterations,

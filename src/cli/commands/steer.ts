@@ -39,7 +39,7 @@ interface Common extends GlobalArgs {
 /** Runs a plan edit: under the lock, on the tree as it is now, committed as a person's edit. */
 async function planEdit(argv: Common, verb: PersonEditVerb, make: (tree: TaskTree) => PlanEdit): Promise<number> {
   const root = findProjectRoot(argv.C);
-  return withEditLock(root, `runner ${verb}`, argv.wait, async () => {
+  return withEditLock(root, `runner ${verb}`, argv.wait, async (lock) => {
     const tree = await loadValidTree(root);
     const edit = refuseBadEdit(() => make(tree));
     const commit = await commitPersonEdit({
@@ -48,6 +48,7 @@ async function planEdit(argv: Common, verb: PersonEditVerb, make: (tree: TaskTre
       subject: { verb, target: edit.nodeId },
       changes: edit.changes,
       files: { [LAYOUT.tree]: serializeTree(edit.tree) },
+      lockLost: () => lock.lost(),
     });
     return printCommitted(edit.changes, commit);
   });
@@ -171,7 +172,7 @@ export async function config(argv: Common & { key?: string; set?: string }): Pro
   const key = argv.key ?? "";
   if (argv.set === undefined) throw new UsageError('`runner config` needs --set <value>, e.g. `runner config guard.command --set "npm test"`.');
   const root = findProjectRoot(argv.C);
-  return withEditLock(root, "runner config", argv.wait, async () => {
+  return withEditLock(root, "runner config", argv.wait, async (lock) => {
     const file = projectPath(root, LAYOUT.config);
     const before = await readFile(file, "utf8").catch(() => {
       throw new RefusalError(`${LAYOUT.config} does not exist; run \`runner init\` first.`);
@@ -189,6 +190,7 @@ export async function config(argv: Common & { key?: string; set?: string }): Pro
       subject: { verb: "config", target: key },
       changes: [change],
       files: { [LAYOUT.config]: text },
+      lockLost: () => lock.lost(),
     });
     return printCommitted([change], commit);
   });

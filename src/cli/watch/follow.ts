@@ -1,5 +1,5 @@
 // One run as `runner watch` follows it, read-only: the runner holding the lock of the worktree the
-// run branch is checked out in (never taken: src/adapters/lock-holder.ts reads it), the run's status
+// run branch is checked out in (asked, never taken: workingRunner), the run's status
 // file (src/core/live-status.ts), its journal of machine transitions (events.jsonl, followed from
 // where the last look ended) and, when the branch moved, the tree at its tip, its loop commits and
 // what its agents used. Each look costs a few small reads; git is asked only when a ref file or the
@@ -11,6 +11,7 @@ import { FileTail } from "../../adapters/file-tail.js";
 import { gitDir, type GitRepo } from "../../adapters/git.js";
 import { sumIterationUsage } from "../../adapters/iteration-usage.js";
 import { liveStatusPath, readLiveStatus } from "../../adapters/live-status.js";
+import { askHolder } from "../../adapters/lock.js";
 import { holderAlive, LOCK_NAME, readLockRecord, type LockRecord } from "../../adapters/lock-holder.js";
 import { checkTreeText } from "../../adapters/tree-store.js";
 import { listRunBranches, listWorktrees } from "../../adapters/worktrees.js";
@@ -48,6 +49,18 @@ export interface RunSnapshot {
   machine: MachineTrack | undefined;
   /** The transitions the journal told since the last look. */
   steps: MachineStep[];
+}
+
+/**
+ * The runner holding the lock of the checkout whose git folder is `gitDir`, if any — asked, never
+ * taken: on Linux the holder of the lock's socket answers with its record (a connection, not a bind:
+ * a watch must never stand in the way of a runner taking the lock); elsewhere the lock file, its
+ * holder checked.
+ */
+async function workingRunner(gitDir: string): Promise<LockRecord | undefined> {
+  if (process.platform === "linux") return askHolder(gitDir);
+  const lock = readLockRecord(path.join(gitDir, LOCK_NAME));
+  return lock !== undefined && holderAlive(lock) ? lock : undefined;
 }
 
 /** What a file's stat says, to tell whether it changed. */
@@ -126,8 +139,7 @@ export class RunFollower {
     let steps: MachineStep[] = [];
     if (worktree !== undefined) {
       this.worktreeGitDir ??= await withTimeout(gitDir(worktree), undefined);
-      const lock = this.worktreeGitDir === undefined ? undefined : readLockRecord(path.join(this.worktreeGitDir, LOCK_NAME));
-      runner = lock !== undefined && holderAlive(lock) ? lock : undefined;
+      runner = this.worktreeGitDir === undefined ? undefined : await workingRunner(this.worktreeGitDir);
       live = readLiveStatus(liveStatusPath(worktree, this.runId));
       const followed = followMachine(this.machine, this.journal?.read() ?? []);
       this.machine = followed.track;
