@@ -326,7 +326,7 @@ lock=$(cat "${w2GitDir}/runner.lock")
 run_pid=$(printf '%s' "$lock" | sed -E 's/.*"pid":([0-9]+).*/\\1/')
 run_start=$(printf '%s' "$lock" | sed -E 's/.*"start":"([0-9]+)".*/\\1/')
 my_start=$(cut -d' ' -f22 /proc/$$/stat)
-printf '{"pid":%s,"start":"%s","host":"%s","user":"agent","run_pid":%s,"run_start":"%s","since":"now"}' $$ "$my_start" "$(hostname)" "$run_pid" "$run_start" > "${w2GitDir}/runner.stop"
+printf '{"pid":%s,"start":"%s","host":"%s","command":"runner watch","since":"now","user":"agent","run_pid":%s,"run_start":"%s"}' $$ "$my_start" "$(hostname)" "$run_pid" "$run_start" > "${w2GitDir}/runner.stop"
 exec 3<"${w2GitDir}/runner.stop"
 touch "$GATES/planted"
 ${WAIT_FOR_GATE("agent-1")}
@@ -348,14 +348,14 @@ ${WAIT_FOR_GATE("agent-1")}
     // w2 ends its iteration while the planting agent still holds the file open: w2 goes on.
     writeFileSync(path.join(w2Gates, "agent-1"), "");
     await waitUntil(
-      () => readFileSync(path.join(worktree("w2"), ".runner", "iterations", "w2", "live.json"), "utf8").includes("Ignored a request to stop"),
+      () => readFileSync(path.join(worktree("w2"), ".runner", "iterations", "w2", "live.json"), "utf8").includes("runner.stop: "),
       "w2 to ignore the request",
     );
     const live = JSON.parse(readFileSync(path.join(worktree("w2"), ".runner", "iterations", "w2", "live.json"), "utf8")) as {
       log: { text: string }[];
     };
     expect(live.log.map((entry) => entry.text).find((text) => text.startsWith("Ignored"))).toMatch(
-      /^Ignored a request to stop in .*runner\.stop: its process \(pid \d+\) runs (inside an agent's (cgroup|containment)|in another PID namespace \(an agent's\))\.$/,
+      /^Ignored and removed .*runner\.stop: its process \d+ runs (inside a runner's agent containment \(.+\)|in another PID namespace); no person asked to stop\.$/,
     );
     expect(existsSync(path.join(w2GitDir, "runner.stop"))).toBe(false);
     gate.open("agent-1");

@@ -287,12 +287,12 @@ describe.skipIf(!HAS_PROC)("a request to stop after the current iteration", () =
     writeFileSync(file, JSON.stringify(record(self)));
     expect(takeStopRequest(gitDir, self)).toEqual({ kind: "ignored", why: `its process ${process.pid} does not hold it open (it no longer asks)` });
     // Held open by a process inside an agent's containment (its tag, set by a runner before it started).
+    writeFileSync(file, "");
     const agent = spawn("sh", ["-c", `exec 3<"${file}"; sleep 30`], {
       env: { ...process.env, RUNNER_CONTAINMENT: "someonesagent" },
       stdio: "ignore",
     });
     try {
-      writeFileSync(file, "");
       const until = Date.now() + 30_000;
       while (!existsSync(`/proc/${agent.pid}/fd/3`) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
       writeFileSync(file, JSON.stringify(record(self, { pid: agent.pid!, start: processStart(agent.pid!) })));
