@@ -22,8 +22,8 @@ import { CloneRuns, RunFollower, type RunSnapshot } from "../watch/follow.js";
 import { watchFrame, type WatchState } from "../watch/frame.js";
 import { endedLines, PlainWatch } from "../watch/plain.js";
 
-/** How often the run's files are looked at. */
-const POLL_MS = 500;
+/** How often the run's files are looked at: the screen's clocks count seconds. */
+const POLL_MS = 1000;
 
 export interface WatchArgs {
   runId?: string;

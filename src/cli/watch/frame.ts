@@ -12,7 +12,7 @@ import { formatDuration } from "../../core/durations.js";
 import { estimateToEnd } from "../../core/run-estimate.js";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import type { TaskTree } from "../../core/tree.js";
-import { MARKS, TONES, treeRows, type NodeState } from "../commands/status.js";
+import { MARKS, TONES, treeRows, type TreeRow } from "../commands/status.js";
 import { clipToWidth, displayWidth, printable } from "../display-width.js";
 import { leafCount, type LeafCount } from "../progress-facts.js";
 import type { Tone } from "../style.js";
@@ -277,30 +277,19 @@ function usageLine(run: RunSnapshot, live: ReturnType<typeof liveOf>, now: numbe
   return [{ text: `usage (this \`runner run\`): ${parts.length > 0 ? parts.join(" · ") : "–"}${total}`, tone: "dim" }];
 }
 
-interface TreeLine {
-  text: string;
-  state: NodeState;
-  id: string;
-}
-const treeLinesCache = new WeakMap<TaskTree, TreeLine[]>();
+const treeRowsCache = new WeakMap<TaskTree, TreeRow[]>();
 
-/** The tree's lines, made once per tree (a new tree comes with a commit). */
-export function treeLines(tree: TaskTree): TreeLine[] {
-  let lines = treeLinesCache.get(tree);
-  if (lines === undefined) {
-    lines = [];
-    for (const { node, indent, state } of treeRows(tree.root)) {
-      lines.push({
-        text: printable(
-          `${indent}${MARKS[state]} ${node.id}  ${node.title}${node.children.length === 0 ? `  ${node.attempts}/${node.max_attempts}` : ""}`,
-        ),
-        state,
-        id: node.id,
-      });
-    }
-    treeLinesCache.set(tree, lines);
-  }
-  return lines;
+/** The tree's rows in drawing order, listed once per tree (a new tree comes with a commit); their text is made only for the rows shown. */
+export function treeLines(tree: TaskTree): TreeRow[] {
+  let rows = treeRowsCache.get(tree);
+  if (rows === undefined) treeRowsCache.set(tree, (rows = [...treeRows(tree.root)]));
+  return rows;
+}
+
+function treeRowText({ node, indent, state }: TreeRow): string {
+  return printable(
+    `${indent}${MARKS[state]} ${node.id}  ${node.title}${node.children.length === 0 ? `  ${node.attempts}/${node.max_attempts}` : ""}`,
+  );
 }
 
 /** `rows` lines of the tree around the leaf at work (or the next one), marked. */
@@ -317,12 +306,16 @@ function treeWindow(run: RunSnapshot, rows: number): FrameLine[] {
       ? 0
       : Math.max(
           0,
-          lines.findIndex((line) => line.id === focusId),
+          lines.findIndex((line) => line.node.id === focusId),
         );
   const first = Math.max(0, Math.min(focus - Math.floor(rows / 3), lines.length - rows));
   const out: FrameLine[] = lines.slice(first, first + rows).map((line) => {
-    const mark = line.id === atWork ? "  ← now" : line.id === next ? "  ← next" : "";
-    return [{ text: line.text, tone: line.id === atWork ? "strong" : TONES[line.state] }, ...(mark ? [{ text: mark, tone: "strong" as const }] : [])];
+    const id = line.node.id;
+    const mark = id === atWork ? "  ← now" : id === next ? "  ← next" : "";
+    return [
+      { text: treeRowText(line), tone: id === atWork ? "strong" : TONES[line.state] },
+      ...(mark ? [{ text: mark, tone: "strong" as const }] : []),
+    ];
   });
   if (first > 0) out[0] = [{ text: `… ${first} more above`, tone: "dim" }];
   const below = lines.length - (first + rows);
