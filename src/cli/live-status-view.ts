@@ -10,7 +10,7 @@ import { LIVE_LIMITS } from "../core/live-status.js";
 import { AgentLines } from "./agent-lines.js";
 import { guardTail } from "./guard-tail.js";
 import { reportLine, summaryLines, shownAsLine, type ProgressView } from "./progress.js";
-import { iterationLines } from "./step-report.js";
+import { GUARD_TAIL_LINES, iterationLines } from "./step-report.js";
 
 const WRITE_EVERY_MS = 250;
 
@@ -108,7 +108,7 @@ export function liveStatusView(file: LiveStatusFile, now: () => number, facts: L
         }
         status.recent = [...status.recent, { iteration: record.iteration, ms: result.durations.totalMs, passed }].slice(-LIVE_LIMITS.recent);
         if (record.guard !== "skipped") {
-          const lines = guardTail(record.failure, LIVE_LIMITS.guardLines);
+          const lines = guardTail(record.failure, GUARD_TAIL_LINES);
           status.guard_tail = record.guard === "fail" && lines.length > 0 ? { iteration: record.iteration, lines } : null;
         }
       }

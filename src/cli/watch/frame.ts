@@ -343,9 +343,10 @@ function sideSections(run: RunSnapshot, rows: number): FrameLine[] {
     out.push([{ text: "summary", tone: "dim" }]);
     for (const line of live.ended.lines) out.push([{ text: `  ${printable(line)}` }]);
   } else if (live !== undefined && live.log.length > 0) {
+    // The lines `runner run` printed about its iterations and notices (a red guard's own lines are above).
+    const told = live.log.filter((entry) => !entry.text.startsWith("    ")).slice(-6);
     out.push([{ text: "iterations", tone: "dim" }]);
-    for (const entry of live.log.slice(-6))
-      out.push([{ text: `  ${printable(entry.text)}`, tone: entry.text.startsWith("    ") ? "dim" : undefined }]);
+    for (const entry of told) out.push([{ text: `  ${printable(entry.text)}` }]);
   }
   return out;
 }
