@@ -255,14 +255,19 @@ describe("runner watch, plain", () => {
   }, 300_000);
 });
 
+/** A clone with three runs: main-run (checked out nowhere), and w1 and w2 each in a worktree of its own, started from main. */
+async function twoWorktreeRuns() {
+  const gate = gates();
+  const { s } = await bashRun("main-run");
+  await s.git(["checkout", "-q", "main"]);
+  const worktree = (run: string) => path.join(path.dirname(s.dir), `${path.basename(s.dir)}-${run}`);
+  for (const run of ["w1", "w2"]) expect((await s.runner(["start", "--worktree", "--run-id", run])).exitCode).toBe(0);
+  return { s, gate, worktree };
+}
+
 describe("runner watch --all", () => {
   it("two worktree runs: both listed, ↓ selects the second, o opens its report, s then y asks it to stop after its iteration (it stops, exit 3, the request named); the other goes on", async () => {
-    const gate = gates();
-    const { s } = await bashRun("main-run");
-    // Two runs in worktrees of their own, from the main checkout.
-    await s.git(["checkout", "-q", "main"]);
-    const worktree = (run: string) => path.join(path.dirname(s.dir), `${path.basename(s.dir)}-${run}`);
-    for (const run of ["w1", "w2"]) expect((await s.runner(["start", "--worktree", "--run-id", run])).exitCode).toBe(0);
+    const { s, gate, worktree } = await twoWorktreeRuns();
     // A stand-in for xdg-open: it notes the file it was asked to open.
     const bin = tempDir("runner-opener-");
     const opened = path.join(bin, "opened.txt");
@@ -314,11 +319,7 @@ describe("runner watch --all", () => {
   }, 300_000);
 
   it("a stop request an agent plants for another run — naming itself, holding the file open — is ignored and removed: that run goes on", async () => {
-    const gate = gates();
-    const { s } = await bashRun("main-run");
-    await s.git(["checkout", "-q", "main"]);
-    const worktree = (run: string) => path.join(path.dirname(s.dir), `${path.basename(s.dir)}-${run}`);
-    for (const run of ["w1", "w2"]) expect((await s.runner(["start", "--worktree", "--run-id", run])).exitCode).toBe(0);
+    const { s, gate, worktree } = await twoWorktreeRuns();
     const w2GitDir = (await git(worktree("w2"), ["rev-parse", "--absolute-git-dir"], s.gitEnv)).trim();
     // w1's agent, in its first iteration: a request for w2's runner in w2's git folder, held open while it waits.
     const plant = `${WAIT_FOR_GATE("plant")}
