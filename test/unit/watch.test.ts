@@ -243,6 +243,11 @@ describe("a frame", () => {
       expect(lines.find((text) => text.includes("← now"))).toMatch(/○ n50-3 {2}Leaf 50\.3/);
       expect(lines.join("\n")).toContain("guard red in iteration 2:");
       expect(lines.at(-1)).toBe("q quit · o report · s stop after this iteration");
+      // Usage of this `runner run` against its budgets; iterations done and left.
+      expect(lines.find((text) => text.startsWith("usage"))).toMatch(/^usage: tokens 1\.2k · cost \$0\.0100 of \$5\.00 · time 1m 00s of 1h 00m/);
+      expect(lines.find((text) => text.startsWith("leaves"))).toMatch(
+        /^leaves 3000\/10000 passed · 2 iterations done, 48 left · ≈ 48m 00s to the end/,
+      );
     }
   });
 });

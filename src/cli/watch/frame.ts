@@ -274,7 +274,8 @@ function usageLine(run: RunSnapshot, live: ReturnType<typeof liveOf>, now: numbe
   const total = run.usage
     ? ` · run total: ${shortCount(run.usage.input_tokens + run.usage.output_tokens)} tokens${run.usage.cost_usd !== null ? `, ${formatCost(run.usage.cost_usd)}` : ""}`
     : "";
-  return [{ text: `usage (this \`runner run\`): ${parts.length > 0 ? parts.join(" · ") : "–"}${total}`, tone: "dim" }];
+  // (what this `runner run` spent, against its budgets, which count from its start; then the run's whole)
+  return [{ text: `usage: ${parts.length > 0 ? parts.join(" · ") : "–"}${total}`, tone: "dim" }];
 }
 
 const treeRowsCache = new WeakMap<TaskTree, TreeRow[]>();
