@@ -6,8 +6,9 @@
 // emitted.
 //
 // Left out of the bundle: @hpcc-js/wasm-graphviz (SVG only, with its WebAssembly), imported from
-// node_modules when a diagram is rendered as SVG, and ajv's small runtime helpers, which the
-// generated validators require from node_modules.
+// node_modules when a diagram is rendered as SVG; ajv's small runtime helpers, which the generated
+// validators require from node_modules; and terminal-kit (`runner watch` alone), which requires its
+// own modules by computed names that a bundle cannot follow.
 import { build } from "rolldown";
 import { readdirSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
@@ -19,7 +20,7 @@ rmSync(dist, { recursive: true, force: true });
 
 const common = {
   platform: "node",
-  external: [/^@hpcc-js\//, /^ajv\/dist\/runtime\//],
+  external: [/^@hpcc-js\//, /^ajv\/dist\/runtime\//, /^terminal-kit$/],
   // A warning here means code that would not work bundled: fail the build.
   onwarn(warning) {
     throw new Error(`bundle: ${warning.message}`);

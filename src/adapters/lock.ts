@@ -383,6 +383,16 @@ export function waiterProblem(file: string): string | undefined {
   if (!stat.isFile()) return "it is not a regular file";
   const record = readLockRecord(file);
   if (!record) return "it holds no lock request";
+  return askerProblem(record, stat, "it is not waiting");
+}
+
+/**
+ * Why the process a request file names (a waiting file, a stop request: src/adapters/stop-request.ts)
+ * is not a person asking now, or undefined when it is: a live process of this host and user, in this
+ * PID namespace and outside every agent's containment, that holds the file (`file`: its device and
+ * inode) open. `notHolding` says what a process that let the file go no longer does.
+ */
+export function askerProblem(record: LockRecord, file: { dev: number; ino: number }, notHolding: string): string | undefined {
   if (record.host !== hostname()) return `it names a process on another host (${record.host})`;
   if (!HAS_PROC) return holderAlive(record) ? undefined : `its process ${record.pid} is not running`;
   if (record.start === null || processStart(record.pid) !== record.start) return `its process ${record.pid} is not running`;
@@ -390,7 +400,7 @@ export function waiterProblem(file: string): string | undefined {
   if (inOtherPidNamespace(record.pid)) return `its process ${record.pid} runs in another PID namespace`;
   const contained = containedCaller(record.pid);
   if (contained) return `its process ${record.pid} runs inside a runner's agent containment (${contained.evidence})`;
-  if (!holdsOpen(record.pid, stat)) return `its process ${record.pid} does not hold it open (it is not waiting)`;
+  if (!holdsOpen(record.pid, file)) return `its process ${record.pid} does not hold it open (${notHolding})`;
   return undefined;
 }
 
