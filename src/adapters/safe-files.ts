@@ -24,7 +24,7 @@ import path from "node:path";
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 const READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW;
+const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** Makes `dir` a real folder, every folder between `top` and it too (`top` itself is trusted). */
 export function ensureRealFolder(top: string, dir: string): void {
@@ -64,12 +64,14 @@ export function copySafely(source: string, file: string): void {
   copyFileSync(source, file, constants.COPYFILE_EXCL);
 }
 
-/** Appends to a log the runner keeps across iterations; a link or a hard link found there is replaced by a new file. */
+/** Appends to a log the runner keeps across iterations; a link, a hard link, a FIFO or a device found there is replaced by a new file. */
 export function appendSafely(file: string, text: string): void {
   let fd: number;
   try {
+    // (without blocking: a FIFO planted there, with or without a reader, is replaced, never waited on)
     fd = openSync(file, APPEND, 0o644);
-    if (fstatSync(fd).nlink > 1) {
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.nlink > 1) {
       closeSync(fd);
       fd = openSafely(file);
     }
