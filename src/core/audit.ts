@@ -10,7 +10,7 @@ import { leftTreeInvalid, parseLoopCommit, recheckedOf, type LoopRecord } from "
 import { judgePersonEdit, onlyRunnerFiles, parsePersonEditSubject, type PersonEditFinding } from "./person-edit.js";
 import { formatProblem } from "./problems.js";
 import { selectLeftmostOpenLeaf } from "./select.js";
-import { nodesById, walkTree, type TaskNode, type TaskTree } from "./tree.js";
+import { nodesById, type TaskNode, type TaskTree } from "./tree.js";
 
 export interface AuditCommit {
   sha: string;
