@@ -14,6 +14,7 @@ import { closeSync, mkdirSync, statSync, writeSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
+import type { ProcessFacts } from "../core/process-facts.js";
 import { StreamRedactor } from "../core/stream-redactor.js";
 import { ensureRealFolder, openSafely } from "./safe-files.js";
 import { FAILING_LINE, FAILURE_WINDOW, FEEDBACK_HEAD, outputExcerpt } from "../core/text-limits.js";
@@ -105,14 +106,8 @@ const TAIL_CHARS = 4_096;
 /** setTimeout cannot wait longer than this (larger delays fire at once). */
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** How a run ended, as the machine's facts carry it. */
-export interface ProcessOutcome {
-  exitCode: number | undefined;
-  timedOut: boolean;
-  aborted: boolean;
-  spawnError: string | undefined;
-  durationMs: number;
-}
+/** How a run ended, as the machine's facts carry it (src/core/process-facts.ts). */
+export type ProcessOutcome = ProcessFacts;
 
 /** Just the outcome fields of a result (no output, no byte counts). */
 export function outcomeOf(result: ProcessOutcome): ProcessOutcome {

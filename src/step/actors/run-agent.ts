@@ -10,6 +10,7 @@ import { answerFile, readAgentAnswer } from "../../adapters/agent-answer.js";
 import { executorFor } from "../../adapters/executors/registry.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { recordContainment } from "../../adapters/journal.js";
+import { outcomeOf } from "../../adapters/process-runner.js";
 import { agentFailure } from "../../core/agent-failure.js";
 import { agentStepKind, type AgentRunFacts } from "../../core/step-facts.js";
 import { redactSecrets } from "../../core/text-limits.js";
@@ -68,11 +69,7 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
         })
       : undefined;
     return {
-      exitCode: result.exitCode,
-      timedOut: result.timedOut,
-      aborted: result.aborted,
-      spawnError: result.spawnError,
-      durationMs: result.durationMs,
+      ...outcomeOf(result),
       argv: result.argv.map((arg) => redactSecrets(arg, secrets)),
       deadlineMs,
       ...(answer !== undefined ? { answer } : {}),

@@ -6,7 +6,7 @@ import { fromPromise } from "xstate";
 import { candidateCommit, cleanRunResult, runInCleanCheckout } from "../../adapters/clean-checkout.js";
 import { IterationLog } from "../../adapters/iteration-log.js";
 import { recordContainment } from "../../adapters/journal.js";
-import { runProcess } from "../../adapters/process-runner.js";
+import { outcomeOf, runProcess } from "../../adapters/process-runner.js";
 import type { GuardFacts } from "../../core/step-facts.js";
 import type { GuardRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
@@ -43,14 +43,7 @@ export function runGuardActor({ root, env, git, state, secrets, abortSignal, onP
       });
       const result = cleanRunResult(run);
       const output = run.guard ? result.excerpt : `The guard's setup \`${guard.setup!.join(" ")}\` failed in the clean checkout:\n${result.excerpt}`;
-      return {
-        exitCode: result.exitCode,
-        timedOut: result.timedOut,
-        aborted: result.aborted,
-        spawnError: result.spawnError,
-        durationMs: result.durationMs,
-        output,
-      };
+      return { ...outcomeOf(result), output };
     }
     // The program found before the agent ran (its identity was checked since): not a new PATH lookup.
     const [program, ...args] = guard.command;
@@ -67,13 +60,6 @@ export function runGuardActor({ root, env, git, state, secrets, abortSignal, onP
       onOutput,
       onSpawn: (record) => recordContainment(state.journal, record),
     });
-    return {
-      exitCode: result.exitCode,
-      timedOut: result.timedOut,
-      aborted: result.aborted,
-      spawnError: result.spawnError,
-      durationMs: result.durationMs,
-      output: result.excerpt,
-    };
+    return { ...outcomeOf(result), output: result.excerpt };
   });
 }
