@@ -51,10 +51,10 @@ export class RepositoryLock {
    * Takes the lock, waiting for its holder: the waiting file asks a `runner run` to hand the lock
    * over between two iterations. Gives up after `timeoutMs` with the holder named.
    */
-  async acquireWaiting(now: () => number, timeoutMs: number, pollMs = 200): Promise<void> {
+  async acquireWaiting(now: () => number, timeoutMs: number, pollMs = 200, signal?: AbortSignal): Promise<void> {
     writeFileSync(this.waitingFile, this.record(now));
     try {
-      await this.acquireBefore(now, now() + timeoutMs, pollMs);
+      await this.acquireBefore(now, now() + timeoutMs, pollMs, signal);
     } finally {
       // (kept while the edit runs: the run waits until the lock is released and the file gone)
       if (!this.held) this.clearWaiting();
@@ -98,16 +98,21 @@ export class RepositoryLock {
     return true;
   }
 
-  /** Takes the lock as soon as it is free, trying every `pollMs`; after `deadline`, refuses with the holder named. */
-  private async acquireBefore(now: () => number, deadline: number, pollMs: number): Promise<void> {
+  /**
+   * Takes the lock as soon as it is free, trying every `pollMs`; after `deadline`, refuses with the
+   * holder named. A `signal` that aborts (the caller gave up: an MCP client cancelled its request)
+   * ends the wait with the signal's reason, the lock not taken.
+   */
+  private async acquireBefore(now: () => number, deadline: number, pollMs: number, signal?: AbortSignal): Promise<void> {
     for (;;) {
+      signal?.throwIfAborted();
       try {
         this.acquire(now);
         return;
       } catch (error) {
         if (!(error instanceof RefusalError) || now() >= deadline) throw error;
       }
-      await sleep(pollMs);
+      await sleep(pollMs, undefined, signal ? { signal } : undefined);
     }
   }
 
