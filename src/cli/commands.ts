@@ -245,6 +245,13 @@ export const COMMANDS = [
     load: () => import("./commands/report.js"),
   }),
   command({
+    name: "mcp",
+    describe:
+      "Serve this repository's runner to an MCP client (Claude Code, Codex, Gemini CLI, Cursor, VS Code) over stdio: status, show, log, … and a person's edits as tools",
+    options: {},
+    load: () => import("./commands/mcp.js"),
+  }),
+  command({
     name: "demo",
     describe: "Run the whole loop on a throw-away repository with the built-in demo agent (no network)",
     options: {

@@ -127,7 +127,7 @@ function checkValue(name: string, option: OptionSpec, value: string, command: st
 }
 
 /** A check's clause as the sentence of a refusal. */
-const sentence = (clause: string) => `${clause[0]!.toUpperCase()}${clause.slice(1)}.`;
+export const sentence = (clause: string) => `${clause[0]!.toUpperCase()}${clause.slice(1)}.`;
 const flag = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
 const valueName = (option: OptionSpec) =>
   option.type === "boolean"
@@ -137,7 +137,7 @@ const valueName = (option: OptionSpec) =>
       : (option.value ?? option.type);
 
 /** ` (did you mean X?)` for the closest name within two edits, else nothing. */
-function suggestion(given: string, names: readonly string[], show: (name: string) => string = (name) => name): string {
+export function suggestion(given: string, names: readonly string[], show: (name: string) => string = (name) => name): string {
   let best: { name: string; distance: number } | undefined;
   for (const name of names) {
     const distance = editDistance(given.toLowerCase(), name.toLowerCase());
