@@ -173,6 +173,8 @@ export interface LoadRequest {
 export interface StartPoint {
   branch: string;
   head: string;
+  /** Where the run began, as `runner start` recorded it (named by the run's first loop commit, Runner-Start). */
+  runStart: string | undefined;
 }
 
 /** Step 4: the start record and the selected leaf (none for a repair). */

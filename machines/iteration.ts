@@ -581,7 +581,11 @@ export function runIdOf(context: IterationContext): string {
 function startPointOf(context: IterationContext): Pick<IterationStart, "from" | "control"> {
   const repository = present(context.repository, "the repository's facts");
   return {
-    from: { branch: present(repository.branch, "the run branch"), head: present(repository.head, "the starting commit") },
+    from: {
+      branch: present(repository.branch, "the run branch"),
+      head: present(repository.head, "the starting commit"),
+      runStart: repository.runStarts[runIdOf(context)],
+    },
     control: repository.control,
   };
 }

@@ -14,7 +14,7 @@
 // Safe when two processes race: each installs into its own temp folder and renames it into place;
 // the loser throws its copy away and uses the winner's. Usage: `node scripts/install-test-agents.mjs`
 // prints one JSON object {codex, claude, ...}; tests import installTestAgents().
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -72,8 +72,12 @@ function runPostinstall(prefix, pin) {
   }
 }
 
+/** What `<file> --version` says, on stdout or stderr (pi prints it on stderr when stdin is no terminal). */
 function versionOf(file) {
-  return execFileSync(file, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 }).trim();
+  const said = spawnSync(file, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
+  if (said.error) throw said.error;
+  if (said.status !== 0) throw new Error(`\`${file} --version\` exited with ${said.status ?? said.signal}: ${said.stderr.trim()}`);
+  return `${said.stdout}\n${said.stderr}`.trim();
 }
 
 function installInto(tmp, pin) {

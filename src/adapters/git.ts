@@ -366,6 +366,11 @@ export class GitRepo {
     return tip.trim();
   }
 
+  /** Whether commit `ancestor` is `descendant` or in its history. */
+  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    return (await this.attempt(["merge-base", "--is-ancestor", ancestor, descendant])) !== undefined;
+  }
+
   /** A ref's commit, or undefined. */
   async resolve(ref: string): Promise<string | undefined> {
     return (await this.attempt(["rev-parse", "-q", "--verify", `${ref}^{commit}`]))?.trim() || undefined;

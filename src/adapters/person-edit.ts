@@ -50,6 +50,8 @@ export async function commitPersonEdit(options: {
   subject: Omit<PersonEditSubject, "runId">;
   changes: readonly string[];
   files: Readonly<Record<string, string>>;
+  /** Why the edit no longer holds the repository's lock (src/adapters/lock.ts), asked right before the branch moves. */
+  lockLost?: () => string | undefined;
   /** The MCP client the edit came through (`runner mcp`): named in a Runner-Client trailer. */
   client?: EditClient;
 }): Promise<PersonEditCommit> {
@@ -75,6 +77,8 @@ export async function commitPersonEdit(options: {
   const message = formatPersonEditMessage(subject, person, options.changes, { client: options.client });
   await git.raw(["add", "--", ...paths]);
   const sha = await git.commitTree(await git.writeTree(), target.head, message, identity);
+  const lost = options.lockLost?.();
+  if (lost !== undefined) throw new RefusalError(`The edit no longer holds the repository's lock (${lost}); nothing was committed — try again.`);
   await git.updateRef(`refs/heads/${target.branch}`, sha, target.head);
   await publishRunnerIndex(state, dir, sha);
   return { sha, subject: message.slice(0, message.indexOf("\n")), runId: target.runId, person };

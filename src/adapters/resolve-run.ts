@@ -41,6 +41,11 @@ export async function locateRun(root: string, runIdOption: string | undefined): 
   const tip = await git.resolve(ref);
   const loopCommits =
     tip === undefined ? [] : (await git.loopCommits(loopSubjectPattern(runId), tip)).filter((c) => parseCommitSubject(c.subject)?.runId === runId);
+  // A run named that has neither a branch nor a loop commit here is a typo, not an empty run: said, never taken as clean.
+  if (runIdOption !== undefined && ref === "HEAD" && loopCommits.length === 0 && runIdFromBranch(branch) !== runId)
+    throw new RefusalError(
+      `There is no run ${runId} here: no runner/${runId} branch (local or fetched), and HEAD's history has none of its loop commits; \`runner runs\` lists the runs.`,
+    );
   return { run: { git, runId, branch, ref, tip, loopCommits }, branch };
 }
 

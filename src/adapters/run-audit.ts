@@ -5,6 +5,7 @@
 // commit changed the tree file; no more than the tree before and the tree after are held at once.
 import { auditRun, type AuditReport } from "../core/audit.js";
 import { DEFAULT_GUARD_COMMAND, parseConfig } from "../core/config.js";
+import { configValues } from "../core/edit-changes.js";
 import { definitionDifferences } from "../core/guard-definition.js";
 import { LAYOUT } from "../core/layout.js";
 import type { TaskTree } from "../core/tree.js";
@@ -12,10 +13,39 @@ import type { GitRepo, ObjectReader } from "./git.js";
 import { guardDefinitionAt } from "./guard-definition.js";
 import { checkTreeText } from "./tree-store.js";
 
-/** The commit a run began from: the parent of its first loop commit; undefined when it has none. */
-export async function runBase(git: GitRepo, firstLoopCommit: string): Promise<string | undefined> {
-  const base = (await git.raw(["rev-parse", "--verify", "-q", `${firstLoopCommit}^`]).catch(() => "")).trim();
-  return base === "" ? undefined : base;
+/** Where a run began, and what is wrong with its record of it. */
+export interface RunBase {
+  sha: string;
+  /** How it is known: the first loop commit's Runner-Start, the start `runner start` recorded here (no loop commit yet), or the first loop commit's parent (a run older than the record). */
+  from: "trailer" | "recorded" | "parent";
+  /** The first loop commit's Runner-Start names no commit of its history (a violation). */
+  problem?: string;
+}
+
+/**
+ * Where run began (CONTRACT §7): the commit its first loop commit names in Runner-Start when that
+ * is in the commit's history, else that commit's parent; before the first loop commit, the start
+ * `runner start` recorded in this checkout. Undefined when none is known.
+ */
+export async function runBase(
+  git: GitRepo,
+  first: { sha: string; trailers: Readonly<Record<string, string>> } | undefined,
+  recorded?: string,
+): Promise<RunBase | undefined> {
+  if (first === undefined)
+    return recorded !== undefined && (await git.resolve(recorded)) !== undefined ? { sha: recorded, from: "recorded" } : undefined;
+  const parent = (await git.raw(["rev-parse", "--verify", "-q", `${first.sha}^`]).catch(() => "")).trim();
+  const named = first.trailers.start;
+  if (named !== undefined) {
+    if (named !== first.sha && /^[0-9a-f]{40,64}$/.test(named) && (await git.isAncestor(named, first.sha))) return { sha: named, from: "trailer" };
+    if (parent === "") return undefined;
+    return {
+      sha: parent,
+      from: "parent",
+      problem: `the run's first loop commit says the run began at ${named.slice(0, 12)} (Runner-Start), which is not in its history`,
+    };
+  }
+  return parent === "" ? undefined : { sha: parent, from: "parent" };
 }
 
 /** The tree file at `revision`, checked; undefined when it is missing or does not validate. */
@@ -26,11 +56,23 @@ async function treeAt(reader: ObjectReader, revision: string): Promise<TaskTree 
   return load.ok ? load.tree : undefined;
 }
 
-/** config.toml at `revision`: whether it is a valid config (missing: not valid) and the guard command whose definition is protected (the default when it names none or is invalid). */
-async function configAt(reader: ObjectReader, revision: string): Promise<{ valid: boolean; guard: readonly string[] }> {
+/**
+ * config.toml at `revision`: whether it is a valid config (missing: not valid), the guard command
+ * whose definition is protected (the default when it names none or is invalid), and its values by
+ * `section.key` (undefined: missing or no TOML).
+ */
+async function configAt(
+  reader: ObjectReader,
+  revision: string,
+): Promise<{ valid: boolean; guard: readonly string[]; values: Record<string, unknown> | undefined }> {
   const bytes = await reader.read(`${revision}:${LAYOUT.config}`);
-  const config = parseConfig(bytes?.toString("utf8") ?? "");
-  return { valid: bytes !== undefined && config.ok, guard: config.ok ? config.config.guard.command : DEFAULT_GUARD_COMMAND };
+  const text = bytes?.toString("utf8") ?? "";
+  const config = parseConfig(text);
+  return {
+    valid: bytes !== undefined && config.ok,
+    guard: config.ok ? config.config.guard.command : DEFAULT_GUARD_COMMAND,
+    values: bytes === undefined ? undefined : configValues(text),
+  };
 }
 
 /** The audit of run `runId` from `base` to `tip` (first-parent history). */
@@ -38,7 +80,9 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
   const reader = git.objectReader();
   try {
     const baseTree = await treeAt(reader, base);
-    let definition = await guardDefinitionAt(git, base, (await configAt(reader, base)).guard);
+    const baseConfig = await configAt(reader, base);
+    let definition = await guardDefinitionAt(git, base, baseConfig.guard);
+    let configValuesBefore = baseConfig.values;
     async function* withTrees() {
       let tree = baseTree;
       for await (const commit of git.streamCommitsSince(base, tip)) {
@@ -54,11 +98,18 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
         }
         // A commit that did not touch the tree file has its parent's tree: the same one, not read again.
         if (commit.changedPaths.includes(LAYOUT.tree)) tree = await treeAt(reader, commit.sha);
-        const configValid = commit.changedPaths.includes(LAYOUT.config) ? config!.valid : undefined;
+        const configChanged = commit.changedPaths.includes(LAYOUT.config);
+        const configValid = configChanged ? config!.valid : undefined;
+        const configPair =
+          configChanged && configValuesBefore !== undefined && config!.values !== undefined
+            ? { before: configValuesBefore, after: config!.values }
+            : undefined;
+        if (configChanged) configValuesBefore = config!.values;
         yield {
           ...commit,
           tree,
           ...(configValid !== undefined ? { configValid } : {}),
+          ...(configPair !== undefined ? { config: configPair } : {}),
           ...(definitionChanged.length > 0 ? { definitionChanged } : {}),
         };
       }

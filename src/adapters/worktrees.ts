@@ -1,7 +1,9 @@
 // The repository's worktrees and run branches, as `runner start --worktree`, `runner runs` and
 // `runner remove` need them: git's own listing (`git worktree list --porcelain`), the runner/*
 // branches with their tips, and whether a branch's commits are on some other branch.
+import { realpathSync } from "node:fs";
 import path from "node:path";
+import { RefusalError } from "../errors.js";
 import { BRANCH_PREFIX } from "../core/run-id.js";
 import type { GitRepo } from "./git.js";
 
@@ -63,6 +65,41 @@ export async function branchesHolding(git: GitRepo, branch: string): Promise<str
     .split("\n")
     .filter((ref) => ref.length > 0 && ref !== `refs/heads/${branch}` && !ref.endsWith("/HEAD"))
     .map((ref) => ref.replace(/^refs\/(heads|remotes)\//, ""));
+}
+
+/** Forgets the worktrees whose folders are gone (deleted by hand): `git worktree prune`. */
+export async function forgetMissingWorktrees(git: GitRepo): Promise<void> {
+  await git.raw(["worktree", "prune"]);
+}
+
+/**
+ * A new linked worktree at `target` with a new branch at `from`; a worktree git still has registered
+ * there whose folder was deleted by hand is forgotten first. On failure nothing is left behind (the
+ * branch, had git made it, is deleted) and the sentence says what git said.
+ */
+export async function addRunWorktree(git: GitRepo, target: string, branch: string, from: string): Promise<void> {
+  if ((await listWorktrees(git)).some((w) => w.prunable && samePath(w.path, target))) await forgetMissingWorktrees(git);
+  try {
+    await git.raw(["worktree", "add", "-q", "-b", branch, target, from]);
+  } catch (error) {
+    if ((await git.resolve(`refs/heads/${branch}`)) !== undefined) await git.raw(["branch", "-q", "-D", branch]).catch(() => "");
+    const said = (error as Error).message.replace(/^git \S+ failed: /, "").replace(/^fatal: /, "");
+    throw new RefusalError(
+      `Could not make the worktree ${target} (git says: ${said}); pick another folder (\`runner start --worktree PATH\`) — nothing was created.`,
+    );
+  }
+}
+
+/** Whether two paths name the same folder (resolved through links where they exist). */
+export function samePath(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  return real(a) === real(b);
 }
 
 /** The default folder of a run's worktree: beside the main working tree, named after it and the run. */

@@ -49,6 +49,8 @@ export interface AgentArgvInput {
   root: string;
   /** The iteration's output.json (absolute). */
   outputFile: string;
+  /** The file an agent writes its usage report to, next to output.json (absolute; read back through `usageReport`). */
+  usageFile: string;
   /** The agent output schema file (absolute), and its text as one line of JSON. */
   schemaFile: string;
   schemaText: string;
@@ -97,6 +99,10 @@ export interface AgentDefinition {
   answer: AnswerMode;
   /** A fresh reader of its events; reset times are turned into instants by `clock`. */
   events(clock: AgentClock): AgentEventParser;
+  /** The agent's own failure message in the end of its stderr, for failures it reports there and not in its events (Copilot CLI's sign-in errors, pi's "No API key found for …"). */
+  stderrError?(stderr: string): string | undefined;
+  /** Reads the usage report the agent wrote to `usageFile` when it ended (Copilot CLI, whose events carry no token counts). */
+  usageReport?(report: Json, session: AgentSession): void;
   /** The config with the run's remaining cost budget as the session's own cap, when the agent has one (Claude --max-budget-usd). */
   capCost?(config: ExecutorConfig, usd: number): ExecutorConfig;
 }

@@ -45,6 +45,12 @@ export class AgentEventReader {
     return this.withStatus(this.line(rest));
   }
 
+  /** The usage report the agent wrote when it ended (AgentDefinition.usageReport), and the status line it changes. */
+  report(report: Record<string, unknown>): string[] {
+    this.agent.usageReport?.(report, this.session);
+    return this.withStatus([]);
+  }
+
   /** `turn 3 · 3.6k tokens in (900 cached) · 240 out · $0.0105` */
   status(): string {
     const { usage, turns } = this.session;

@@ -6,11 +6,13 @@
 import type { AgentDefinition } from "./agent.js";
 import { claude } from "./claude.js";
 import { codex } from "./codex.js";
+import { copilot } from "./copilot.js";
 import { gemini } from "./gemini.js";
 import { opencode } from "./opencode.js";
+import { pi } from "./pi.js";
 import { qwen } from "./qwen.js";
 
-export const AGENTS: readonly AgentDefinition[] = [codex, claude, gemini, qwen, opencode];
+export const AGENTS: readonly AgentDefinition[] = [codex, claude, gemini, qwen, opencode, copilot, pi];
 
 /** The agent of an `[executor] kind`, or undefined for a kind that is no agent ("command", "demo"). */
 export function findAgent(kind: string): AgentDefinition | undefined {

@@ -11,7 +11,7 @@ export const GLOBAL_OPTIONS = {
 // What `init --executor` takes: every agent of src/agents/registry.ts (test/unit/bundle.test.ts
 // checks the two lists agree), the bare command, the demo agent. Names only: this table is loaded
 // by every `runner` call, the registry (every agent module) only by the commands that use it.
-export const EXECUTOR_CHOICES = ["codex", "claude", "gemini", "qwen", "opencode", "command", "demo"] as const;
+export const EXECUTOR_CHOICES = ["codex", "claude", "gemini", "qwen", "opencode", "copilot", "pi", "command", "demo"] as const;
 
 const json = { type: "boolean", describe: "Print one JSON document" } as const;
 const runId = { type: "string", describe: "The run (default: from the runner/<id> branch)", value: "id", check: runIdProblem } as const;

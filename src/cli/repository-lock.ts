@@ -1,14 +1,13 @@
 // Commands that change the repository (step, run) hold its lock for their whole duration.
-import path from "node:path";
 import { refuseInsideAgentContainment } from "../adapters/agent-containment.js";
 import { gitDir } from "../adapters/git.js";
 import { RepositoryLock } from "../adapters/lock.js";
-import { LOCK_NAME } from "../adapters/lock-holder.js";
 import { RefusalError } from "../errors.js";
+import { printError } from "./output.js";
 
 export async function withRepositoryLock<T>(root: string, command: string, work: (lock: RepositoryLock) => Promise<T>): Promise<T> {
-  const lock = new RepositoryLock(path.join(await gitDir(root), LOCK_NAME), command);
-  lock.acquire(Date.now);
+  const lock = new RepositoryLock(await gitDir(root), command);
+  await lock.acquire(Date.now);
   try {
     return await work(lock);
   } finally {
@@ -30,13 +29,14 @@ export interface EditWait {
  * A person's edit under the lock. While `runner run` works: refused in one sentence, or with `wait`
  * queued — the run hands the lock over between two iterations, and picks the edit up on its next.
  */
-export async function withEditLock<T>(root: string, command: string, how: EditWait, work: () => Promise<T>): Promise<T> {
+export async function withEditLock<T>(root: string, command: string, how: EditWait, work: (lock: RepositoryLock) => Promise<T>): Promise<T> {
   refuseInsideAgentContainment(command);
   const { wait, signal } = how;
-  const lock = new RepositoryLock(path.join(await gitDir(root), LOCK_NAME), command);
+  const lock = new RepositoryLock(await gitDir(root), command);
   try {
-    if (wait) await lock.acquireWaiting(Date.now, 24 * 3_600_000, undefined, signal);
-    else lock.acquire(Date.now);
+    // (the line saying it waits goes to stderr: a terminal's, or an MCP client's log of the server)
+    if (wait) await lock.acquireWaiting(Date.now, 24 * 3_600_000, printError, undefined, signal);
+    else await lock.acquire(Date.now);
   } catch (error) {
     if (error instanceof RefusalError && !wait)
       throw new RefusalError(
@@ -46,7 +46,7 @@ export async function withEditLock<T>(root: string, command: string, how: EditWa
     throw error;
   }
   try {
-    return await work();
+    return await work(lock);
   } finally {
     lock.unlock();
     lock.clearWaiting();

@@ -5,7 +5,7 @@ import type { RunNotice, RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";
 import { stepJson } from "./step-report.js";
 
-export type RunEvent = Record<string, unknown> & { type: "iteration" | "summary" | "wait" | "stuck"; time: string };
+export type RunEvent = Record<string, unknown> & { type: "iteration" | "summary" | "wait" | "stuck" | "lock"; time: string };
 
 export function iterationEvent(result: StepResult, now: number): RunEvent {
   return { type: "iteration", ...(stepJson(result) as object), time: iso(now) };
@@ -42,6 +42,7 @@ export function noticeEvent(notice: RunNotice, runId: string | undefined, now: n
       time: iso(now),
     };
   }
+  if (notice.type === "lock") return { type: "lock", run_id: runId ?? null, cause: notice.cause, message: notice.message, time: iso(now) };
   return {
     type: "stuck",
     run_id: runId ?? null,

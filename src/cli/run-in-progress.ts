@@ -4,10 +4,12 @@
 // which iteration and node are under way. A lock whose process has ended (a runner that was killed)
 // is stale and says nothing: the next step takes it over.
 import { formatDuration } from "../core/durations.js";
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
-import { holderAlive, LOCK_NAME, readLockRecord } from "../adapters/lock-holder.js";
+import { gitDir } from "../adapters/git.js";
+import { askHolder, lockIsHeld } from "../adapters/lock.js";
+import { holderAlive, LOCK_NAME, type LockRecord, readLockRecord } from "../adapters/lock-holder.js";
 
 export interface RunInProgress {
   command: string;
@@ -26,19 +28,27 @@ export async function runInProgress(
   root: string,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<RunInProgress | undefined> {
-  // The usual case, no lock file beside a .git folder, costs two stats and nothing else.
   const dotGit = path.join(root, ".git");
-  if (!existsSync(dotGit) || (statSync(dotGit).isDirectory() && !existsSync(path.join(dotGit, LOCK_NAME)))) return undefined;
+  if (!existsSync(dotGit)) return undefined;
   let dir: string;
   try {
-    dir = await (await import("../adapters/git.js")).gitDir(root);
+    dir = await gitDir(root);
   } catch {
     return undefined; // not a repository: nothing can run here
   }
-  const lock = readLockRecord(path.join(dir, LOCK_NAME));
-  if (!lock) return undefined;
+  // Linux: the holder of the lock's socket says who it is (the lock file may have been deleted or
+  // rewritten by an agent); elsewhere the lock file, with its holder checked.
+  const held = await lockIsHeld(dir);
+  let lock: LockRecord | undefined;
+  if (held === false) return undefined;
+  if (held === true) {
+    lock = (await askHolder(dir)) ?? { pid: 0, start: null, host: hostname(), command: "a runner (it did not say which)", since: "" };
+  } else {
+    lock = readLockRecord(path.join(dir, LOCK_NAME));
+    if (!lock) return undefined;
+  }
   const local = lock.host === hostname();
-  if (local && !holderAlive(lock)) return undefined;
+  if (held === undefined && local && !holderAlive(lock)) return undefined;
   // Loaded only now: runner-state names the state folder with node:crypto, whose import costs about
   // 4 ms; a lock is rare, `runner status` is not. (The state folder exists: the holder made it.)
   const [{ readJournal }, { repositoryState }] = await Promise.all([import("../adapters/journal.js"), import("../adapters/runner-state.js")]);

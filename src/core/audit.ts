@@ -26,6 +26,8 @@ export interface AuditCommit {
   tree: TaskTree | undefined;
   /** Whether config.toml at this commit is valid (given for commits that changed it). */
   configValid?: boolean;
+  /** config.toml before and at this commit as `section.key` → value (given for commits that changed it, when both parse). */
+  config?: { before: Readonly<Record<string, unknown>>; after: Readonly<Record<string, unknown>> };
   /** What of the guard's definition the commit changed (src/core/guard-definition.ts), when it changed any. */
   definitionChanged?: string[];
 }

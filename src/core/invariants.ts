@@ -82,11 +82,12 @@ function scanNodes(data: unknown): { problems: Problem[]; tooDeep?: Problem; nes
     const node = stack.pop()!;
     const depth = depths.pop()!;
     if (depth >= MAX_TREE_DEPTH) {
-      const path = loosePaths(data, [visit]).get(visit)!;
+      // (the path of a node that deep is thousands of characters: the node's id says where)
+      const where = typeof node.id === "string" ? ` (at node ${JSON.stringify(node.id.slice(0, 128))})` : "";
       return {
         problems: [],
         nestedTooDeep: nested,
-        tooDeep: { path, message: `the tree is nested deeper than ${MAX_TREE_DEPTH} levels; flatten the plan` },
+        tooDeep: { path: "$.root", message: `the tree is nested deeper than ${MAX_TREE_DEPTH} levels${where}; flatten the plan` },
       };
     }
     const id = node.id;

@@ -26,6 +26,8 @@ export interface CommitDetails {
   treeLeftInvalid?: boolean;
   /** Test files the commit changes (Runner-Tests). */
   tests?: readonly string[];
+  /** The run's first loop commit: the commit the run began at (Runner-Start), which audit judges every commit after. */
+  runStart?: string;
 }
 
 /** The heading of the failure section of a loop commit's body; its lines follow, indented by four spaces. */
@@ -67,6 +69,7 @@ export function formatCommitMessage(subject: CommitSubject, given: CommitDetails
   if (details.gitNote) trailers.push(`Runner-Git: ${oneLine(details.gitNote, 600)}`);
   if (details.treeLeftInvalid) trailers.push(`Runner-Tree: ${TREE_LEFT_INVALID}`);
   if (details.tests && details.tests.length > 0) trailers.push(`Runner-Tests: ${testsTrailer(details.tests)}`);
+  if (details.runStart) trailers.push(`Runner-Start: ${details.runStart}`);
   const parts = [formatCommitSubject(subject)];
   if (summary) parts.push(keptSummary(summary));
   // Indented, so that blank lines of the guard's output do not end the section.

@@ -3,6 +3,7 @@
 // change only the runner's files (.runner/, never the project's), only open nodes, and never the
 // runner-owned fields. The same rules judge a commit a person made by hand that only edits the plan.
 import { isRunnerPath } from "./classify.js";
+import { configChanges, parseChange, treeChanges, unsaidChanges, type EditChange } from "./edit-changes.js";
 import { LAYOUT, RUNNER_DIR } from "./layout.js";
 import { oneLine, safeText } from "./text-limits.js";
 import { personEditProblems, type EditVerb } from "./plan-edit.js";
@@ -72,16 +73,21 @@ export function formatPersonEditMessage(
   return `${formatPersonEditSubject(subject)}\n\n${body}A person's edit of the plan, made with \`runner ${subject.verb}\`${client ? " through `runner mcp`" : ""}.\n\n${trailers.join("\n")}\n`;
 }
 
-/** The Runner-* trailers of a message's last paragraph (repeated keys: the first). */
-function trailersOf(body: string): Record<string, string> {
+/** The Runner-* trailers of a message's last paragraph, in order: [key in lower case, value]. */
+function trailerLines(body: string): [string, string][] {
   const paragraphs = body.trim().split(/\n\n+/);
   const lines = (paragraphs[paragraphs.length - 1] ?? "").split("\n");
-  const trailers: Record<string, string> = {};
-  if (!lines.every((line) => /^Runner-[A-Za-z]+: /.test(line))) return trailers;
-  for (const line of lines) {
+  if (!lines.every((line) => /^Runner-[A-Za-z]+: /.test(line))) return [];
+  return lines.map((line) => {
     const colon = line.indexOf(": ");
-    trailers[line.slice("Runner-".length, colon).toLowerCase()] ??= line.slice(colon + 2);
-  }
+    return [line.slice("Runner-".length, colon).toLowerCase(), line.slice(colon + 2)];
+  });
+}
+
+/** The Runner-* trailers of a message's last paragraph (repeated keys: the first). */
+function trailersOf(body: string): Record<string, string> {
+  const trailers: Record<string, string> = {};
+  for (const [key, value] of trailerLines(body)) trailers[key] ??= value;
   return trailers;
 }
 
@@ -115,6 +121,8 @@ export interface PersonEditInput {
   after: TaskTree | undefined;
   /** Whether config.toml at the commit parses and validates (undefined: the commit did not change it). */
   configValid?: boolean;
+  /** config.toml before and at the commit, as `section.key` → value (given when the commit changed it and both parse). */
+  config?: { before: Readonly<Record<string, unknown>>; after: Readonly<Record<string, unknown>> };
   /** The run being audited. */
   runId: string;
 }
@@ -140,7 +148,7 @@ export function judgePersonEdit(input: PersonEditInput): PersonEditFinding {
     if (subject.runId !== undefined && subject.runId !== input.runId) problems.push(`the subject names run ${subject.runId}, not ${input.runId}`);
     if (trailers.person !== undefined && input.author !== undefined && trailers.person !== input.author)
       problems.push(`Runner-Person says ${trailers.person}, but the commit is by ${input.author}`);
-    const mismatch = subjectMismatch(subject, input, treeChanged);
+    const mismatch = subjectMismatch(subject, input, treeChanged) ?? trailerMismatch(subject, input, treeChanged);
     if (mismatch) problems.push(mismatch);
   }
   return {
@@ -151,6 +159,47 @@ export function judgePersonEdit(input: PersonEditInput): PersonEditFinding {
     ...(input.author !== undefined ? { author: input.author } : {}),
     problems,
   };
+}
+
+/**
+ * Whether the Runner-Change (and Runner-Key) trailers say exactly what the commit changed: a
+ * runner-made edit's words are the runner's, so a commit amended to do more (another config key,
+ * another node) is not the edit the runner made.
+ */
+function trailerMismatch(subject: PersonEditSubject, input: PersonEditInput, treeChanged: boolean): string | undefined {
+  const lines = trailerLines(input.body);
+  const said: EditChange[] = [];
+  for (const [key, value] of lines) {
+    if (key !== "change") continue;
+    const change = parseChange(value);
+    if (!change) return `its trailer "Runner-Change: ${value}" names no change the runner makes`;
+    said.push(change);
+  }
+  const made: EditChange[] = [];
+  if (treeChanged) {
+    if (!input.before || !input.after) return undefined; // an invalid tree is a problem of its own
+    made.push(...treeChanges(input.before, input.after));
+  }
+  if (input.changedPaths.includes(LAYOUT.config)) {
+    if (!input.config) return undefined;
+    made.push(...configChanges(input.config.before, input.config.after));
+  }
+  const { notMade, notSaid } = unsaidChanges(said, made);
+  if (notMade.length === 0 && notSaid.length === 0) {
+    if (subject.verb !== "config") return undefined;
+    const keys = lines.filter(([key]) => key === "key").map(([, value]) => value);
+    const changed = made.flatMap((change) => (change.kind === "config" || change.kind === "config-unset" ? [change.key] : []));
+    return keys.length > 0 && [...new Set(keys)].sort().join(",") === [...new Set(changed)].sort().join(",")
+      ? undefined
+      : `its Runner-Key trailers name ${keys.join(", ") || "no key"}, but the commit changed ${changed.join(", ") || "no key"}`;
+  }
+  const parts = [
+    notMade.length > 0 ? `says ${notMade.join("; ")}, which the commit did not do` : "",
+    notSaid.length > 0
+      ? `the commit also changed what its trailers do not say (${notSaid.slice(0, 3).join("; ")}${notSaid.length > 3 ? `; and ${notSaid.length - 3} more` : ""})`
+      : "",
+  ].filter(Boolean);
+  return `it is not the edit the runner made: ${parts.join(", and ")}; check it by hand`;
 }
 
 /** Whether the diff is what the subject says (a runner-made edit changes exactly what it names). */
@@ -174,7 +223,9 @@ function subjectMismatch(subject: PersonEditSubject, input: PersonEditInput, tre
     case "edit":
       return was && now ? undefined : `${says}, but the node is not in both trees`;
     case "move":
-      return was && now && parentIds(before).get(id) !== parentIds(after).get(id) ? undefined : `${says}, but its parent did not change`;
+      return was && now && (parentIds(before).get(id) !== parentIds(after).get(id) || was.order !== now.order)
+        ? undefined
+        : `${says}, but neither its parent nor its order changed`;
     case "unstick":
       return was && now && now.max_attempts > was.max_attempts ? undefined : `${says}, but its max_attempts did not rise`;
     case "extend":

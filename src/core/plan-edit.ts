@@ -3,7 +3,8 @@
 // nodes immutable, runner-owned fields untouched — before anything is written. A bad edit is one
 // sentence naming the field and the way out (PlanEditError). Ids are derived from titles
 // deterministically: the same title in the same tree always gives the same id.
-import { checkDerivedPasses, checkPassedImmutable, checkTreeShape } from "./invariants.js";
+import { formatChange } from "./edit-changes.js";
+import { checkDerivedPasses, checkPassedImmutable, checkTreeShape, MAX_TREE_DEPTH, nestingExceeds } from "./invariants.js";
 import { formatProblem } from "./problems.js";
 import { deriveInternalPasses } from "./state-update.js";
 import { findNode, forEachNode, indexById, nodesById, sortedCopy, type TaskNode, type TaskTree } from "./tree.js";
@@ -194,7 +195,7 @@ export function addNodes(before: TaskTree, parentId: string, specs: NewNode[], d
     added[0]!.id,
     before,
     draft,
-    added.map((node) => `added ${quote(node.id)} under ${quote(parentId)}`),
+    added.map((node) => formatChange({ kind: "added", node: node.id, parent: parentId })),
   );
 }
 
@@ -212,21 +213,24 @@ export function editNode(before: TaskTree, nodeId: string, fields: NodeFields): 
   requireOpen(node, "edited");
   checkTitle(fields.title, "--title");
   const changes: string[] = [];
-  const set = <K extends "title" | "goal" | "order">(key: K, value: TaskNode[K] | undefined) => {
+  const set = <K extends "title" | "goal">(key: K, value: TaskNode[K] | undefined) => {
     if (value === undefined || value === node[key]) return;
-    changes.push(`${key} of ${quote(nodeId)}`);
+    changes.push(formatChange({ kind: "field", node: nodeId, field: key }));
     node[key] = value;
   };
   set("title", fields.title);
   set("goal", fields.goal);
-  set("order", fields.order);
+  if (fields.order !== undefined && fields.order !== node.order) {
+    changes.push(formatChange({ kind: "field", node: nodeId, field: "order", from: node.order, to: fields.order }));
+    node.order = fields.order;
+  }
   if (fields.acceptance !== undefined && JSON.stringify(fields.acceptance) !== JSON.stringify(node.acceptance)) {
-    changes.push(`acceptance of ${quote(nodeId)}`);
+    changes.push(formatChange({ kind: "field", node: nodeId, field: "acceptance" }));
     node.acceptance = [...fields.acceptance];
   }
   if (fields.maxAttempts !== undefined && fields.maxAttempts !== node.max_attempts) {
     checkMaxAttempts(node, fields.maxAttempts);
-    changes.push(`max_attempts of ${quote(nodeId)} from ${node.max_attempts} to ${fields.maxAttempts}`);
+    changes.push(formatChange({ kind: "field", node: nodeId, field: "max_attempts", from: node.max_attempts, to: fields.maxAttempts }));
     node.max_attempts = fields.maxAttempts;
   }
   if (changes.length === 0)
@@ -247,10 +251,20 @@ export function moveNode(before: TaskTree, nodeId: string, parentId: string, ord
       `Cannot move ${quote(nodeId)} under ${quote(parentId)}, which is ${parentId === nodeId ? "the node itself" : `inside ${quote(nodeId)}'s own subtree`} (a cycle); pick a --parent outside it.`,
     );
   requireOpen(target, "given new children");
+  if (target === oldParent) {
+    // A reorder among the same siblings: only its order changes.
+    if (order === undefined || order === node.order)
+      throw new PlanEditError(
+        `Nothing to change: ${quote(nodeId)} is already under ${quote(parentId)}${order === undefined ? "" : ` at order ${order}`}; give --order with a new place among its siblings, or --parent another node.`,
+      );
+    const from = node.order;
+    node.order = order;
+    return finish("move", nodeId, before, draft, [formatChange({ kind: "field", node: nodeId, field: "order", from, to: order })]);
+  }
   oldParent.children = oldParent.children.filter((child) => child !== node);
-  node.order = order ?? (target === oldParent ? node.order : nextOrder(target));
+  node.order = order ?? nextOrder(target);
   target.children.push(node);
-  return finish("move", nodeId, before, draft, [`moved ${quote(nodeId)} from ${quote(oldParent.id)} to ${quote(parentId)}`]);
+  return finish("move", nodeId, before, draft, [formatChange({ kind: "moved", node: nodeId, from: oldParent.id, to: parentId })]);
 }
 
 export function removeNode(before: TaskTree, nodeId: string): PlanEdit {
@@ -264,7 +278,7 @@ export function removeNode(before: TaskTree, nodeId: string): PlanEdit {
   parent.children = parent.children.filter((child) => child !== node);
   if (parent.children.length === 0 && parent.passes)
     throw new PlanEditError(`Removing ${quote(nodeId)} would leave ${quote(parent.id)} without children; edit it instead.`);
-  return finish("remove", nodeId, before, draft, [`removed ${quote(nodeId)} from ${quote(parent.id)}`]);
+  return finish("remove", nodeId, before, draft, [formatChange({ kind: "removed", node: nodeId, parent: parent.id })]);
 }
 
 /** A stuck (or any open) leaf gets `more` attempts: max_attempts rises, the attempts spent stay. */
@@ -281,7 +295,7 @@ export function unstickLeaf(before: TaskTree, nodeId: string, more: number | und
   const from = node.max_attempts;
   node.max_attempts = from + extra;
   return finish("unstick", nodeId, before, draft, [
-    `max_attempts of ${quote(nodeId)} from ${from} to ${node.max_attempts} (attempts spent: ${node.attempts})`,
+    `${formatChange({ kind: "field", node: nodeId, field: "max_attempts", from, to: node.max_attempts })} (attempts spent: ${node.attempts})`,
   ]);
 }
 
@@ -319,8 +333,8 @@ export function extendTree(before: TaskTree, spec: NewNode, defaultMax: number, 
   if (old.order !== 0)
     throw new PlanEditError(`The root's order is ${old.order}, not 0; the passed root must keep its fields, so edit nothing and report this.`);
   return finish("extend", id, before, draft, [
-    `new root ${quote(id)} over the passed ${quote(before.root.id)}`,
-    `added ${quote(work.id)} under ${quote(id)}`,
+    formatChange({ kind: "new-root", node: id, over: before.root.id }),
+    formatChange({ kind: "added", node: work.id, parent: id }),
   ]);
 }
 
@@ -333,6 +347,9 @@ const OWNED_KEYS = new Set(["passes", "attempts"]);
  * runner's and refused; so is any other key.
  */
 export function newNodesFromJson(data: unknown, where = "$"): NewNode[] {
+  // Refused before anything recurses into it: a node holds its children one array deeper.
+  if (nestingExceeds(data, MAX_TREE_DEPTH * 2 + 2))
+    throw new PlanEditError(`${where} nests nodes deeper than ${MAX_TREE_DEPTH} levels, more than a tree may hold; flatten it.`);
   const items = Array.isArray(data) ? data : [data];
   return items.map((item, i) => newNodeFromJson(item, Array.isArray(data) ? `${where}[${i}]` : where));
 }

@@ -10,7 +10,8 @@ import type { RunnerErrorFact } from "./step-facts.js";
 export type ErrorAction = "retry" | "wait" | "stop";
 
 /** The model API refused the agent's credentials: no retry cures that, a person must log in. */
-const AUTH_FAILURE = /\b401\b|\b403\b|unauthori[sz]ed|invalid (?:api )?key|not logged in|please (?:log|sign) ?in|authentication (?:failed|error)/i;
+const AUTH_FAILURE =
+  /\b401\b|\b403\b|unauthori[sz]ed|invalid (?:api )?key|not logged in|please (?:log|sign) ?in|authentication (?:failed|error)|no authentication information|could not be validated|no api key found|please set an auth method/i;
 
 export function afterRunnerError(error: RunnerErrorFact): ErrorAction {
   switch (error.kind) {

@@ -52,6 +52,8 @@ export interface RepositoryFacts {
   control: ControlSnapshot;
   /** Control files an interrupted iteration's agent had changed, put back from its journal. */
   controlRestored: string[];
+  /** Where runs began, as `runner start` recorded them (run id → commit), read before any agent runs. */
+  runStarts: Readonly<Record<string, string>>;
 }
 
 export const PROTECTED_BRANCHES = ["main", "master"];

@@ -81,7 +81,9 @@ export function createRunnerServer(folder: string): McpServer {
 export async function serveStdio(folder: string): Promise<void> {
   // (a person who typed `runner mcp` in a terminal learns what it waits for; a client's log gets nothing)
   if (process.stdin.isTTY)
-    process.stderr.write("runner mcp speaks the Model Context Protocol on stdin and stdout, for an MCP client to start (docs/mcp.md); Ctrl-D or Ctrl-C ends it.\n");
+    process.stderr.write(
+      "runner mcp speaks the Model Context Protocol on stdin and stdout, for an MCP client to start (docs/mcp.md); Ctrl-D or Ctrl-C ends it.\n",
+    );
   const server = createRunnerServer(folder);
   const closed = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);

@@ -189,12 +189,10 @@ export async function gatherReport(root: string, runIdOption: string | undefined
   if (tip === undefined) throw new RefusalError(`There is no commit to read run ${runId} from (${ref} does not name one).`);
 
   const records = loopRecords(loopCommits, runId); // newest first
-  if (records.length === 0 && ref === "HEAD") {
-    throw new RefusalError(`There is no run ${runId} here: no runner/${runId} branch, and HEAD's history has none of its loop commits.`);
-  }
   const oldestFirst = [...records].reverse();
   const shas = oldestFirst.map((r) => r.sha);
-  const base = oldestFirst[0] ? await runBase(git, oldestFirst[0].sha) : undefined;
+  const start = oldestFirst[0] ? await runBase(git, oldestFirst[0]) : undefined;
+  const base = start?.sha;
   const iterationOf = new Map(oldestFirst.map((r) => [r.sha, r.subject.iteration]));
   const eventsText = await readOptional(path.join(root, ...eventsFile(runId).split("/"))).catch(() => undefined);
   const events = new Map<number, EventLine[]>();
@@ -207,7 +205,12 @@ export async function gatherReport(root: string, runIdOption: string | undefined
   const [times, tree, audit, notes, locals, holders] = await Promise.all([
     readCommitTimes(git, shas),
     finalTree(git, records, tip),
-    base ? auditHistory(git, runId, base, tip) : Promise.resolve(undefined),
+    base
+      ? auditHistory(git, runId, base, tip).then((report) => {
+          if (start?.problem !== undefined) report.violations.unshift({ sha: oldestFirst[0]!.sha, iteration: 1, message: start.problem });
+          return report;
+        })
+      : Promise.resolve(undefined),
     base ? readNotes(git, base, tip, iterationOf) : Promise.resolve([]),
     readLocalLogs(root, runId, oldestFirst, events),
     base

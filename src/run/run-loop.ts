@@ -34,6 +34,8 @@ export interface RunOptions {
   onProgress?: (event: ProgressEvent) => void;
   onStep?: (result: StepResult) => void | Promise<void>;
   onNotice?: (notice: RunNotice) => void | Promise<void>;
+  /** Why the runner no longer holds the repository's lock (src/step/deps.ts), for every step. */
+  lockLost?: () => string | undefined;
   /** Called before each iteration: where a person's edit waiting for the lock is made (the lock handed over). */
   betweenIterations?: () => Promise<void>;
 }
@@ -48,6 +50,12 @@ export type RunNotice =
       /** Epoch ms. */
       until: number;
       /** One sentence for the user. */
+      message: string;
+    }
+  | {
+      type: "lock";
+      /** A waiting file that asked for the lock without a person behind it, or the lock handed to a person's edit. */
+      cause: "ignored" | "handed-over";
       message: string;
     }
   | {
@@ -178,6 +186,7 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
       runIdOption: options.runIdOption,
       abortSignal: options.abortSignal,
       onProgress: options.onProgress,
+      lockLost: options.lockLost,
       costLeftUsd: limits.maxRunCostUsd === undefined ? undefined : limits.maxRunCostUsd - spentUsd,
     });
     summary.last = result;

@@ -49,7 +49,8 @@ export interface RunnerConfig {
   hooks?: HooksConfig;
 }
 export interface ExecutorConfig {
-  kind?: "command" | "codex" | "claude" | "gemini" | "qwen" | "opencode" | "demo";
+  kind?:
+    "command" | "codex" | "claude" | "gemini" | "qwen" | "opencode" | "copilot" | "pi" | "demo";
   /**
    * kind = "command": the argv, run in the repository root with the prompt on stdin.
    *
@@ -57,7 +58,7 @@ export interface ExecutorConfig {
    */
   command?: [string, ...string[]];
   /**
-   * codex / claude / gemini / qwen / opencode: the model to ask for (-m / --model); unset: the agent's own default (Codex 0.169.0: gpt-6.1-sol; Claude Code 2.1.330: claude-opus-5-5; Gemini CLI 0.61.0: auto, routed per request; OpenCode: provider/model, unset: the model of the user's OpenCode config).
+   * codex / claude / gemini / qwen / opencode / copilot / pi: the model to ask for (-m / --model); unset: the agent's own default (Codex 0.169.0: gpt-6.1-sol; Claude Code 2.1.330: claude-opus-5-5; Gemini CLI 0.61.0: auto, routed per request; OpenCode: provider/model, unset: the model of the user's OpenCode config; pi 0.73.1: --model provider/id, unset: defaultProvider/defaultModel of the user's pi settings).
    */
   model?: string;
   /**
@@ -82,7 +83,7 @@ export interface ExecutorConfig {
    */
   approval_mode?: "auto_edit" | "auto-edit" | "default" | "yolo" | "plan" | "auto";
   /**
-   * claude: more --allowedTools rules (e.g. "Bash(npm test:*)"), after the rule the runner derives from the guard command ("Bash(just ci:*)"); gemini / qwen: more --allowed-tools rules (e.g. "run_shell_command(npm test)"), after "run_shell_command(just ci)".
+   * claude: more --allowedTools rules (e.g. "Bash(npm test:*)"), after the rule the runner derives from the guard command ("Bash(just ci:*)"); gemini / qwen: more --allowed-tools rules (e.g. "run_shell_command(npm test)"), after "run_shell_command(just ci)"; copilot: more --allow-tool rules (e.g. "shell(npm test)", "shell(node)"), after write and the guard's shell(just ci) and shell(just).
    */
   allowed_tools?: string[];
   /**
@@ -94,11 +95,11 @@ export interface ExecutorConfig {
    */
   max_budget_usd?: number;
   /**
-   * codex / claude / gemini / qwen / opencode: appended to the argv as given.
+   * codex / claude / gemini / qwen / opencode / copilot / pi: appended to the argv as given.
    */
   extra_args?: string[];
   /**
-   * codex / claude / gemini / qwen / opencode: "user" (default) runs the agent with the user's own config, settings, MCP servers and saved sessions; "clean" gives a reproducible session: codex --ignore-user-config --ephemeral; claude --setting-sources project --strict-mcp-config --no-session-persistence and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1; gemini -e none (no extensions; Gemini CLI has no switch to skip the user's settings); qwen --chat-recording false -e none; opencode --pure with OPENCODE_DISABLE_CLAUDE_CODE, OPENCODE_DISABLE_EXTERNAL_SKILLS, OPENCODE_DISABLE_MODELS_FETCH, OPENCODE_DISABLE_AUTOUPDATE and OPENCODE_DISABLE_SHARE (OpenCode 1.18.33 has no switch that skips the user's global opencode.json).
+   * codex / claude / gemini / qwen / opencode / copilot / pi: "user" (default) runs the agent with the user's own config, settings, MCP servers and saved sessions; "clean" gives a reproducible session: codex --ignore-user-config --ephemeral; claude --setting-sources project --strict-mcp-config --no-session-persistence and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1; gemini -e none (no extensions; Gemini CLI has no switch to skip the user's settings); qwen --chat-recording false -e none; opencode --pure with OPENCODE_DISABLE_CLAUDE_CODE, OPENCODE_DISABLE_EXTERNAL_SKILLS, OPENCODE_DISABLE_MODELS_FETCH, OPENCODE_DISABLE_AUTOUPDATE and OPENCODE_DISABLE_SHARE (OpenCode 1.18.33 has no switch that skips the user's global opencode.json); pi --no-session --no-extensions --no-skills --no-prompt-templates --offline (pi 0.73.1 still reads the user's ~/.pi/agent settings.json, models.json and AGENTS.md); copilot --disable-builtin-mcps (Copilot CLI 1.0.102 has no switch that skips the user's ~/.copilot config or saved sessions).
    */
   isolation?: "user" | "clean";
   /**

@@ -25,6 +25,11 @@ export interface StepDeps {
   onProgress?: (event: ProgressEvent) => void;
   /** What is left of `runner run`'s cost budget ([limits] max_run_cost_usd), for an agent that caps its own spending. */
   costLeftUsd?: number;
+  /**
+   * Why this runner no longer holds the repository's lock, or undefined while it does
+   * (src/adapters/lock.ts): asked right before the branch moves, so a runner that lost it commits nothing.
+   */
+  lockLost?: () => string | undefined;
   /** The safety check's first `git status`, when the command started it early (src/step/early-status.ts). */
   earlyStatus?: Promise<RepoStatus>;
 }

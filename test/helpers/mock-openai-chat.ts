@@ -54,6 +54,12 @@ function chatScriptPosition(body: unknown): number {
   return messagesOf(body).filter((message) => message.role === "tool").length;
 }
 
+/** A request that offers the model no tools (OpenCode's title request; pi makes none). */
+export function offersNoTools(body: unknown): boolean {
+  const tools = (body as { tools?: unknown } | undefined)?.tools;
+  return !(Array.isArray(tools) && tools.length > 0);
+}
+
 function offersTool(body: unknown, name: string): boolean {
   const tools = (body as { tools?: unknown } | undefined)?.tools;
   return Array.isArray(tools) && (tools as Json[]).some((tool) => (tool.function as Json | undefined)?.name === name);

@@ -8,7 +8,7 @@
 // call its `bash` tool {command, description}, write turns its `write` tool {filePath, content} (a
 // relative path is resolved against OpenCode's working directory), and a request without tools is
 // the side request.
-import { chatCompletionsProtocol, type ChatDialect } from "./mock-openai-chat.js";
+import { chatCompletionsProtocol, type ChatDialect, offersNoTools } from "./mock-openai-chat.js";
 import { type MockServerHandle, type ScriptedModelOptions, startScriptedModel } from "./mock-model-script.js";
 
 /** The provider id and model id the mock is configured under in OpenCode. */
@@ -42,10 +42,7 @@ const OPENCODE_DIALECT: ChatDialect = {
     turn.kind === "shell"
       ? { name: "bash", arguments: { command: turn.command, description: `Run ${turn.command}` } }
       : { name: "write", arguments: { filePath: turn.path, content: turn.content } },
-  isSide: (body) => {
-    const tools = (body as { tools?: unknown } | undefined)?.tools;
-    return !(Array.isArray(tools) && tools.length > 0);
-  },
+  isSide: offersNoTools,
   sideText: "Mock session title",
 };
 

@@ -1,19 +1,21 @@
 // What the real-agent tests (test/real-agents/runner.test.ts for Codex and Claude, <kind>.test.ts
 // for each other agent) share: a repository whose guard is `just ci` (check.mjs, which records every
-// run with who ran it), the scripted model's hands (act.mjs), the three-leaf model, and a scenario
-// started with the real agent as its executor.
+// run with who ran it), the scripted model's hands (act.mjs), the three-leaf model (and its runs for
+// the agents without a schema mode, which write the answer file the prompt names: OpenCode, pi), and
+// a scenario started with the real agent as its executor.
 //
 // The scripted model works through the project's own tools: `node act.mjs …` (committed) edits the
 // tree or writes a leaf's file, then the agent runs `just ci` itself; the guard (`just ci`, the
 // runner's own `just`) records every run in CHECK_LOG (who ran it: the agent, whose environment has
 // RUNNER_OUTPUT_FILE, or the guard) and fails while a leaf's file is wrong.
-import { existsSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, expect } from "vitest";
 import { installTestAgent } from "../../scripts/install-test-agents.mjs";
-import type { MockServerHandle, ModelTurn, ScriptSource } from "./mock-model-script.js";
+import { documentedFlags } from "./fake-agents.js";
+import type { ErrorTurn, MockServerHandle, ModelTurn, ScriptSource } from "./mock-model-script.js";
 import { CONFIG_FILE, scenario, subject, type Scenario } from "./scenario.js";
-import { PROJECT_ROOT, node, tempDir, tree, writeFiles } from "./sandbox.js";
+import { PROJECT_ROOT, node, runEvents, tempDir, tree, writeFiles } from "./sandbox.js";
 
 /** The native `just` of the rust-just package the runner was installed with (its platform package's bin/). */
 export const JUST_BIN = path.join(PROJECT_ROOT, "node_modules", `rust-just-${process.platform}-${process.arch}`, "bin");
@@ -77,6 +79,69 @@ export function threeLeafModel(leaves: readonly string[] = ["a", "b", "c"]): (co
   };
 }
 
+/** The answer file the prompt names (an agent without a schema mode writes it with its own file tool). */
+export function answerFileOf(conversation: string): string {
+  const file = /Write your answer as JSON to the file `([^`]+)`/.exec(conversation)?.[1];
+  if (!file) throw new Error("mock: the prompt names no answer file");
+  return file;
+}
+
+/** One session of an agent that answers in the file: its work, the answer written to the file the prompt names, then a last word. */
+export function answerFileSession(conversation: string, work: ModelTurn[], answer: Record<string, unknown> | string): ModelTurn[] {
+  return [...work, { kind: "write", path: answerFileOf(conversation), content: `${JSON.stringify(answer)}\n` }, { kind: "final", answer: "Done." }];
+}
+
+/**
+ * threeLeafModel(["b"]) for an agent that answers in the file (decompose, a guard failure, a retry,
+ * a pass: 3 sessions): each session's final answer is written to the file the prompt names; b's
+ * first request meets `errorsBefore` (rate limits the agent waits out itself).
+ */
+export function answerFileOneLeafModel(errorsBefore: ErrorTurn[]): (conversation: string) => ModelTurn[] {
+  const model = threeLeafModel(["b"]);
+  const scripts = new WeakMap<ModelTurn[], ModelTurn[]>();
+  return (conversation) => {
+    const script = model(conversation);
+    if (!scripts.has(script)) {
+      const final = script.at(-1);
+      const work = script
+        .slice(0, -1)
+        .map((turn, i) =>
+          i === 0 && /Your task: node `b`/.test(conversation) && /Attempts used: 0 of/.test(conversation) ? { ...turn, errorsBefore } : turn,
+        );
+      scripts.set(script, answerFileSession(conversation, work, final?.kind === "final" ? final.answer : "no answer"));
+    }
+    return scripts.get(script)!;
+  };
+}
+
+/**
+ * The rate-limit run of an agent that answers in the file: one script per session (the answer file
+ * names the iteration) that writes src/root.txt and answers done; the first session's first request
+ * meets `errors` (more than the agent waits out).
+ */
+export function answerFileLimitModel(errors: ErrorTurn[]): (conversation: string) => ModelTurn[] {
+  const scripts = new Map<string, ModelTurn[]>();
+  return (conversation) => {
+    const file = answerFileOf(conversation);
+    if (!scripts.has(file)) {
+      const limited = scripts.size === 0 ? { errorsBefore: errors } : {};
+      const work: ModelTurn[] = [{ kind: "shell", command: "node act.mjs write root ok", ...limited }];
+      scripts.set(file, answerFileSession(conversation, work, { status: "done", summary: "Wrote src/root.txt" }));
+    }
+    return scripts.get(file)!;
+  };
+}
+
+/** What `runner run --json` of answerFileLimitModel leaves: one wait for the limit, then the root passed on the next session. */
+export async function expectLimitWaitedOut(s: Scenario, run: { stdout: string }): Promise<void> {
+  const waits = runEvents(run.stdout).filter((event) => event.type === "wait");
+  expect(waits).toHaveLength(1);
+  expect(waits[0]).toMatchObject({ cause: "limit" });
+  expect(await s.subjects()).toEqual([subject(s.runId, 1, "root", "decompose", "skipped"), subject(s.runId, 2, "root", "execute", "pass")]);
+  expect(s.readTree().root).toMatchObject({ passes: true, attempts: 0 });
+  expect((await s.runner(["log", "--iteration", "1"])).stdout).toMatch(/\nlimit: rate limit/);
+}
+
 /**
  * What a `runner run` of threeLeafModel(leaves) leaves behind: the root decomposed, every leaf
  * passed in order (b after one guard failure and a retry), a clean work tree, and in each leaf's
@@ -104,6 +169,36 @@ export async function expectLeafRun(s: Scenario, checkLog: string, leaves: reado
     sessions.flatMap(({ guard }, i) => [`${i + 2} agent ${guard}`, `${i + 2} guard ${guard}`]),
   );
   for (const r of runs) expect(r.justDir).toBe(JUST_BIN);
+}
+
+/** `runner run` of a one-leaf tree (b: a guard failure, a retry, a pass) to its end, its wall time logged: no stderr, exit 0, the run expectLeafRun expects. */
+export async function runOneLeafTree(s: Scenario, checkLog: string, kind: string): Promise<{ stdout: string }> {
+  const started = Date.now();
+  const run = await s.runner(["run"]);
+  console.log(`${kind}: runner run of 3 iterations in ${Date.now() - started} ms`);
+  expect(run.stderr).toBe("");
+  expect(run.exitCode).toBe(0);
+  await expectLeafRun(s, checkLog, ["b"]);
+  return run;
+}
+
+/** `runner step` with a model that hangs: the agent is killed at the deadline of `seconds`, a runner error, and nothing of it is left. */
+export async function expectKilledAtDeadline(s: Scenario, mock: MockServerHandle, seconds: number): Promise<void> {
+  const step = await s.step();
+  expect(step.exitCode).toBe(1);
+  expect(step.stderr).toContain(
+    `Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of ${seconds} s and was killed`,
+  );
+  expect(mock.requests.some((request) => request.answeredWith === "hang")).toBe(true);
+  expect(s.meta(1).executor).toMatchObject({ timed_out: true });
+  expect(processesOf(realpathSync(s.dir))).toEqual([]);
+}
+
+/** The flags src/agents/<kind>.ts documents in its header (its argv), and those of them `help` (the agent's own --help) does not list. */
+export function flagsMissingFromHelp(kind: string, help: string): { flags: string[]; missing: string[] } {
+  const flags = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src", "agents", `${kind}.ts`), "utf8"), kind);
+  const listed = (flag: string) => new RegExp(`(^|[\\s,])${flag.replace(/-/g, "\\-")}([\\s,=<]|$)`, "m").test(help);
+  return { flags, missing: flags.filter((flag) => !listed(flag)) };
 }
 
 /**

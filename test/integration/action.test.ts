@@ -1,34 +1,67 @@
-// The GitHub Action (issue 22 §2). action.yml and the example workflow are checked against the GitHub
-// Actions schemas offline (@action-validator/core), and a broken action file fails that check. The
-// action's own steps (scripts/action/run.mjs, pull-request.mjs) run end to end here as action.yml
-// calls them: in a fresh clone whose remote is a bare repository (the push lands there), with the
-// built runner on PATH and a scripted agent; the pull request goes to a scripted HTTP server on
-// 127.0.0.1 standing in for the GitHub API. The upload step is actions/upload-artifact: the test
-// checks that the file it is given exists.
+// The GitHub Action (issue 22 §2, issue 31 item 3, issue 34 item 9). action.yml, the example
+// workflows and this repository's CI workflow are checked against the GitHub Actions schemas offline
+// (@action-validator/core), and a broken file fails that check. The action's own steps
+// (scripts/action/run.mjs, pull-request.mjs) run end to end here as action.yml calls them: in a
+// fresh clone whose remote is a bare repository (the push lands there), with the built runner on
+// PATH and a scripted agent; the pull request goes to a scripted HTTP server on 127.0.0.1 standing
+// in for the GitHub API. The issue example runs whole, its job and action.yml's steps as the Actions
+// runner runs them (test/helpers/actions-job.ts), from the event file of a labelled issue to the
+// pull request that closes it. The upload step is actions/upload-artifact: the tests check that the
+// file it is given exists. The install step is action-install.test.ts.
 import { validateAction, validateWorkflow } from "@action-validator/core";
 import { execa } from "execa";
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { EXECUTOR_CHOICES } from "../../src/cli/commands.js";
+import { runJob } from "../helpers/actions-job.js";
 import { PROJECT_ROOT, RUNNER_BIN, runnerOnPath, tempDir, testEnv } from "../helpers/sandbox.js";
 import { scenario, subject, type Scenario } from "../helpers/scenario.js";
 
 const ACTION = readFileSync(path.join(PROJECT_ROOT, "action.yml"), "utf8");
 const WORKFLOW = readFileSync(path.join(PROJECT_ROOT, "docs", "examples", "runner-matrix.yml"), "utf8");
+const ISSUE_WORKFLOW = readFileSync(path.join(PROJECT_ROOT, "docs", "examples", "runner-issue.yml"), "utf8");
+const CI_WORKFLOW = readFileSync(path.join(PROJECT_ROOT, ".github", "workflows", "ci.yml"), "utf8");
 
 describe("the action and the example workflow against the GitHub Actions schemas", () => {
-  it("action.yml and docs/examples/runner-matrix.yml are valid", () => {
+  it("action.yml, the example workflows and this repository's CI workflow are valid", () => {
     expect(validateAction(ACTION).errors).toEqual([]);
     expect(validateWorkflow(WORKFLOW).errors).toEqual([]);
+    expect(validateWorkflow(ISSUE_WORKFLOW).errors).toEqual([]);
+    expect(validateWorkflow(CI_WORKFLOW).errors).toEqual([]);
   });
 
-  it("a broken action file fails the check (a run step without its shell, an unknown runs.using)", () => {
+  it("a broken action file fails the check (a run step without its shell, an unknown runs.using), and so do broken workflows", () => {
     expect(validateAction(ACTION.replace("      shell: bash\n      run: node", "      run: node")).errors).not.toEqual([]);
     expect(validateAction(ACTION.replace("using: composite", "using: compost")).errors).not.toEqual([]);
-    expect(validateWorkflow(WORKFLOW.replace("runs-on: ubuntu-latest", "runs-on: [")).errors).not.toEqual([]);
+    for (const workflow of [WORKFLOW, ISSUE_WORKFLOW, CI_WORKFLOW])
+      expect(validateWorkflow(workflow.replace("runs-on: ubuntu-latest", "runs-on: [")).errors).not.toEqual([]);
+    expect(validateWorkflow(CI_WORKFLOW.replace("on:\n  push:", "on:\n  pushed:")).errors).not.toEqual([]);
+  });
+
+  it("this repository's CI runs .ci/run on every push and pull request, on Node 20 and ubuntu-latest", () => {
+    const ci = parse(CI_WORKFLOW) as { on: Record<string, unknown>; jobs: Record<string, { "runs-on": string; steps: Record<string, unknown>[] }> };
+    expect(Object.keys(ci.on).sort()).toEqual(["pull_request", "push"]);
+    expect(Object.values(ci.on)).toEqual([null, null]);
+    const [job, ...others] = Object.values(ci.jobs);
+    expect(others).toEqual([]);
+    expect(job!["runs-on"]).toBe("ubuntu-latest");
+    expect(job!.steps.find((step) => String(step.uses).startsWith("actions/setup-node@"))?.with).toMatchObject({ "node-version": "20" });
+    expect(job!.steps.at(-1)).toEqual({ run: ".ci/run" });
+    expect(statSync(path.join(PROJECT_ROOT, ".ci", "run")).mode & 0o111).not.toBe(0);
+  });
+
+  it("the executor input names every agent the runner's init takes (EXECUTOR_CHOICES, pi, copilot and cline among them)", () => {
+    const action = parse(ACTION) as { inputs: Record<string, { description: string; default: string }> };
+    const named = /yet: (.*) \(`runner init --executor`/.exec(action.inputs.executor!.description)?.[1] ?? "";
+    const kinds = named.split(/, | or /);
+    expect(new Set(kinds)).toEqual(new Set([...EXECUTOR_CHOICES, "pi", "copilot", "cline"]));
+    expect(kinds).toHaveLength(new Set(kinds).size);
+    expect(EXECUTOR_CHOICES).toContain(action.inputs.executor!.default);
   });
 
   it("the README's workflow block is valid, runs a matrix one job per run branch, and gives the action only inputs it has", () => {
@@ -349,4 +382,209 @@ describe("the container image's job (Dockerfile, scripts/action/job.sh), as a Ku
     expect(noHome.status).toBe(1);
     expect(noHome.stderr).toMatch(/^HOME \(.*missing\) is not a writable folder; the runner keeps its state there \(mount an emptyDir at it\)\.\n$/);
   }, 120_000);
+});
+
+describe("a push the remote refuses (issue 34 item 9)", () => {
+  it("the outputs and the report are written before the push; the step fails in one sentence naming the push", async () => {
+    const s = await scenario({ start: false });
+    s.script({ 1: { write: { "src/x.txt": "x\n" }, status: "done" } });
+    const { bare, clone } = await remoteAndClone(s);
+    writeFileSync(path.join(bare, "hooks", "pre-receive"), "#!/bin/sh\necho 'pushes are closed today' >&2\nexit 1\n", { mode: 0o755 });
+    const temp = tempDir("runner-job-");
+    const result = spawnSync("node", [path.join(PROJECT_ROOT, "scripts", "action", "run.mjs")], {
+      cwd: clone,
+      env: {
+        ...s.env,
+        PATH: `${runnerOnPath()}:${process.env.PATH ?? ""}`,
+        GITHUB_OUTPUT: path.join(temp, "output"),
+        RUNNER_TEMP: temp,
+        INPUT_GOAL: "Write x",
+        INPUT_RUN_ID: "refused",
+      },
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    const outputs = outputsOf(path.join(temp, "output"));
+    expect(outputs, result.stdout + result.stderr).toMatchObject({
+      "exit-code": "0",
+      outcome: "done",
+      "run-id": "refused",
+      branch: "runner/refused",
+    });
+    expect(existsSync(outputs.report!), "the report the upload step is given").toBe(true);
+    expect(readFileSync(outputs.summary!, "utf8")).toMatch(/^## runner: run refused — done: the root passes/);
+    expect(result.status).toBe(1);
+    const sentences = result.stderr
+      .split("\n")
+      .filter((line) => !line.startsWith("remote:") && !/^(To |error:| ! \[remote rejected\])/.test(line) && line.trim() !== "");
+    expect(sentences, result.stderr).toEqual([
+      "git push of runner/refused to origin failed (see git's message above); the run's outputs, summary and report are written, and its commits are only in this job's checkout.",
+    ]);
+    expect(spawnSync("git", ["--git-dir", bare, "rev-parse", "--verify", "-q", "runner/refused"]).status).not.toBe(0);
+  }, 120_000);
+});
+
+/** The event file of an issue labelled `label`: number 12, its title, and a body with a checklist (as GitHub sends it, CRLF). */
+function labelledIssue(label: string): { name: string; payload: Record<string, unknown> } {
+  return {
+    name: "issues",
+    payload: {
+      action: "labeled",
+      label: { name: label },
+      issue: { number: 12, title: "Add x and y", body: "Two files.\r\n\r\n- [ ] Write x\r\n- [ ] Write y\r\n", state: "open" },
+      repository: { full_name: "acme/app" },
+    },
+  };
+}
+
+/** docs/examples/runner-issue.yml's job, with this repository's action.yml as OWNER/runner@v1 and the built runner on PATH for its install step. */
+function issueJob(options: { remote: string; env: Record<string, string>; apiUrl: string; label?: string; vars?: Record<string, string> }) {
+  return runJob({
+    workflow: ISSUE_WORKFLOW,
+    job: "run",
+    event: labelledIssue(options.label ?? "runner"),
+    remote: options.remote,
+    repository: "acme/app",
+    env: { ...options.env, PATH: `${runnerOnPath()}:${process.env.PATH ?? ""}` },
+    secrets: { GITHUB_TOKEN: "t0ken", OPENAI_API_KEY: "sk-test" },
+    ...(options.vars ? { vars: options.vars } : {}),
+    apiUrl: options.apiUrl,
+    actions: { "OWNER/runner@v1": PROJECT_ROOT },
+    standIns: ["Install the runner"],
+  });
+}
+
+describe("docs/examples/runner-issue.yml, end to end: a labelled issue in, a pushed run branch and a pull request that closes it out", () => {
+  it("an issue labelled runner: its title and checklist are the run's plan, run to the end; the branch pushed, the report uploaded, a pull request with Closes #12", async () => {
+    const s = await scenario({ start: false });
+    s.script({
+      1: { write: { "src/x.txt": "x\n" }, status: "done" },
+      2: { write: { "src/y.txt": "y\n" }, status: "done" },
+    });
+    const { bare } = await remoteAndClone(s);
+    const api = await scriptedApi();
+    try {
+      const job = await issueJob({ remote: bare, env: s.env, apiUrl: api.url });
+      const failed = job.steps.filter((step) => step.outcome === "failure");
+      expect(job.conclusion, failed.map((step) => `${step.name}\n${step.stdout}\n${step.stderr}`).join("\n")).toBe("success");
+      expect(readFileSync(path.join(job.temp, "issue.md"), "utf8")).toBe("# Add x and y\n\nTwo files.\n\n- [ ] Write x\n- [ ] Write y\n\n");
+      const action = job.steps.find((step) => step.id === "runner")!;
+      expect(action.outputs).toMatchObject({
+        outcome: "done",
+        "exit-code": "0",
+        "run-id": "issue-12",
+        branch: "runner/issue-12",
+        "pr-url": "https://github.example/acme/app/pull/7",
+      });
+
+      const pushed = (await s.git(["--git-dir", bare, "log", "--format=%s", "--reverse", "main..runner/issue-12"])).trim().split("\n");
+      expect(pushed).toEqual([
+        "runner goal: Add x and y",
+        subject("issue-12", 1, "write-x", "execute", "pass"),
+        subject("issue-12", 2, "write-y", "execute", "pass"),
+      ]);
+      const tree = JSON.parse(await s.git(["--git-dir", bare, "show", "runner/issue-12:.runner/state/tree.json"])) as {
+        root: { title: string; passes: boolean; children: { id: string; title: string; passes: boolean }[] };
+      };
+      expect(tree.root).toMatchObject({ title: "Add x and y", passes: true });
+      expect(tree.root.children.map((c) => [c.id, c.title, c.passes])).toEqual([
+        ["write-x", "Write x", true],
+        ["write-y", "Write y", true],
+      ]);
+      // The repository's own config is kept: the goal commit changes the goal and the tree only.
+      expect((await s.git(["--git-dir", bare, "show", "--format=", "--name-only", "runner/issue-12~2"])).trim().split("\n").sort()).toEqual([
+        ".runner/GOAL.md",
+        ".runner/state/tree.json",
+      ]);
+
+      expect(job.artifacts).toEqual([{ name: "runner-report-issue-12", path: action.outputs.report, exists: true }]);
+      expect(api.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+        "GET /repos/acme/app/pulls?state=open&head=acme%3Arunner%2Fissue-12",
+        "POST /repos/acme/app/pulls",
+      ]);
+      expect(api.requests.every((r) => r.auth === "Bearer t0ken")).toBe(true);
+      const pull = api.requests[1]!.body!;
+      expect(pull).toMatchObject({ title: "runner: run issue-12", head: "runner/issue-12", base: "main", draft: false });
+      expect(String(pull.body)).toMatch(/^Closes #12\n\n## runner: run issue-12 — done: the root passes\n/);
+      expect(String(pull.body)).toMatch(/2 of 2 leaves passed/);
+    } finally {
+      api.close();
+    }
+  }, 300_000);
+
+  it("another label runs nothing: no branch, no pull request", async () => {
+    const s = await scenario({ start: false });
+    const { bare } = await remoteAndClone(s);
+    const api = await scriptedApi();
+    try {
+      const job = await issueJob({ remote: bare, env: s.env, apiUrl: api.url, label: "bug" });
+      expect(job.conclusion).toBe("skipped");
+      expect(job.steps).toEqual([]);
+      expect(api.requests).toEqual([]);
+      expect((await s.git(["--git-dir", bare, "branch", "--list", "runner/*"])).trim()).toBe("");
+    } finally {
+      api.close();
+    }
+  }, 60_000);
+
+  it("a repository without .runner/: the plan is imported by runner init --plan with the executor the repository's variable names", async () => {
+    const project = tempDir("runner-plain-");
+    const env = testEnv();
+    const gitHere = (args: string[], cwd = project) => execFileSync("git", args, { cwd, env, encoding: "utf8" });
+    writeFileSync(path.join(project, "justfile"), "ci:\n    test -f write-x.txt\n");
+    // A bash agent (kind = "command"): a file named after its leaf, and "done".
+    writeFileSync(
+      path.join(project, "agent.sh"),
+      'echo "$RUNNER_NODE_ID" > "$RUNNER_NODE_ID.txt"\nprintf \'{"status":"done","summary":"wrote %s"}\' "$RUNNER_NODE_ID" > "$RUNNER_OUTPUT_FILE"\n',
+    );
+    gitHere(["init", "-q", "-b", "main"]);
+    gitHere(["add", "-A"]);
+    gitHere(["commit", "-q", "-m", "plain project"]);
+    const bare = path.join(tempDir("runner-remote-"), "plain.git");
+    gitHere(["init", "-q", "--bare", "-b", "main", bare]);
+    gitHere(["push", "-q", bare, "main:main"]);
+    const api = await scriptedApi();
+    try {
+      const job = await issueJob({ remote: bare, env, apiUrl: api.url, vars: { RUNNER_EXECUTOR: "command" } });
+      const failed = job.steps.filter((step) => step.outcome === "failure");
+      expect(job.conclusion, failed.map((step) => `${step.name}\n${step.stdout}\n${step.stderr}`).join("\n")).toBe("success");
+      const config = gitHere(["--git-dir", bare, "show", "runner/issue-12:.runner/state/config.toml"]);
+      expect(config).toMatch(/^kind = "command" /m);
+      const pushed = gitHere(["--git-dir", bare, "log", "--format=%s", "--reverse", "main..runner/issue-12"]).trim().split("\n");
+      expect(pushed[0]).toBe("runner goal: Add x and y");
+      expect(pushed.slice(1)).toEqual([subject("issue-12", 1, "write-x", "execute", "pass"), subject("issue-12", 2, "write-y", "execute", "pass")]);
+      expect(String(api.requests[1]?.body?.body)).toMatch(/^Closes #12\n\n/);
+    } finally {
+      api.close();
+    }
+  }, 300_000);
+
+  it("a push the remote refuses: the action's step fails, its outputs are set, the report is still uploaded, no pull request is opened", async () => {
+    const s = await scenario({ start: false });
+    s.script({
+      1: { write: { "src/x.txt": "x\n" }, status: "done" },
+      2: { write: { "src/y.txt": "y\n" }, status: "done" },
+    });
+    const { bare } = await remoteAndClone(s);
+    writeFileSync(path.join(bare, "hooks", "pre-receive"), "#!/bin/sh\necho 'pushes are closed today' >&2\nexit 1\n", { mode: 0o755 });
+    const api = await scriptedApi();
+    try {
+      const job = await issueJob({ remote: bare, env: s.env, apiUrl: api.url });
+      expect(job.conclusion).toBe("failure");
+      const run = job.steps.find((step) => step.name === "Run")!;
+      expect(run.outcome).toBe("failure");
+      expect(run.stderr).toMatch(
+        /^::error::git push of runner\/issue-12 to origin failed \(see git's message above\); the run's outputs, summary and report are written, and its commits are only in this job's checkout\.$/m,
+      );
+      const action = job.steps.find((step) => step.id === "runner")!;
+      expect(action.outcome).toBe("failure");
+      expect(action.outputs).toMatchObject({ outcome: "done", "exit-code": "0", "run-id": "issue-12", "pr-url": "" });
+      expect(job.steps.find((step) => step.name === "Upload the report")?.outcome).toBe("success");
+      expect(job.artifacts).toEqual([{ name: "runner-report-issue-12", path: action.outputs.report, exists: true }]);
+      expect(job.steps.find((step) => step.name === "Pull request")?.outcome).toBe("skipped");
+      expect(api.requests).toEqual([]);
+    } finally {
+      api.close();
+    }
+  }, 300_000);
 });

@@ -133,6 +133,7 @@ function repositoryFacts(overrides: Partial<RepositoryFacts> = {}): RepositoryFa
     operationInProgress: undefined,
     control: { config: { text: "[core]\n", mode: 0o644 } },
     controlRestored: [],
+    runStarts: {},
     ...overrides,
   };
 }

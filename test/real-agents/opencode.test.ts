@@ -8,58 +8,31 @@
 // The repository, its guard and the three-leaf model are the other real-agent tests' own
 // (test/helpers/real-agent-repo.ts).
 import { execa } from "execa";
-import { mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { documentedFlags } from "../helpers/fake-agents.js";
-import type { ErrorTurn, MockServerHandle, ModelTurn } from "../helpers/mock-model-script.js";
+import type { ErrorTurn, MockServerHandle } from "../helpers/mock-model-script.js";
 import { opencodeMockConfig, startMockOpenCode } from "../helpers/mock-opencode.js";
-import { checkLogFile, expectLeafRun, processesOf, realAgent, realAgentScenario, threeLeafModel } from "../helpers/real-agent-repo.js";
-import { subject, type Scenario } from "../helpers/scenario.js";
-import { PROJECT_ROOT, runEvents, tempDir } from "../helpers/sandbox.js";
+import {
+  answerFileLimitModel,
+  answerFileOneLeafModel,
+  answerFileSession,
+  checkLogFile,
+  expectKilledAtDeadline,
+  expectLimitWaitedOut,
+  flagsMissingFromHelp,
+  realAgent,
+  realAgentScenario,
+  runOneLeafTree,
+} from "../helpers/real-agent-repo.js";
+import type { Scenario } from "../helpers/scenario.js";
+import { tempDir } from "../helpers/sandbox.js";
 
 const opencode = realAgent("opencode", startMockOpenCode);
 const KEY = "sk-mock-opencode-key-123";
 
-/** The answer file the prompt names (OpenCode writes it with its own `write` tool). */
-function answerFile(conversation: string): string {
-  const file = /Write your answer as JSON to the file `([^`]+)`/.exec(conversation)?.[1];
-  if (!file) throw new Error("mock: the prompt names no answer file");
-  return file;
-}
-
-/** The work of one session, then the answer written to the file the prompt names, then a last word. */
-function session(conversation: string, work: ModelTurn[], answer: Record<string, unknown> | string): ModelTurn[] {
-  return [...work, { kind: "write", path: answerFile(conversation), content: `${JSON.stringify(answer)}\n` }, { kind: "final", answer: "Done." }];
-}
-
 /** A rate limit OpenCode retries by itself (it honours retry-after). */
 const RATE_LIMITED: ErrorTurn = { kind: "error", status: 429, headers: { "retry-after": "1" } };
-
-/**
- * The run of the other real agents (real-agent-repo.ts) with one leaf, b (decompose, a guard failure,
- * a retry, a pass: 3 sessions), with OpenCode's answer: each session's final answer is written to the
- * file the prompt names; b's first request meets two 429s, which OpenCode waits out itself.
- */
-function opencodeOneLeafModel(): (conversation: string) => ModelTurn[] {
-  const model = threeLeafModel(["b"]);
-  const scripts = new WeakMap<ModelTurn[], ModelTurn[]>();
-  return (conversation) => {
-    const script = model(conversation);
-    if (!scripts.has(script)) {
-      const final = script.at(-1);
-      const work = script
-        .slice(0, -1)
-        .map((turn, i) =>
-          i === 0 && /Your task: node `b`/.test(conversation) && /Attempts used: 0 of/.test(conversation)
-            ? { ...turn, errorsBefore: [RATE_LIMITED, RATE_LIMITED] }
-            : turn,
-        );
-      scripts.set(script, session(conversation, work, final?.kind === "final" ? final.answer : "no answer"));
-    }
-    return scripts.get(script)!;
-  };
-}
 
 /** A HOME whose OpenCode config folder already "has" its plugin dependency: no background `npm install` into it. */
 function opencodeHome(): string {
@@ -104,14 +77,10 @@ const chatRequests = (mock: MockServerHandle) => mock.requests.filter((request) 
 
 describe("runner with the real opencode", () => {
   it("`runner run` drives a tree to passes=true: a decomposition into one leaf, `just ci` run by the agent and by the guard, one guard failure and a retry, two 429s OpenCode waits out itself, usage and cost recorded", async () => {
-    const mock = await opencode.mock(opencodeOneLeafModel());
+    // b's first request meets two 429s, which OpenCode waits out itself.
+    const mock = await opencode.mock(answerFileOneLeafModel([RATE_LIMITED, RATE_LIMITED]));
     const { s, checkLog } = await opencodeRepo("opencode-run", mock);
-    const started = Date.now();
-    const run = await s.runner(["run"]);
-    console.log(`opencode: runner run of 3 iterations in ${Date.now() - started} ms`);
-    expect(run.stderr).toBe("");
-    expect(run.exitCode).toBe(0);
-    await expectLeafRun(s, checkLog, ["b"]);
+    const run = await runOneLeafTree(s, checkLog, "opencode");
 
     // The 429s were OpenCode's to wait out: served, retried, not a limit of the run.
     expect(chatRequests(mock).filter((request) => request.answeredWith === "error")).toHaveLength(2);
@@ -160,7 +129,7 @@ describe("runner with the real opencode", () => {
 
   it("a permission set to ask in the user's config is rejected by `opencode run` (exit 0): a runner error in OpenCode's words", async () => {
     const mock = await opencode.mock((conversation) =>
-      session(conversation, [{ kind: "shell", command: "just ci" }], { status: "done", summary: "never reached" }),
+      answerFileSession(conversation, [{ kind: "shell", command: "just ci" }], { status: "done", summary: "never reached" }),
     );
     const { s } = await opencodeRepo("opencode-ask", mock, { config: { permission: { bash: "ask" } } });
     const step = await s.step();
@@ -173,43 +142,19 @@ describe("runner with the real opencode", () => {
   it("a model that hangs: OpenCode is killed at the deadline, nothing of it is left, the timeout is a runner error", async () => {
     const mock = await opencode.mock([{ kind: "hang", mode: "mid-stream" }]);
     const { s } = await opencodeRepo("opencode-hang", mock, { timeoutSeconds: 8 });
-    const step = await s.step();
-    expect(step.exitCode).toBe(1);
-    expect(step.stderr).toContain("Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of 8 s and was killed");
-    expect(mock.requests.some((request) => request.answeredWith === "hang")).toBe(true);
-    expect(s.meta(1).executor).toMatchObject({ timed_out: true });
-    expect(processesOf(realpathSync(s.dir))).toEqual([]);
+    await expectKilledAtDeadline(s, mock, 8);
   });
 
   it("a rate limit OpenCode gives up on (six 429s) is recorded with its reset, `runner run` waits it out and the leaf passes on the next session", async () => {
-    // One script per session (the answer file names the iteration); the first session's first request meets 429 six times (OpenCode's request and its five retries).
-    const scripts = new Map<string, ModelTurn[]>();
-    const mock = await opencode.mock((conversation) => {
-      const file = answerFile(conversation);
-      if (!scripts.has(file)) {
-        const limited = scripts.size === 0 ? { errorsBefore: Array.from({ length: 6 }, () => RATE_LIMITED) } : {};
-        scripts.set(
-          file,
-          session(conversation, [{ kind: "shell", command: "node act.mjs write root ok", ...limited }], {
-            status: "done",
-            summary: "Wrote src/root.txt",
-          }),
-        );
-      }
-      return scripts.get(file)!;
-    });
+    // The first session's first request meets 429 six times (OpenCode's request and its five retries).
+    const mock = await opencode.mock(answerFileLimitModel(Array.from({ length: 6 }, () => RATE_LIMITED)));
     const { s } = await opencodeRepo("opencode-limit", mock, { env: { RUNNER_TEST_HOOKS: "1", RUNNER_TEST_WAIT_SCALE: "0.01" } });
     const run = await s.runner(["run", "--json"]);
     expect(run.exitCode, run.stderr).toBe(0);
     const limit = s.meta(1).limit as { kind: string; resets_at: string | null; message: string };
     expect(limit).toMatchObject({ kind: "rate", message: expect.stringMatching(/^Rate limit reached for /) });
     expect(limit.resets_at).not.toBeNull();
-    const waits = runEvents(run.stdout).filter((event) => event.type === "wait");
-    expect(waits).toHaveLength(1);
-    expect(waits[0]).toMatchObject({ cause: "limit" });
-    expect(await s.subjects()).toEqual([subject(s.runId, 1, "root", "decompose", "skipped"), subject(s.runId, 2, "root", "execute", "pass")]);
-    expect(s.readTree().root).toMatchObject({ passes: true, attempts: 0 });
-    expect((await s.runner(["log", "--iteration", "1"])).stdout).toMatch(/\nlimit: rate limit/);
+    await expectLimitWaitedOut(s, run);
   });
 
   it("opencode run --help lists every flag the module passes", async () => {
@@ -220,9 +165,8 @@ describe("runner with the real opencode", () => {
       stdin: "ignore",
     });
     const text = `${String(help.stdout)}\n${String(help.stderr)}`;
-    const flags = documentedFlags(readFileSync(path.join(PROJECT_ROOT, "src/agents/opencode.ts"), "utf8"), "opencode");
-    const listed = (flag: string) => new RegExp(`(^|[\\s,])${flag.replace(/-/g, "\\-")}([\\s,=<]|$)`, "m").test(text);
-    expect(flags.filter((flag) => !listed(flag))).toEqual([]);
+    const { flags, missing } = flagsMissingFromHelp("opencode", text);
+    expect(missing).toEqual([]);
     expect(flags).toEqual(expect.arrayContaining(["--format", "--print-logs", "--log-level", "--dir", "--pure", "-m"]));
   });
 });

@@ -32,7 +32,11 @@ describe("the agent registry", () => {
   });
 
   it("each agent's version pattern reads its own --version line", () => {
-    const said: Record<string, string> = { codex: "codex-cli 0.169.0", claude: "2.1.330 (Claude Code)" };
+    const said: Record<string, string> = {
+      codex: "codex-cli 0.169.0",
+      claude: "2.1.330 (Claude Code)",
+      copilot: "GitHub Copilot CLI 1.0.102.\nRun 'copilot update' to check for updates.",
+    };
     for (const agent of AGENTS) {
       if (said[agent.kind] === undefined) continue;
       expect(agent.version.pattern.exec(said[agent.kind]!)?.[1], agent.kind).toBe(pins[agent.kind]!.version);

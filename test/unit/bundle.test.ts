@@ -50,7 +50,7 @@ describe("what every `runner` call loads", () => {
   it("dist/runner.mjs (the parser and the command table) imports no agent module", () => {
     const entry = readFileSync(path.join(PROJECT_ROOT, "dist", "runner.mjs"), "utf8");
     const imported = [...entry.matchAll(/^import\s[^;]*?from\s*["']([^"']+)["']/gm)].map((match) => match[1]!);
-    expect(imported.filter((specifier) => /\/(registry|claude|codex|gemini|opencode|qwen)-/.test(specifier))).toEqual([]);
+    expect(imported.filter((specifier) => /\/(registry|claude|codex|gemini|opencode|qwen|copilot)-/.test(specifier))).toEqual([]);
   });
 
   it("the MCP SDK and zod are bundled into `runner mcp`'s chunk alone: `runner next` loads none of them, and nothing else imports that chunk", () => {

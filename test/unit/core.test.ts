@@ -292,8 +292,8 @@ describe("tree invariants: every problem with its JSON path", () => {
     expect(accepted).toBeUndefined();
     expect(problems).toEqual([
       {
-        path: `$.root${".children[0]".repeat(MAX_TREE_DEPTH)}`,
-        message: `the tree is nested deeper than ${MAX_TREE_DEPTH} levels; flatten the plan`,
+        path: "$.root",
+        message: `the tree is nested deeper than ${MAX_TREE_DEPTH} levels (at node "n${MAX_TREE_DEPTH}"); flatten the plan`,
       },
     ]);
   });
@@ -409,7 +409,7 @@ describe("CONTRACT §5 configuration: schema messages with the key path, default
     {
       config: { executor: { kind: "gpt" } },
       path: "$.executor.kind",
-      message: 'must be one of "command", "codex", "claude", "gemini", "qwen", "opencode", "demo", not "gpt"',
+      message: 'must be one of "command", "codex", "claude", "gemini", "qwen", "opencode", "copilot", "pi", "demo", not "gpt"',
     },
     { config: { limits: { output_cap_bytes: 10 } }, path: "$.limits.output_cap_bytes", message: "must be at least 1024, not 10" },
     {

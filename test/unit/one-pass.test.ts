@@ -55,7 +55,8 @@ function refCheckTreeShape(data: unknown): { tree?: TaskTree; problems: Problem[
     while (stack.length > 0) {
       const current = stack.pop()!;
       if (current.depth >= MAX_TREE_DEPTH) {
-        tooDeep = { path: current.path, message: `the tree is nested deeper than ${MAX_TREE_DEPTH} levels; flatten the plan` };
+        const where = typeof current.node.id === "string" ? ` (at node ${JSON.stringify(current.node.id.slice(0, 128))})` : "";
+        tooDeep = { path: "$.root", message: `the tree is nested deeper than ${MAX_TREE_DEPTH} levels${where}; flatten the plan` };
         break;
       }
       nodes.push(current);

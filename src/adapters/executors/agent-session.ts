@@ -13,7 +13,7 @@ import { AgentEventReader } from "../../agents/event-reader.js";
 import type { AgentClock } from "../../core/agent-limits.js";
 import { redactSecrets } from "../../core/text-limits.js";
 import { packageRoot } from "../../package-files.js";
-import { writeSafely } from "../safe-files.js";
+import { readAgentFile, writeSafely } from "../safe-files.js";
 import { runArgv } from "./command.js";
 import type { ExecutorRequest, ExecutorResult } from "./executor.js";
 
@@ -54,6 +54,24 @@ export function localClock(now: () => number): AgentClock {
   };
 }
 
+/**
+ * The usage report an agent writes when it ends (Copilot CLI's --usage-output-file), next to
+ * output.json in the iteration's folder (CONTRACT §2), which begins empty.
+ */
+const USAGE_REPORT_FILE = "agent-usage.json";
+
+/** The usage report the agent wrote, as JSON: only a regular file, never through a link (the folder is in the agent's reach). */
+function readUsageReport(file: string): Record<string, unknown> | undefined {
+  const read = readAgentFile(file);
+  if (read.kind !== "text") return undefined;
+  try {
+    const report: unknown = JSON.parse(read.text);
+    return typeof report === "object" && report !== null && !Array.isArray(report) ? (report as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The agent output schema as one line of text (it never changes while the runner runs). */
 let schemaText: string | undefined;
 
@@ -61,10 +79,12 @@ let schemaText: string | undefined;
 export async function runAgentSession(agent: AgentDefinition, request: ExecutorRequest): Promise<ExecutorResult & { session: AgentSession }> {
   const isolation = isolationOf(request.config);
   const schemaFile = agentSchemaFile();
+  const usageFile = path.join(path.dirname(request.outputFile), USAGE_REPORT_FILE);
   const argv = agent.argv({
     config: request.config,
     root: request.root,
     outputFile: request.outputFile,
+    usageFile,
     schemaFile,
     // (read only by an agent that takes the schema as text, and once per process)
     get schemaText() {
@@ -108,6 +128,12 @@ export async function runAgentSession(agent: AgentDefinition, request: ExecutorR
     },
   });
   show(reader.end());
+  const report = agent.usageReport ? readUsageReport(usageFile) : undefined;
+  if (report) show(reader.report(report));
+  // A failure the agent states on stderr only (its events said none): in its words, not as its last stderr lines.
+  if (reader.session.error === undefined && result.exitCode !== undefined && result.exitCode !== 0) {
+    reader.session.error = agent.stderrError?.(result.stderrTail) ?? reader.session.error;
+  }
   const session = redactDeep(reader.session, request.secrets);
   const answer = agent.answer.kind === "event" ? agent.answer.from(session) : undefined;
   // The runner writes this file (not the agent): secrets are redacted like in every other log (CONTRACT §9).

@@ -4,7 +4,11 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { replayPasses } from "../../adapters/replay.js";
+import { gitDir } from "../../adapters/git.js";
 import { auditHistory, runBase } from "../../adapters/run-audit.js";
+import { readRunStarts } from "../../adapters/run-starts.js";
+import { repositoryState } from "../../adapters/runner-state.js";
+import { loopRecords } from "../../core/loop-history.js";
 import type { PersonEditVerb } from "../../core/person-edit.js";
 import { processEnv } from "../environment.js";
 import { RefusalError } from "../../errors.js";
@@ -39,14 +43,17 @@ export async function auditRun(folder: string, runIdOption: string | undefined, 
   const root = findProjectRoot(folder);
   if (!existsSync(path.join(root, ".git"))) throw new RefusalError(`${root} is not the top folder of a git repository; there is no run to audit.`);
   const { git, runId, tip, loopCommits: loop } = await resolveRun(root, runIdOption);
-  if (loop.length === 0) return { run_id: runId, clean: true, loop_commits: 0, other_commits: 0, violations: [], person_edits: [] };
-  const first = loop[loop.length - 1]!.sha;
-  const base = await runBase(git, first);
-  if (base === undefined) throw new RefusalError(`The run's first loop commit ${first.slice(0, 7)} has no parent to start the audit from.`);
-  const report = await auditHistory(git, runId, base, tip);
+  const first = loopRecords(loop.slice(-1), runId)[0];
+  const base = await runBase(git, first, first === undefined ? readRunStarts(repositoryState(processEnv(), await gitDir(root)))[runId] : undefined);
+  if (base === undefined || base.sha === tip) {
+    if (first !== undefined) throw new RefusalError(`The run's first loop commit ${first.sha.slice(0, 7)} has no parent to start the audit from.`);
+    return { run_id: runId, clean: true, loop_commits: 0, other_commits: 0, violations: [], person_edits: [] };
+  }
+  const report = await auditHistory(git, runId, base.sha, tip);
+  if (base.problem !== undefined) report.violations.unshift({ sha: first!.sha, iteration: 1, message: base.problem });
   if (replay) {
     // Each commit that passed a leaf, its guard run again on exactly what was committed.
-    const replays = await replayPasses(git, git.streamCommitsSince(base, tip), runId, processEnv());
+    const replays = await replayPasses(git, git.streamCommitsSince(base.sha, tip), runId, processEnv());
     for (const replayed of replays.filter((r) => !r.passed)) {
       report.violations.push({
         sha: replayed.sha,
@@ -83,8 +90,8 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string; r
     printJson(audit);
     return clean ? 0 : 1;
   }
-  if (audit.loop_commits === 0) {
-    printLine(`audit: run ${runId} has no loop commits yet; nothing to check.`);
+  if (audit.loop_commits === 0 && audit.other_commits === 0) {
+    printLine(`audit: run ${runId} has no commits since it started; nothing to check.`);
     return 0;
   }
   if (clean) {

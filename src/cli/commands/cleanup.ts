@@ -5,10 +5,8 @@
 // (.runner/iterations/ in that worktree) go with the worktree; `runner report` rebuilds the page
 // from the branch's commits.
 import { refuseInsideAgentContainment } from "../../adapters/agent-containment.js";
-import { realpathSync } from "node:fs";
-import path from "node:path";
 import { GitRepo } from "../../adapters/git.js";
-import { branchesHolding, listWorktrees } from "../../adapters/worktrees.js";
+import { branchesHolding, forgetMissingWorktrees, listWorktrees, samePath } from "../../adapters/worktrees.js";
 import { BRANCH_PREFIX } from "../../core/run-id.js";
 import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -54,6 +52,12 @@ export async function run(args: GlobalArgs & { runId?: string; force: boolean })
     await git.raw(["worktree", "remove", "--force", checkout.path]);
     printLine(`removed the worktree ${checkout.path}`);
   }
+  // A worktree whose folder was deleted by hand still holds the branch for git: it is forgotten.
+  const gone = worktrees.find((w) => w.branch === branch && w.prunable);
+  if (!checkout && gone) {
+    await forgetMissingWorktrees(git);
+    printLine(`forgot the worktree ${gone.path}, whose folder was deleted`);
+  }
   const holders = await branchesHolding(git, branch);
   if (holders.length === 0 && !argv.force) {
     const own = (await git.raw(["rev-list", "--count", tip, "--not", `--exclude=${branch}`, "--branches", "--remotes"]).catch(() => "?")).trim();
@@ -67,15 +71,4 @@ export async function run(args: GlobalArgs & { runId?: string; force: boolean })
     `deleted the branch ${branch} (was ${tip.slice(0, 12)}${holders.length > 0 ? `; its commits are on ${holders.slice(0, 3).join(", ")}` : "; --force: its commits are on no other branch"})`,
   );
   return 0;
-}
-
-function samePath(a: string, b: string): boolean {
-  const real = (p: string) => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return path.resolve(p);
-    }
-  };
-  return real(a) === real(b);
 }

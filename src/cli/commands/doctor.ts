@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { installedAgents, type InstalledAgent } from "../../adapters/agent-versions.js";
-import { bestContainment } from "../../adapters/containment.js";
+import { bestContainment, type ContainmentMethod } from "../../adapters/containment.js";
 import { FALLBACK_IDENTITY, GitRepo } from "../../adapters/git.js";
 import { guardDefinitionSummary } from "../../adapters/guard-definition.js";
 import { preflight, type PreflightCheck } from "../../adapters/preflight.js";
@@ -45,7 +45,9 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
   checks.push(await treeCheck(root));
   if (config.ok) checks.push(...preflight(root, config.config, env));
   if (config.ok) checks.push(await definitionCheck(root, config.config.guard.command));
-  checks.push({ name: "containment", detail: `${await bestContainment()} (no process an agent or guard starts outlives its run)` });
+  const containment = await bestContainment();
+  checks.push({ name: "containment", detail: `${containment} (no process an agent or guard starts outlives its run)` });
+  checks.push({ name: "steering", detail: STEERING_PROTECTION[containment] });
 
   const problems = checks.filter((check) => check.problem !== undefined);
   const agents = await agentsFound;
@@ -184,3 +186,17 @@ function agentJson(found: InstalledAgent, configured: string | undefined): objec
     credentials_set: found.authSet,
   };
 }
+
+/**
+ * What keeps an agent (or a guard, which runs what the agent wrote) from steering any run through a
+ * person's commands, per containment method (docs/decisions.md, "No door for the agent").
+ */
+const STEERING_PROTECTION: Record<ContainmentMethod, string> = {
+  cgroup:
+    "a person's commands are refused inside an agent's or guard's cgroup, PID namespace or process tree (the lock is a socket no file can fake)",
+  "pid-namespace":
+    "a person's commands are refused inside an agent's or guard's PID namespace, which none of its processes can leave (the lock is a socket no file can fake)",
+  scan: "a person's commands are refused in processes descending from an agent or guard (the runner's tag in their environment); a process that clears its environment and leaves the agent's process tree is not recognised, and neither is git run directly — `runner audit` judges every commit",
+  "process-group":
+    "no /proc here: a person's commands cannot tell an agent's process from a person's; `runner audit` judges every commit, and the lock file names the runner working here",
+};

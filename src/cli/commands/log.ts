@@ -92,7 +92,7 @@ export async function runLog(
 async function runPersonEdits(run: ResolvedRun, records: readonly LoopRecord[]): Promise<PersonEditEntry[]> {
   const first = records[0];
   if (!first) return [];
-  const base = await runBase(run.git, first.sha);
+  const base = (await runBase(run.git, first))?.sha;
   if (base === undefined) return [];
   const iterationOf = (subject: string) => {
     const parsed = parseCommitSubject(subject);

@@ -19,7 +19,9 @@ export async function recheckLeaf(folder: string, nodeId: string | undefined, ru
   refuseInsideAgentContainment("runner recheck");
   const root = findProjectRoot(folder);
   const { runStep } = await import("../../step/run-step.js");
-  return withRepositoryLock(root, "runner recheck", () => runStep({ root, env: processEnv(), now: Date.now, runIdOption, recheck: { nodeId } }));
+  return withRepositoryLock(root, "runner recheck", (lock) =>
+    runStep({ root, env: processEnv(), now: Date.now, runIdOption, recheck: { nodeId }, lockLost: () => lock.lost() }),
+  );
 }
 
 /** Whether a re-check was committed without passing its leaf: the check asked for failed. */

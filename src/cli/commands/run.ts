@@ -70,8 +70,9 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
       const ended = await runLoop({
         // A person's edit waiting for the lock (`--wait`) is made between two iterations.
         betweenIterations: async () => {
-          await lock.handOver(Date.now);
+          await lock.handOver(Date.now, (notice) => view.notice({ type: "lock", ...notice }, runId));
         },
+        lockLost: () => lock.lost(),
         root,
         runIdOption: argv.runId,
         maxIterations: argv.maxIterations,

@@ -25,6 +25,8 @@ export interface RunRow {
   state: RunState;
   /** Where the branch is checked out, or null. */
   worktree: string | null;
+  /** A worktree git still has registered for the branch whose folder was deleted by hand (`runner cleanup` forgets it), or null. */
+  worktree_missing: string | null;
   leaves: LeafCount | null;
   last_iteration: { number: number; node_id: string | null; kind: string; at: string } | null;
   usage: UsageTotals | null;
@@ -64,7 +66,14 @@ export async function run(argv: GlobalArgs & { json: boolean }): Promise<number>
 }
 
 function rowLine(row: RunRow, root: string): string {
-  const where = row.worktree === null ? "not checked out" : row.worktree === root ? "here" : row.worktree;
+  const where =
+    row.worktree_missing !== null
+      ? `its worktree ${row.worktree_missing} was deleted by hand (\`runner cleanup ${row.run_id}\` forgets it)`
+      : row.worktree === null
+        ? "not checked out"
+        : row.worktree === root
+          ? "here"
+          : row.worktree;
   const leaves = row.leaves ? `${row.leaves.passed}/${row.leaves.total} leaves` : "tree unreadable";
   const last = row.last_iteration
     ? `iteration ${row.last_iteration.number} (${row.last_iteration.kind}${row.last_iteration.node_id ? ` ${row.last_iteration.node_id}` : ""})`
@@ -114,6 +123,7 @@ async function runRow(git: GitRepo, root: string, { branch, tip }: RunBranch, wo
     branch,
     state: working ? "working" : complete ? "complete" : "stopped",
     worktree: checkout ? path.resolve(checkout.path) : null,
+    worktree_missing: checkout ? null : (worktrees.find((w) => w.branch === branch && w.prunable)?.path ?? null),
     leaves: tree ? tree.leaves : null,
     last_iteration: last,
     usage: usage ?? null,

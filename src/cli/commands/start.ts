@@ -10,9 +10,11 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { preflight } from "../../adapters/preflight.js";
 import { loadConfig } from "../../adapters/project-files.js";
-import { changedPathList, GitRepo } from "../../adapters/git.js";
+import { changedPathList, gitDir, GitRepo } from "../../adapters/git.js";
+import { recordRunStart } from "../../adapters/run-starts.js";
+import { repositoryState } from "../../adapters/runner-state.js";
 import { checkedOutBranch } from "../../adapters/run-trees.js";
-import { defaultWorktreePath, listWorktrees } from "../../adapters/worktrees.js";
+import { addRunWorktree, defaultWorktreePath, listWorktrees } from "../../adapters/worktrees.js";
 import { runIdentity } from "../../adapters/run-history.js";
 import { serializeTree } from "../../core/canonical.js";
 import { LAYOUT } from "../../core/layout.js";
@@ -77,6 +79,7 @@ export async function run(argv: StartArgs): Promise<number> {
     await checkProject(root, argv.goal !== undefined);
     await git.createBranch(branch);
     if (argv.goal !== undefined) await commitGoal(root, argv.goal);
+    await recordStart(root, runId);
     printLine(`started run ${runId} on branch ${branch}; next: \`runner step\` (one iteration) or \`runner run\` (until done).`);
     return 0;
   }
@@ -96,6 +99,7 @@ export async function run(argv: StartArgs): Promise<number> {
     throw error;
   }
   if (argv.goal !== undefined) await commitGoal(root, argv.goal);
+  await recordStart(root, runId);
   printLine(`started run ${runId} on branch ${branch} from ${argv.from}; next: \`runner step\` (one iteration) or \`runner run\` (until done).`);
   return 0;
 }
@@ -131,7 +135,7 @@ async function startInWorktree(argv: StartArgs, git: GitRepo, runId: string, cur
   const main = (await listWorktrees(git))[0]?.path ?? git.root;
   const target = argv.path !== undefined ? path.resolve(argv.C, argv.path) : defaultWorktreePath(main, runId);
   if (existsSync(target)) throw new RefusalError(`${target} already exists; give another folder (\`runner start --worktree PATH\`) or remove it.`);
-  await git.raw(["worktree", "add", "-q", "-b", branch, target, from]);
+  await addRunWorktree(git, target, branch, from);
   try {
     await checkProject(target, argv.goal !== undefined);
   } catch (error) {
@@ -141,11 +145,18 @@ async function startInWorktree(argv: StartArgs, git: GitRepo, runId: string, cur
     throw error;
   }
   if (argv.goal !== undefined) await commitGoal(target, argv.goal);
+  await recordStart(target, runId);
   printLine(
     `started run ${runId} on branch ${branch} in the worktree ${target}${argv.from === undefined ? "" : ` from ${argv.from}`}; continue there:`,
   );
   printLine(`  cd ${shellWord(target)} && runner run`);
   return 0;
+}
+
+/** Records where the run begins (its branch's tip now), for its first loop commit's Runner-Start (src/adapters/run-starts.ts). */
+async function recordStart(dir: string, runId: string): Promise<void> {
+  const head = await new GitRepo(dir).resolve("HEAD");
+  if (head !== undefined) await recordRunStart(repositoryState(processEnv(), await gitDir(dir)), runId, head);
 }
 
 /** A path as one shell word. */

@@ -54,7 +54,7 @@ export function describeEdit(outcome: EditOutcome): string[] {
 /** Runs a plan edit: under the lock, on the tree as it is now, committed as a person's edit. */
 async function planEdit(request: EditRequest, verb: PersonEditVerb, make: (tree: TaskTree) => PlanEdit, root?: string): Promise<EditOutcome> {
   const top = root ?? findProjectRoot(request.folder);
-  return withEditLock(top, `runner ${verb}`, request, async () => {
+  return withEditLock(top, `runner ${verb}`, request, async (lock) => {
     const tree = await loadValidTree(top);
     const edit = refuseBadEdit(() => make(tree));
     const commit = await commitPersonEdit({
@@ -63,6 +63,7 @@ async function planEdit(request: EditRequest, verb: PersonEditVerb, make: (tree:
       subject: { verb, target: edit.nodeId },
       changes: edit.changes,
       files: { [LAYOUT.tree]: serializeTree(edit.tree) },
+      lockLost: () => lock.lost(),
       client: request.client,
     });
     return { committed: true, changes: edit.changes, commit };
@@ -208,7 +209,7 @@ async function configEdit(request: EditRequest, args: ConfigArgs): Promise<EditO
   const key = args.key ?? "";
   if (args.set === undefined) throw new UsageError('`runner config` needs --set <value>, e.g. `runner config guard.command --set "npm test"`.');
   const root = findProjectRoot(request.folder);
-  return withEditLock(root, "runner config", request, async () => {
+  return withEditLock(root, "runner config", request, async (lock) => {
     const file = projectPath(root, LAYOUT.config);
     const before = await readFile(file, "utf8").catch(() => {
       throw new RefusalError(`${LAYOUT.config} does not exist; run \`runner init\` first.`);
@@ -223,6 +224,7 @@ async function configEdit(request: EditRequest, args: ConfigArgs): Promise<EditO
       subject: { verb: "config", target: key },
       changes: [change],
       files: { [LAYOUT.config]: text },
+      lockLost: () => lock.lost(),
       client: request.client,
     });
     return { committed: true, changes: [change], commit };

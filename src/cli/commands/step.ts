@@ -20,7 +20,7 @@ export async function run(argv: GlobalArgs & { runId?: string; json?: boolean })
   const view = !argv.json && process.stdout.isTTY ? await liveBlock(root, argv.runId, style) : undefined;
   let result: StepResult;
   try {
-    result = await withRepositoryLock(root, "runner step", async () => {
+    result = await withRepositoryLock(root, "runner step", async (lock) => {
       // git reads the work tree while the step's code loads.
       const early = await startEarlyStatus(root, env);
       const { runStep } = await import("../../step/run-step.js");
@@ -30,6 +30,7 @@ export async function run(argv: GlobalArgs & { runId?: string; json?: boolean })
         now: Date.now,
         runIdOption: argv.runId,
         earlyStatus: early?.status,
+        lockLost: () => lock.lost(),
         onProgress: view ? (event) => view.progress(event) : undefined,
       });
     });

@@ -22,11 +22,19 @@ import type { ActorDeps } from "../deps.js";
 /** diff.patch keeps at most this much (a 600 MB file must not become a 600 MB log). */
 const PATCH_CAP_BYTES = 16 * 1024 * 1024;
 
-export function commitIterationActor({ root, git, gitDir, state, secrets, onProgress }: ActorDeps) {
+export function commitIterationActor({ root, git, gitDir, state, secrets, onProgress, lockLost }: ActorDeps) {
   return fromPromise<CommitFacts, CommitRequest>(async ({ input: { record, start } }) => {
     const { from, identity } = start;
     onProgress?.({ type: "phase", phase: "commit", iteration: record.iteration, nodeId: record.nodeId });
     const log = new IterationLog(root, record.runId, record.iteration, secrets);
+    // The run's first loop commit says where the run began: where `runner start` left the branch, if
+    // that is in the history the iteration starts from, else the iteration's own starting commit.
+    const runStart =
+      record.iteration !== 1
+        ? undefined
+        : from.runStart !== undefined && (from.runStart === from.head || (await git.isAncestor(from.runStart, from.head)))
+          ? from.runStart
+          : from.head;
     const message = redactSecrets(
       formatCommitMessage(commitSubjectOf(record), {
         summary: record.summary,
@@ -40,6 +48,7 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
         gitNote: describeAgentGit(record.agentGit),
         treeLeftInvalid: record.treeToWrite === undefined,
         tests: record.testFilesChanged,
+        runStart,
       }),
       secrets,
     );
@@ -61,6 +70,8 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
     const patch = git.diffToFile(from.head, "index", [LAYOUT.tree], log.file("diff.patch"), PATCH_CAP_BYTES, secrets);
     const commit = (async () => {
       const sha = await git.commitTree(await git.writeTree(), from.head, message, identity);
+      const lost = lockLost?.();
+      if (lost !== undefined) throw new Error(`this runner no longer holds the repository's lock (${lost}), so it commits nothing`);
       await git.updateRef(`refs/heads/${from.branch}`, sha, from.head);
       await publishRunnerIndex(state, gitDir, sha);
       return sha;

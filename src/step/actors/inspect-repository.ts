@@ -11,6 +11,7 @@ import { killLeftovers } from "../../adapters/containment.js";
 import { changedPathList } from "../../adapters/git.js";
 import { restoreControlFiles, snapshotControlFiles } from "../../adapters/git-control.js";
 import { readJournal, removeJournal } from "../../adapters/journal.js";
+import { readRunStarts } from "../../adapters/run-starts.js";
 import { projectPath } from "../../adapters/project-files.js";
 import { ensureRunnerIndex, mirroredCommit } from "../../adapters/runner-index.js";
 import { LAYOUT } from "../../core/layout.js";
@@ -52,6 +53,7 @@ export function inspectRepositoryActor({ root, gitDir, git, state, earlyStatus }
       operationInProgress: operation?.[1],
       control: snapshotControlFiles(gitDir),
       controlRestored,
+      runStarts: readRunStarts(state),
     };
     if (journal) {
       const headSubject = status.head === undefined ? undefined : (await git.raw(["log", "-1", "--format=%s", "HEAD"])).trim();
