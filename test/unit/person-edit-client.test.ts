@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { formatPersonEditMessage, judgePersonEdit } from "../../src/core/person-edit.js";
 import { LAYOUT } from "../../src/core/layout.js";
+import { addNodes } from "../../src/core/plan-edit.js";
 import { node, tree } from "../helpers/sandbox.js";
 
 const PERSON = "Ada <ada@example.com>";
@@ -42,8 +43,9 @@ describe("a person's edit made through an MCP client", () => {
 
   it("is judged by the audit as a valid edit made by `runner add`", () => {
     const before = tree(node("root"));
-    const after = tree(node("root", { children: [node("docs")] }));
-    const message = formatPersonEditMessage(subject, PERSON, ['"docs" under "root"'], { client: { name: "claude-code", version: "2.1.330" } });
+    const edit = addNodes(before, "root", [{ title: "Docs" }], 3);
+    const after = edit.tree;
+    const message = formatPersonEditMessage(subject, PERSON, edit.changes, { client: { name: "claude-code", version: "2.1.330" } });
     const [head, ...rest] = message.split("\n");
     const finding = judgePersonEdit({
       sha: "abc",
