@@ -64,6 +64,8 @@ export interface IterationStart extends IterationRef {
   treeFromStart: boolean;
   /** The guard's program, found before the agent runs. */
   guardProgram: ProgramIdentity;
+  /** The leaves an imported plan marks finished (.runner/state/finished.json at the starting commit). */
+  finished?: readonly string[];
   /** Who the loop commit is by: the run's identity. */
   identity: Identity;
   /** The run branch and the commit the iteration starts from (the loop commit's only parent). */
@@ -200,6 +202,8 @@ export interface GuardRequest {
   leaf: LeafSelection | undefined;
   /** The iteration's deadline, set when the agent started. */
   deadlineMs: number;
+  /** A re-check of plan-finished leaves: every leaf this one guard run judges (RUNNER_NODE_IDS), the selected one first. */
+  batch?: readonly string[];
 }
 
 /** What a re-check needs before its guard runs: the iteration journaled and logged like any other. */

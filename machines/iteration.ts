@@ -96,7 +96,10 @@ export const iterationMachine = setup({
     treeInvalid: ({ context }) => context.load?.kind === "treeInvalid",
     rootPasses: ({ context }) => context.selected?.kind === "complete",
     recheckRefused: ({ context }) => context.selected?.kind === "recheckRefused",
-    leafSelected: ({ context }) => context.selected?.kind === "selected" && context.start?.stepKind === "leaf",
+    leafSelected: ({ context }) =>
+      context.selected?.kind === "selected" && context.selected.batch === undefined && context.start?.stepKind === "leaf",
+    finishedSelected: ({ context }) =>
+      context.selected?.kind === "selected" && context.selected.batch !== undefined && context.start?.stepKind === "leaf",
     recheckSelected: ({ context }) => context.selected?.kind === "selected" && context.start?.stepKind === "recheck",
     policyInvalid: ({ context }) => context.prompt?.policy.kind === "policyInvalid",
     promptReady: ({ context }) => context.prompt?.policy.kind === "policyValid",
@@ -222,6 +225,7 @@ export const iterationMachine = setup({
               treeFromStart: load.kind === "treeValid",
               ...(load.kind === "treeValid" && loaded.tree.ok && loaded.tree.text !== undefined ? { previousTreeText: loaded.tree.text } : {}),
               guardProgram: loaded.guardProgram,
+              ...(loaded.finished !== undefined && loaded.finished.length > 0 ? { finished: loaded.finished } : {}),
               identity: loaded.identity,
               ...startPointOf(context),
               ...(load.kind === "treeInvalid" ? { repair: { treeProblems: load.treeProblems, requiredNodeId: load.requiredNodeId } } : {}),
@@ -251,7 +255,8 @@ export const iterationMachine = setup({
     selectLeaf: {
       entry: assign(({ context }) => {
         const start = started(context);
-        const selected = judgeSelection(start.previousTree, start.runId, context.request.recheck);
+        const plan = start.finished ? { finished: start.finished, records: start.records } : undefined;
+        const selected = judgeSelection(start.previousTree, start.runId, context.request.recheck, plan);
         if (selected.kind !== "selected") return { selected, message: selected.message };
         return { selected, leaf: selected.leaf };
       }),
@@ -259,10 +264,16 @@ export const iterationMachine = setup({
         { guard: "rootPasses", target: "nothingToDo" },
         { guard: "recheckRefused", target: "refused" },
         { guard: "leafSelected", target: "buildPrompt" },
+        // A leaf an imported plan marks finished: the guard alone judges it first (with the others still pending), no agent.
+        {
+          guard: "finishedSelected",
+          target: "prepareRecheck",
+          actions: assign(({ context }) => ({ start: { ...started(context), stepKind: "recheck" as const } })),
+        },
         { guard: "recheckSelected", target: "prepareRecheck" },
       ],
     },
-    // `runner recheck`: no agent; the iteration is journaled and logged, then the guard alone judges the leaf.
+    // A re-check (`runner recheck`, or a plan-finished leaf): no agent; the iteration is journaled and logged, then the guard alone judges the leaf.
     prepareRecheck: {
       tags: ["recorded"],
       invoke: {
@@ -402,7 +413,7 @@ export const iterationMachine = setup({
       invoke: {
         id: "runGuard",
         src: "runGuard",
-        input: ({ context }) => ({ start: started(context), leaf: context.leaf, deadlineMs: deadlineOf(context) }),
+        input: ({ context }) => ({ start: started(context), leaf: context.leaf, deadlineMs: deadlineOf(context), ...batchOf(context) }),
         onDone: {
           actions: assign(({ context, event }) => {
             const config = started(context).config;
@@ -600,6 +611,11 @@ function requiredNodeId(context: IterationContext): string | undefined {
   return start.repair ? start.repair.requiredNodeId : context.leaf?.leaf.id;
 }
 
+/** The leaves a re-check of plan-finished leaves judges (none for any other step). */
+function batchOf(context: IterationContext): { batch?: readonly string[] } {
+  return context.selected?.kind === "selected" && context.selected.batch !== undefined ? { batch: context.selected.batch } : {};
+}
+
 function collectRequest(context: IterationContext): CollectRequest {
   return { start: started(context), answer: context.agent?.facts.answer };
 }
@@ -612,7 +628,9 @@ function stateUpdate(context: IterationContext): UpdatePhase {
     const guard = present(context.guard, "the guard's verdict").verdict;
     if (guard.kind !== "guardFinished") throw new TypeError(`updateState after ${guard.kind}`);
     const pass = guard.outcome.guard === "pass" ? guard.outcome : undefined;
-    const updated = applyStateUpdates(previous, structuredClone(previous), selectedLeaf(context).leaf.id, pass);
+    // The plan-finished leaves judged with it pass on the same green guard.
+    const also = pass ? (batchOf(context).batch ?? []) : [];
+    const updated = applyStateUpdates(previous, structuredClone(previous), selectedLeaf(context).leaf.id, pass, also);
     return { outcome: guard.outcome, failure: guard.failure, updated, progressed: madeProgress(previous, updated, selectedLeaf(context).leaf.id) };
   }
   const { verdict } = present(context.answer, "the agent's answer");

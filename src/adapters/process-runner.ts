@@ -27,7 +27,7 @@ import {
   type ContainmentMethod,
   type ContainmentRecord,
 } from "./containment.js";
-import { interpreterProblem, lookupProgram } from "./program-path.js";
+import { interpreterProblem, lookupProgram, systemTool } from "./program-path.js";
 
 export interface ProcessRequest {
   /** argv[0] is the program, looked up on PATH. */
@@ -36,6 +36,12 @@ export interface ProcessRequest {
   env: Record<string, string>;
   /** Written to the child's stdin, then stdin is closed. */
   input?: string;
+  /**
+   * The input reaches the program through a pipe as a shell makes one (`cat | program`: a FIFO)
+   * instead of Node's stdin pipe, which is a socket: for a program that reads stdin only when it is
+   * a FIFO (Cline CLI).
+   */
+  inputThroughPipe?: boolean;
   /** Wall-clock instant (ms since epoch) at which the whole process group is killed. */
   deadlineMs: number;
   /** Log file (created or truncated) receiving both streams as they arrive. */
@@ -143,7 +149,9 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
       return notStarted({ spawnError }, spawnError);
     }
     let start: ContainedStart | undefined;
-    if (request.containment !== "off") {
+    let argv = request.argv;
+    const piped = request.input !== undefined && request.inputThroughPipe === true;
+    if (request.containment !== "off" || piped) {
       // Behind a wrapper the spawn itself succeeds: check here what a direct spawn would have said.
       const found = lookupProgram(program, request.env, request.cwd);
       if (found.problem !== undefined) {
@@ -155,8 +163,18 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
         const spawnError = `cannot start ${JSON.stringify(program)}: its interpreter ${JSON.stringify(interpreter)} (its #! line) does not exist`;
         return notStarted({ spawnError }, spawnError);
       }
+      if (piped) {
+        const sh = systemTool("sh");
+        if (sh === undefined) {
+          const spawnError = `cannot start ${JSON.stringify(program)}: no sh found to give it its input through a pipe`;
+          return notStarted({ spawnError }, spawnError);
+        }
+        argv = [sh, "-c", 'cat | exec "$@"', "sh", found.file, ...request.argv.slice(1)];
+      }
+    }
+    if (request.containment !== "off") {
       try {
-        start = await containedStart(request.containment ?? "auto", request.argv, request.env);
+        start = await containedStart(request.containment ?? "auto", argv, request.env);
       } catch (error) {
         const spawnError = `cannot start ${JSON.stringify(program)}: ${(error as Error).message}`;
         return notStarted({ spawnError }, spawnError);
@@ -167,7 +185,7 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
         return notStarted({ aborted: true }, "not started: aborted");
       }
     }
-    return await supervise(request, program, start, log);
+    return await supervise({ ...request, argv }, program, start, log);
   } finally {
     log.close();
   }

@@ -6,6 +6,7 @@ import path from "node:path";
 import { parseConfig, type ConfigResult } from "../core/config.js";
 import { LAYOUT } from "../core/layout.js";
 import { pathEntryProblem } from "../core/path-rules.js";
+import { parseFinished } from "../core/plan-finished.js";
 import { jsonSyntaxMessage, type Problem } from "../core/problems.js";
 import { validatePolicySchema } from "../core/schema.js";
 export { loadTree } from "./tree-store.js";
@@ -30,6 +31,15 @@ export async function loadConfig(root: string): Promise<ConfigResult> {
     return { ok: false, problems: [{ path: "$", message: "the file does not exist; `runner init` writes one, or create it as CONTRACT §5 shows" }] };
   }
   return parseConfig(text);
+}
+
+/**
+ * .runner/state/finished.json: the leaves an imported plan marks finished; undefined when there is
+ * none, the problem when it cannot be read (the step then judges none first; `runner validate` says so).
+ */
+export async function loadFinished(root: string): Promise<{ ok: true; ids: string[] } | { ok: false; problem: string } | undefined> {
+  const text = await readOptional(projectPath(root, LAYOUT.finished));
+  return text === undefined ? undefined : parseFinished(text);
 }
 
 export interface PolicyLoad {

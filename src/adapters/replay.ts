@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseConfig } from "../core/config.js";
 import { LAYOUT } from "../core/layout.js";
-import { parseCommitSubject } from "../core/run-id.js";
+import { parseLoopCommit, recheckedOf } from "../core/loop-history.js";
 import { secretValues } from "../core/text-limits.js";
 import { runInCleanCheckout } from "./clean-checkout.js";
 import type { GitRepo } from "./git.js";
@@ -24,7 +24,7 @@ export interface ReplayResult {
 
 export async function replayPasses(
   git: GitRepo,
-  commits: Iterable<{ sha: string; subject: string }> | AsyncIterable<{ sha: string; subject: string }>,
+  commits: Iterable<{ sha: string; subject: string; body: string }> | AsyncIterable<{ sha: string; subject: string; body: string }>,
   runId: string,
   env: Record<string, string>,
 ): Promise<ReplayResult[]> {
@@ -34,8 +34,9 @@ export async function replayPasses(
   const logs = await mkdtemp(path.join(tmpdir(), "runner-replay-"));
   try {
     for await (const commit of commits) {
-      const subject = parseCommitSubject(commit.subject);
-      if (!subject || subject.runId !== runId || subject.kind === "repair" || subject.guard !== "pass") continue;
+      const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
+      const subject = record?.subject;
+      if (!record || !subject || subject.kind === "repair" || subject.guard !== "pass") continue;
       const base = { sha: commit.sha, iteration: subject.iteration, nodeId: subject.nodeId };
       const config = parseConfig((await git.showFile(commit.sha, LAYOUT.config)) ?? "");
       if (!config.ok) {
@@ -47,7 +48,15 @@ export async function replayPasses(
         commit: commit.sha,
         guard: guard.command,
         setup: guard.setup,
-        env: { ...env, RUNNER_REPLAY: "1", RUNNER_RUN_ID: runId, RUNNER_ITERATION: String(subject.iteration), RUNNER_NODE_ID: subject.nodeId },
+        env: {
+          ...env,
+          RUNNER_REPLAY: "1",
+          RUNNER_RUN_ID: runId,
+          RUNNER_ITERATION: String(subject.iteration),
+          RUNNER_NODE_ID: subject.nodeId,
+          // (as the step gave it: every leaf that guard run judged)
+          RUNNER_NODE_IDS: [subject.nodeId, ...recheckedOf(record)].join(" "),
+        },
         deadlineMs: Date.now() + config.config.limits.iterationTimeoutSeconds * 1000,
         setupLog: path.join(logs, `${subject.iteration}-setup.log`),
         guardLog: path.join(logs, `${subject.iteration}-guard.log`),

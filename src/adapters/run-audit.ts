@@ -8,6 +8,7 @@ import { DEFAULT_GUARD_COMMAND, parseConfig } from "../core/config.js";
 import { configValues } from "../core/edit-changes.js";
 import { definitionDifferences } from "../core/guard-definition.js";
 import { LAYOUT } from "../core/layout.js";
+import { parseFinished } from "../core/plan-finished.js";
 import type { TaskTree } from "../core/tree.js";
 import type { GitRepo, ObjectReader } from "./git.js";
 import { guardDefinitionAt } from "./guard-definition.js";
@@ -75,6 +76,13 @@ async function configAt(
   };
 }
 
+/** The leaves finished.json lists at `revision` (none when it is missing or unreadable). */
+async function finishedAt(reader: ObjectReader, revision: string): Promise<string[]> {
+  const bytes = await reader.read(`${revision}:${LAYOUT.finished}`);
+  const parsed = bytes === undefined ? undefined : parseFinished(bytes.toString("utf8"));
+  return parsed?.ok ? parsed.ids : [];
+}
+
 /** The audit of run `runId` from `base` to `tip` (first-parent history). */
 export async function auditHistory(git: GitRepo, runId: string, base: string, tip = "HEAD"): Promise<AuditReport> {
   const reader = git.objectReader();
@@ -105,16 +113,18 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
             ? { before: configValuesBefore, after: config!.values }
             : undefined;
         if (configChanged) configValuesBefore = config!.values;
+        const finished = commit.changedPaths.includes(LAYOUT.finished) ? await finishedAt(reader, commit.sha) : undefined;
         yield {
           ...commit,
           tree,
+          ...(finished !== undefined ? { finished } : {}),
           ...(configValid !== undefined ? { configValid } : {}),
           ...(configPair !== undefined ? { config: configPair } : {}),
           ...(definitionChanged.length > 0 ? { definitionChanged } : {}),
         };
       }
     }
-    return await auditRun(runId, baseTree, withTrees());
+    return await auditRun(runId, baseTree, withTrees(), await finishedAt(reader, base));
   } finally {
     reader.close();
   }

@@ -92,6 +92,8 @@ export interface AgentDefinition {
   statusWord: string;
   /** The argv, program first; the prompt goes on stdin. */
   argv(input: AgentArgvInput): string[];
+  /** The prompt reaches stdin through a pipe as a shell makes one (a FIFO), not Node's socket (an agent that reads stdin only from a FIFO: Cline). */
+  promptThroughPipe?: boolean;
   /** Environment variables added for the session. */
   env?(config: ExecutorConfig, isolation: Isolation): Record<string, string>;
   /** Why the agent would refuse to start with this argv and environment (one sentence with the way out), before it is started. */

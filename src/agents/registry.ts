@@ -5,6 +5,7 @@
 // (src/adapters/executors/registry.ts). Adding an agent: docs/agents.md, "Adding an agent".
 import type { AgentDefinition } from "./agent.js";
 import { claude } from "./claude.js";
+import { cline } from "./cline.js";
 import { codex } from "./codex.js";
 import { copilot } from "./copilot.js";
 import { gemini } from "./gemini.js";
@@ -12,7 +13,7 @@ import { opencode } from "./opencode.js";
 import { pi } from "./pi.js";
 import { qwen } from "./qwen.js";
 
-export const AGENTS: readonly AgentDefinition[] = [codex, claude, gemini, qwen, opencode, copilot, pi];
+export const AGENTS: readonly AgentDefinition[] = [codex, claude, gemini, qwen, opencode, copilot, pi, cline];
 
 /** The agent of an `[executor] kind`, or undefined for a kind that is no agent ("command", "demo"). */
 export function findAgent(kind: string): AgentDefinition | undefined {

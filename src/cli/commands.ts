@@ -11,7 +11,7 @@ export const GLOBAL_OPTIONS = {
 // What `init --executor` takes: every agent of src/agents/registry.ts (test/unit/bundle.test.ts
 // checks the two lists agree), the bare command, the demo agent. Names only: this table is loaded
 // by every `runner` call, the registry (every agent module) only by the commands that use it.
-export const EXECUTOR_CHOICES = ["codex", "claude", "gemini", "qwen", "opencode", "copilot", "pi", "command", "demo"] as const;
+export const EXECUTOR_CHOICES = ["codex", "claude", "gemini", "qwen", "opencode", "copilot", "pi", "cline", "command", "demo"] as const;
 
 const json = { type: "boolean", describe: "Print one JSON document" } as const;
 const runId = { type: "string", describe: "The run (default: from the runner/<id> branch)", value: "id", check: runIdProblem } as const;
@@ -36,9 +36,14 @@ export const COMMANDS = [
       executor: { type: "string", choices: EXECUTOR_CHOICES, default: "codex", describe: "The agent the config starts with" },
       plan: {
         type: "string",
-        describe: "Build the tree from a plan: a Markdown checklist or headings, ralph's prd.json, task-master's tasks.json",
+        describe: "Build the tree from a plan: a Markdown checklist or headings (spec-kit, Kiro), ralph's prd.json, task-master's tasks.json",
         value: "file",
       },
+      "skip-done": {
+        type: "boolean",
+        describe: "With --plan: leave finished items out (listed in GOAL.md) instead of having the guard judge them first",
+      },
+      tag: { type: "string", describe: "With --plan: the task-master tag to read (default: the current tag, else master)", value: "name" },
     },
     load: () => import("./commands/init.js"),
   }),
@@ -120,6 +125,18 @@ export const COMMANDS = [
       wait,
     },
     load: async () => ({ run: (await steer()).extend }),
+  }),
+  command({
+    name: "import",
+    describe: "A person's edit: add a plan's nodes (Markdown, ralph's prd.json, task-master's tasks.json) under an open node, committed and audited",
+    positional: { name: "file", describe: "The plan file (as `runner init --plan` reads it; docs/plans.md)", required: true },
+    options: {
+      under: { type: "string", describe: "The open node to add the plan under (default: the root)", value: "id" },
+      "skip-done": { type: "boolean", describe: "Leave finished items out (listed in GOAL.md) instead of having the guard judge them first" },
+      tag: { type: "string", describe: "The task-master tag to read (default: the current tag, else master)", value: "name" },
+      wait,
+    },
+    load: async () => ({ run: (await steer()).importPlan }),
   }),
   command({
     name: "config",

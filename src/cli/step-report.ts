@@ -2,6 +2,7 @@
 // JSON, and its exit code. Shared by `runner step`, `runner recheck`, `runner run`'s live view and
 // its --json events.
 import { totalsOf, type UsageTotals } from "../core/agent-usage.js";
+import { firstFew } from "../core/text-limits.js";
 import { bugSentence } from "../errors.js";
 import { EXIT, exitCodeOfStep } from "../exit-codes.js";
 import type { StepResult } from "../step/run-step.js";
@@ -72,8 +73,10 @@ function describeIteration(result: StepResult): string | undefined {
   }
   if (record.stepKind === "recheck") {
     const failed = record.failure ? ` — ${record.failure.split("\n")[0]}` : "";
+    const others = record.rechecked.length;
+    const also = others === 0 ? "" : ` with ${others} more plan-finished ${others === 1 ? "leaf" : "leaves"} (${firstFew(record.rechecked)})`;
     return record.passesAfter
-      ? `Iteration ${record.iteration}: re-checked node ${record.nodeId}, guard=pass; ${record.nodeId} passed${commit}.`
+      ? `Iteration ${record.iteration}: re-checked node ${record.nodeId}, guard=pass; ${record.nodeId} passed${also}${commit}.`
       : `Iteration ${record.iteration}: re-checked node ${record.nodeId}, guard=${record.guard}; ${record.nodeId} stays open, attempts ${record.attemptsAfter}/${record.maxAttempts}${commit}${failed}`;
   }
   const head = `Iteration ${record.iteration}: node ${record.nodeId} ${record.kind}, agent said ${record.status ?? "?"}, guard=${record.guard}`;

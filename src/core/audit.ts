@@ -5,7 +5,7 @@
 import { classifyChangedPaths } from "./classify.js";
 import { checkDerivedPasses, checkPassedImmutable } from "./invariants.js";
 import { LAYOUT } from "./layout.js";
-import { leftTreeInvalid, parseLoopCommit, type LoopRecord } from "./loop-history.js";
+import { leftTreeInvalid, parseLoopCommit, recheckedOf, type LoopRecord } from "./loop-history.js";
 import { judgePersonEdit, onlyRunnerFiles, parsePersonEditSubject, type PersonEditFinding } from "./person-edit.js";
 import { formatProblem } from "./problems.js";
 import { selectLeftmostOpenLeaf } from "./select.js";
@@ -30,6 +30,8 @@ export interface AuditCommit {
   config?: { before: Readonly<Record<string, unknown>>; after: Readonly<Record<string, unknown>> };
   /** What of the guard's definition the commit changed (src/core/guard-definition.ts), when it changed any. */
   definitionChanged?: string[];
+  /** The leaves .runner/state/finished.json lists at this commit (given for commits that changed it; unreadable: none). */
+  finished?: readonly string[];
 }
 
 export interface AuditViolation {
@@ -129,6 +131,7 @@ export async function auditRun(
   runId: string,
   base: TaskTree | undefined,
   commits: Iterable<AuditCommit> | AsyncIterable<AuditCommit>,
+  baseFinished: readonly string[] = [],
 ): Promise<AuditReport> {
   // Each violation with its commit's place in the history, and the pass that found it (-1 the base,
   // 0 the commit's identity and place, 1 its transition): reported in that order.
@@ -144,6 +147,9 @@ export async function auditRun(
   else for (const problem of checkDerivedPasses(base)) baseProblems.push(`the tree the run started from: ${formatProblem(problem)}`);
 
   let current: TaskTree | undefined = base; // the tree at the previous commit (undefined: invalid)
+  // The plan-finished leaves (finished.json as of the previous commit), and the nodes loop commits have named so far.
+  let finished = new Set(baseFinished);
+  const named = new Set<string>();
   let lastValid: TaskTree | undefined = base;
   // Commits the runner did not make, between loop commits of the run: the runner never lets an
   // agent commit, so each needs a person's look. (After the last loop commit they are left alone:
@@ -215,6 +221,8 @@ export async function auditRun(
     }
     pass = 1;
     audit(commit, record);
+    if (record && record.subject.kind !== "repair") named.add(record.subject.nodeId);
+    if (commit.finished !== undefined) finished = new Set(commit.finished);
     position++;
   }
   for (const message of baseProblems) found.push({ violation: { sha: firstSha ?? "", iteration: undefined, message }, position: 0, pass: -1 });
@@ -230,7 +238,14 @@ export async function auditRun(
 
     if (!record && isPersonEdit(commit)) {
       otherCommits++;
-      const finding = judgePersonEdit({ ...commit, before: lastValid, after, runId });
+      const { finished: finishedAfter, ...rest } = commit;
+      const finding = judgePersonEdit({
+        ...rest,
+        before: lastValid,
+        after,
+        runId,
+        ...(finishedAfter !== undefined ? { finished: { before: [...finished], after: finishedAfter } } : {}),
+      });
       personEdits.push(finding);
       const who = finding.made === "runner" ? "a person's edit" : "a person's edit by hand";
       for (const problem of finding.problems) fail(`${who} (${JSON.stringify(commit.subject)}) breaks the rules: ${problem}`);
@@ -256,6 +271,8 @@ export async function auditRun(
 
     loopCommits++;
     const subject = record.subject;
+    if (commit.changedPaths.includes(LAYOUT.finished))
+      fail(`changed ${LAYOUT.finished}, which only a person's edit changes (the runner takes back every change an agent makes to it)`);
     if (subject.iteration !== loopCommits) fail(`the subject says iteration ${subject.iteration}, but it is loop commit ${loopCommits} of the run`);
 
     if (subject.kind === "repair") {
@@ -287,6 +304,7 @@ export async function auditRun(
           const node = byId(current).get(subject.nodeId);
           if (!node || node.passes || node.children.length > 0) fail(`a re-check of ${subject.nodeId}, which was not an open leaf`);
           if (after) for (const problem of recheckChanges(current, after, subject.nodeId)) fail(`the re-check ${problem}`);
+          for (const problem of batchProblems(record, current, after)) fail(problem);
         } else {
           const selection = selectLeftmostOpenLeaf(current);
           if (selection.kind !== "leaf") fail(`an iteration on node ${subject.nodeId} after the root had passed`);
@@ -297,7 +315,7 @@ export async function auditRun(
           for (const problem of checkPassedImmutable(current, after)) fail(formatProblem(problem));
           const beforeLeaf = byId(current).get(subject.nodeId);
           const afterLeaf = byId(after).get(subject.nodeId);
-          for (const problem of ownedFieldChanges(current, after, new Set([subject.nodeId]))) fail(problem);
+          for (const problem of ownedFieldChanges(current, after, new Set([subject.nodeId, ...batchOf(record)]))) fail(problem);
           if (beforeLeaf && afterLeaf) {
             const leafProblem = expectedLeaf(record, beforeLeaf, afterLeaf);
             if (leafProblem) fail(leafProblem);
@@ -310,5 +328,36 @@ export async function auditRun(
     if (after) for (const problem of checkDerivedPasses(after)) fail(formatProblem(problem));
     current = after;
     if (after) lastValid = after;
+  }
+
+  /** The leaves a re-check's Runner-Rechecked trailer says its guard passed besides its own (none for other commits). */
+  function batchOf(record: LoopRecord): string[] {
+    return record.subject.kind === "recheck" ? recheckedOf(record) : [];
+  }
+
+  /**
+   * A re-check that passed other leaves with its own (docs/plans.md): honest only on a green guard,
+   * and only for open leaves the plan marked finished that no earlier iteration of the run had judged.
+   */
+  function batchProblems(record: LoopRecord, before: TaskTree, after: TaskTree | undefined): string[] {
+    const problems: string[] = [];
+    for (const id of batchOf(record)) {
+      const was = byId(before).get(id);
+      const now = after ? byId(after).get(id) : undefined;
+      const why =
+        record.subject.kind !== "repair" && record.subject.guard !== "pass"
+          ? `on guard=${record.subject.guard}`
+          : !finished.has(id)
+            ? `which the plan does not mark finished (${LAYOUT.finished})`
+            : !was || was.passes || was.children.length > 0
+              ? "which was not an open leaf"
+              : named.has(id) || was.attempts > 0
+                ? "which an earlier iteration had already judged"
+                : now && (!now.passes || now.attempts !== was.attempts)
+                  ? `but its passes is ${now.passes} and attempts ${now.attempts} after it`
+                  : undefined;
+      if (why !== undefined) problems.push(`the re-check passed ${JSON.stringify(id)} with its own leaf (Runner-Rechecked) ${why}`);
+    }
+    return problems;
   }
 }

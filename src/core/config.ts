@@ -53,7 +53,7 @@ export interface ResolvedConfig {
 export const DEFAULT_GUARD_COMMAND = ["just", "ci"];
 export const CONFIG_PATH = LAYOUT.config;
 /** Always protected, whatever the config says: the agent never edits the runner's own rules, nor a node's write policy. */
-export const ALWAYS_PROTECTED = [CONFIG_PATH, LAYOUT.schema, nodeSidecar("*", "policy.json")];
+export const ALWAYS_PROTECTED = [CONFIG_PATH, LAYOUT.schema, LAYOUT.finished, nodeSidecar("*", "policy.json")];
 /** The guard's own files (every justfile name `just` looks for), protected unless `[guard] protected_paths` says otherwise. */
 export const DEFAULT_GUARD_FILES = JUSTFILE_NAMES;
 const SCRIPT_FILE = /\.(sh|bash|js|mjs|cjs|ts|py|rb|pl)$/;

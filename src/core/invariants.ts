@@ -9,6 +9,14 @@ import { allChildrenPass, forEachNode, jsonPathsOf, NODE_KEYS, orderedChildren, 
 /** Deeper trees are refused before anything walks them (no plan needs more levels). */
 export const MAX_TREE_DEPTH = 256;
 
+/**
+ * What a title may not hold: a control character (tab and line ends included: a title is one line),
+ * U+FFFD (what undecodable bytes become) or half a surrogate pair. Binary data read as text is full
+ * of them; no title a person or an agent writes needs one.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+export const TITLE_PROBLEM = /[\u0000-\u001F\u007F-\u009F\uFFFD]|\p{Cs}/u;
+
 type Loose = Record<string, unknown>;
 
 function isObject(value: unknown): value is Loose {
@@ -166,8 +174,16 @@ export function checkTreeShape(data: unknown): { tree?: TaskTree; problems: Prob
   if (scan.nestedTooDeep)
     return { problems: [{ path: "$", message: `the document is nested deeper than ${MAX_TREE_DEPTH} levels; flatten the plan` }] };
   const schema = validateTreeSchema(data);
-  const problems = schema.ok ? scan.problems : [...schema.problems, ...scan.problems];
+  const problems = schema.ok ? [...scan.problems, ...titleProblems(schema.value)] : [...schema.problems, ...scan.problems];
   return problems.length === 0 && schema.ok ? { tree: schema.value, problems } : { problems };
+}
+
+/** Titles that are not one line of text (TITLE_PROBLEM). */
+function titleProblems(tree: TaskTree): Problem[] {
+  return jsonPathsOf(tree, (node) => TITLE_PROBLEM.test(node.title)).map(({ jsonPath }) => ({
+    path: childPath(jsonPath, "title"),
+    message: "holds a control character or U+FFFD (binary data?); a title is one line of text",
+  }));
 }
 
 /**

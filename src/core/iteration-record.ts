@@ -41,6 +41,8 @@ export interface IterationRecord {
   agentGit: AgentGitFacts | undefined;
   /** The iteration changed the task tree (a runner-owned field or an open node): what `run` counts as progress. */
   progressed: boolean;
+  /** A re-check of plan-finished leaves with a green guard: the other leaves it passed (Runner-Rechecked). */
+  rechecked: string[];
 }
 
 /** The parts of the machine's hand-off records a record is made from (machines/iteration-types.ts). */
@@ -54,6 +56,8 @@ export interface RecordSource {
     repair?: { treeProblems: Problem[] };
   };
   leaf?: LeafSelection;
+  /** The selection: a re-check of plan-finished leaves carries the batch its guard judges. */
+  selected?: { kind: string; batch?: readonly string[] };
   /** The node as the journal names it, when no leaf of the tree is at hand (an interrupted iteration). */
   journalNodeId?: string;
   answer?: { collected: CollectedFacts; verdict: ResultVerdict };
@@ -105,6 +109,8 @@ export function iterationRecord(source: RecordSource): IterationRecord {
     agentGit: source.answer?.collected.git,
     // (a tree left invalid is no progress; a repair is progress only if the tree differs from the last valid one)
     progressed: update?.progressed ?? false,
+    rechecked:
+      start.stepKind === "recheck" && update?.outcome.guard === "pass" && leaf ? (source.selected?.batch ?? []).filter((id) => id !== leaf.id) : [],
   };
 }
 

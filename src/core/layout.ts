@@ -6,6 +6,8 @@ export const LAYOUT = {
   tree: ".runner/state/tree.json",
   schema: ".runner/state/schema.json",
   config: ".runner/state/config.toml",
+  /** The leaves an imported plan marks finished, for the guard to judge first (src/core/plan-finished.ts). */
+  finished: ".runner/state/finished.json",
   assumptions: ".runner/state/assumptions.md",
   questions: ".runner/state/questions.md",
   feedback: ".runner/state/feedback.md",

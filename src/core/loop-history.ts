@@ -28,6 +28,8 @@ export interface CommitDetails {
   tests?: readonly string[];
   /** The run's first loop commit: the commit the run began at (Runner-Start), which audit judges every commit after. */
   runStart?: string;
+  /** Plan-finished leaves the re-check's green guard passed besides its own (Runner-Rechecked). */
+  rechecked?: readonly string[];
 }
 
 /** The heading of the failure section of a loop commit's body; its lines follow, indented by four spaces. */
@@ -70,6 +72,7 @@ export function formatCommitMessage(subject: CommitSubject, given: CommitDetails
   if (details.treeLeftInvalid) trailers.push(`Runner-Tree: ${TREE_LEFT_INVALID}`);
   if (details.tests && details.tests.length > 0) trailers.push(`Runner-Tests: ${testsTrailer(details.tests)}`);
   if (details.runStart) trailers.push(`Runner-Start: ${details.runStart}`);
+  if (details.rechecked && details.rechecked.length > 0) trailers.push(`Runner-Rechecked: ${details.rechecked.join(", ")}`);
   const parts = [formatCommitSubject(subject)];
   if (summary) parts.push(keptSummary(summary));
   // Indented, so that blank lines of the guard's output do not end the section.
@@ -105,6 +108,12 @@ export function testsOf(record: LoopRecord): string[] {
   const more = /^(.*) and ([0-9]+) more$/.exec(value);
   const files = (more ? more[1]! : value).split(", ").filter(Boolean);
   return more ? [...files, `and ${more[2]} more`] : files;
+}
+
+/** The plan-finished leaves a re-check's Runner-Rechecked trailer says its green guard passed besides its own node. */
+export function recheckedOf(record: LoopRecord): string[] {
+  const value = record.trailers.rechecked;
+  return value === undefined ? [] : value.split(", ").filter(Boolean);
 }
 
 /** The loop records of `runId` among commits (in their order); other commits are left out. */

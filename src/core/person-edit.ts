@@ -7,7 +7,7 @@ import { configChanges, parseChange, treeChanges, unsaidChanges, type EditChange
 import { LAYOUT, RUNNER_DIR } from "./layout.js";
 import { oneLine, safeText } from "./text-limits.js";
 import { personEditProblems, type EditVerb } from "./plan-edit.js";
-import { parentIds, findNode, type TaskTree } from "./tree.js";
+import { parentIds, findNode, nodesById, type TaskTree } from "./tree.js";
 
 export type PersonEditVerb = EditVerb | "config";
 
@@ -25,7 +25,7 @@ function formatPersonEditSubject(subject: PersonEditSubject): string {
 }
 
 const SUBJECT =
-  /^chore\(runner\): (?:run ([A-Za-z0-9._-]{1,64}) )?edit (?:(add|edit|move|remove|unstick|extend) node ([A-Za-z0-9][A-Za-z0-9._-]{0,127})|config ([A-Za-z0-9_.-]{1,64}))$/;
+  /^chore\(runner\): (?:run ([A-Za-z0-9._-]{1,64}) )?edit (?:(add|edit|move|remove|unstick|extend|import) node ([A-Za-z0-9][A-Za-z0-9._-]{0,127})|config ([A-Za-z0-9_.-]{1,64}))$/;
 
 export function parsePersonEditSubject(line: string): PersonEditSubject | undefined {
   const match = SUBJECT.exec(line);
@@ -123,6 +123,8 @@ export interface PersonEditInput {
   configValid?: boolean;
   /** config.toml before and at the commit, as `section.key` → value (given when the commit changed it and both parse). */
   config?: { before: Readonly<Record<string, unknown>>; after: Readonly<Record<string, unknown>> };
+  /** finished.json before the commit and at it (given when the commit changed it; src/core/plan-finished.ts). */
+  finished?: { before: readonly string[]; after: readonly string[] };
   /** The run being audited. */
   runId: string;
 }
@@ -143,6 +145,19 @@ export function judgePersonEdit(input: PersonEditInput): PersonEditFinding {
   if (treeChanged) {
     if (!input.after) problems.push("the task tree is invalid after the edit");
     else if (input.before) problems.push(...personEditProblems(input.before, input.after));
+  }
+  const marked = newlyFinished(input);
+  if (marked.length > 0 && input.after) {
+    // A leaf marked finished is judged by the guard alone first: only an open leaf, never one an iteration already worked on.
+    const after = nodesById(input.after);
+    const wrong = marked.filter((id) => {
+      const node = after.get(id);
+      return !node || node.passes || node.children.length > 0 || node.attempts > 0;
+    });
+    if (wrong.length > 0)
+      problems.push(
+        `${LAYOUT.finished} marks ${wrong.map((id) => JSON.stringify(id)).join(", ")} finished, but only an open leaf without attempts can be`,
+      );
   }
   if (made === "runner" && subject) {
     if (subject.runId !== undefined && subject.runId !== input.runId) problems.push(`the subject names run ${subject.runId}, not ${input.runId}`);
@@ -202,12 +217,33 @@ function trailerMismatch(subject: PersonEditSubject, input: PersonEditInput, tre
   return `it is not the edit the runner made: ${parts.join(", and ")}; check it by hand`;
 }
 
+/** The ids a commit added to finished.json. */
+function newlyFinished(input: PersonEditInput): string[] {
+  if (!input.finished) return [];
+  const before = new Set(input.finished.before);
+  return input.finished.after.filter((id) => !before.has(id));
+}
+
 /** Whether the diff is what the subject says (a runner-made edit changes exactly what it names). */
 function subjectMismatch(subject: PersonEditSubject, input: PersonEditInput, treeChanged: boolean): string | undefined {
   const says = `the subject says ${subject.verb} ${subject.target}`;
   if (subject.verb === "config") {
     if (treeChanged || input.changedPaths.some((file) => file !== LAYOUT.config)) return `${says}, but the commit changed more than ${LAYOUT.config}`;
     return undefined;
+  }
+  if (subject.verb === "import") {
+    // A plan's nodes, the leaves it marks finished (those nodes only) and GOAL.md's list of what --skip-done left out.
+    const allowed = new Set<string>([LAYOUT.tree, LAYOUT.finished, LAYOUT.goal]);
+    if (input.changedPaths.some((file) => !allowed.has(file)))
+      return `${says}, but the commit changed more than ${LAYOUT.tree}, ${LAYOUT.finished} and ${LAYOUT.goal}`;
+    const { before, after } = input;
+    if (!before || !after) return undefined;
+    if (findNode(before, subject.target) || !findNode(after, subject.target)) return `${says}, but it is not a new node of the tree`;
+    const imported = nodesById({ version: 1, root: findNode(after, subject.target)! });
+    const foreign = newlyFinished(input).filter((id) => !imported.has(id));
+    return foreign.length === 0
+      ? undefined
+      : `${says}, but it marks ${foreign.map((id) => JSON.stringify(id)).join(", ")} finished, which it did not import`;
   }
   if (input.changedPaths.some((file) => file !== LAYOUT.tree)) return `${says}, but the commit changed more than ${LAYOUT.tree}`;
   const { before, after } = input;

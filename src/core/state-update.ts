@@ -155,10 +155,16 @@ export function applyStateUpdates(
   next: TaskTree,
   selectedId: string | undefined,
   outcome: { status: AgentStatus; guard: GuardOutcome } | undefined,
+  alsoPassed: readonly string[] = [],
 ): StateUpdateResult {
   const { tree, order } = resetInPlace(previous, next);
   const selected = selectedId === undefined ? undefined : order.find((node) => node.id === selectedId);
   if (selected && outcome) applyTransition(selected, transitionFor(outcome.status, outcome.guard));
+  // A re-check's batch (src/core/plan-finished.ts): open leaves the same green guard passes.
+  if (alsoPassed.length > 0) {
+    const also = new Set(alsoPassed);
+    for (const node of order) if (also.has(node.id) && node.children.length === 0) node.passes = true;
+  }
   const derivedPasses = derivePasses(order);
   return { tree, selected, derivedPasses };
 }

@@ -58,6 +58,8 @@ export interface LoadedState {
   preflight: PreflightFinding[];
   /** Who the loop commit is by: the run's identity (src/adapters/run-history.ts). */
   identity: { name: string; email: string };
+  /** The leaves an imported plan marks finished (.runner/state/finished.json; none when it is absent or unreadable). */
+  finished?: string[];
 }
 
 /** loadInterrupted: what recording an interrupted iteration needs. */

@@ -12,6 +12,7 @@ import { RUNNER_ERROR_RECOVERY, stoppedError } from "./runner-errors.js";
 import { applyStateUpdates, type AgentStatus, type GuardOutcome, type StateUpdateResult } from "./state-update.js";
 import type { AgentRunFacts, CollectedFacts, GuardFacts, LoadedState, RunnerErrorFact } from "./step-facts.js";
 import { selectLeftmostOpenLeaf, selectionOf, type LeafSelection } from "./select.js";
+import { pendingFinished, recheckBatch } from "./plan-finished.js";
 import type { TaskTree } from "./tree.js";
 import type { AgentOutput } from "../schemas/types.generated.js";
 
@@ -111,10 +112,16 @@ export function judgeLoadedState(loaded: LoadedState, options: { recheck?: boole
 export type SelectionVerdict =
   | { kind: "complete"; message: string }
   | { kind: "recheckRefused"; message: string }
-  | { kind: "selected"; leaf: LeafSelection };
+  /** `batch`: the leaf is one an imported plan marks finished, not judged yet: the guard alone judges it with these (it first). */
+  | { kind: "selected"; leaf: LeafSelection; batch?: string[] };
 
 /** The node this step works on (seed 001 §4.2), or for a re-check the named open leaf (default: the same leftmost one). */
-export function judgeSelection(tree: TaskTree, runId: string, recheck: { nodeId?: string } | undefined): SelectionVerdict {
+export function judgeSelection(
+  tree: TaskTree,
+  runId: string,
+  recheck: { nodeId?: string } | undefined,
+  plan?: { finished: readonly string[]; records: readonly LoopRecord[] },
+): SelectionVerdict {
   const complete = { kind: "complete" as const, message: `Nothing to do: the root passes (run ${runId}).` };
   if (recheck?.nodeId !== undefined) {
     const id = recheck.nodeId;
@@ -137,7 +144,9 @@ export function judgeSelection(tree: TaskTree, runId: string, recheck: { nodeId?
   const selected = selectLeftmostOpenLeaf(tree);
   if (selected.kind === "complete") return complete;
   const { kind: _kind, ...leaf } = selected;
-  return { kind: "selected", leaf };
+  // A leaf the plan marks finished is judged by the guard first, with every other one still pending (src/core/plan-finished.ts).
+  const batch = plan && plan.finished.length > 0 ? recheckBatch(pendingFinished(tree, plan.finished, plan.records), leaf.leaf.id) : undefined;
+  return batch ? { kind: "selected", leaf, batch } : { kind: "selected", leaf };
 }
 
 // 5. The agent session.

@@ -116,3 +116,17 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   return out;
 }
+
+/** "a, b, c and 4 more": the first few of a list, then how many are left. */
+export function firstFew(items: readonly string[], shown = 3): string {
+  const head = items
+    .slice(0, shown)
+    .map((item) => (item.length > 60 ? `${item.slice(0, 59)}…` : item))
+    .join(", ");
+  return items.length > shown ? `${head} and ${items.length - shown} more` : head;
+}
+
+/** "1 task" / "3 tasks". */
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+}

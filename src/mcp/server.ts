@@ -18,7 +18,7 @@ import { TOOLS } from "./tools.js";
 const INSTRUCTIONS = [
   "runner drives an AI coding agent through the task tree in .runner/state/tree.json, one committed iteration at a time; a leaf passes only on a green guard.",
   "Read with status, next, show, log, runs, validate and audit; report writes an HTML page about the run.",
-  "add, edit, move, remove, unstick, extend and config are a person's edits of the plan: checked, then committed in the person's git name, naming this client.",
+  "add, edit, move, remove, unstick, extend, import and config are a person's edits of the plan: checked, then committed in the person's git name, naming this client.",
   "While `runner run` works they are refused unless `wait` is true. A refusal is a tool error with one sentence naming the problem and the way out.",
 ].join(" ");
 

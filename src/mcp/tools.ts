@@ -104,6 +104,12 @@ const EDIT_DESCRIPTIONS: Record<PersonEditVerb, { title: string; description: st
     description: "A person's edit after the root passed: a new root over the passed tree (unchanged) and the new work as an open leaf.",
     destructive: false,
   },
+  import: {
+    title: "Import a plan",
+    description:
+      "A person's edit: add a plan's nodes (a Markdown checklist, ralph's prd.json, task-master's tasks.json; `file` relative to the repository) under an open node (default: the root), as one commit.",
+    destructive: false,
+  },
   config: {
     title: "Set a config key",
     description:
@@ -249,7 +255,7 @@ export const TOOLS: Tool[] = [
       return { runs, other_worktrees };
     },
   }),
-  ...(["add", "edit", "move", "remove", "unstick", "extend", "config"] as const).map(personEditTool),
+  ...(["add", "edit", "move", "remove", "unstick", "extend", "import", "config"] as const).map(personEditTool),
   tool({
     name: "recheck",
     title: "Re-check a leaf",

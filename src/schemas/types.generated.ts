@@ -50,7 +50,16 @@ export interface RunnerConfig {
 }
 export interface ExecutorConfig {
   kind?:
-    "command" | "codex" | "claude" | "gemini" | "qwen" | "opencode" | "copilot" | "pi" | "demo";
+    | "command"
+    | "codex"
+    | "claude"
+    | "gemini"
+    | "qwen"
+    | "opencode"
+    | "copilot"
+    | "pi"
+    | "cline"
+    | "demo";
   /**
    * kind = "command": the argv, run in the repository root with the prompt on stdin.
    *
@@ -58,7 +67,7 @@ export interface ExecutorConfig {
    */
   command?: [string, ...string[]];
   /**
-   * codex / claude / gemini / qwen / opencode / copilot / pi: the model to ask for (-m / --model); unset: the agent's own default (Codex 0.169.0: gpt-6.1-sol; Claude Code 2.1.330: claude-opus-5-5; Gemini CLI 0.61.0: auto, routed per request; OpenCode: provider/model, unset: the model of the user's OpenCode config; pi 0.73.1: --model provider/id, unset: defaultProvider/defaultModel of the user's pi settings).
+   * codex / claude / gemini / qwen / opencode / copilot / pi / cline: the model to ask for (-m / --model); unset: the agent's own default (Codex 0.169.0: gpt-6.1-sol; Claude Code 2.1.330: claude-opus-5-5; Gemini CLI 0.61.0: auto, routed per request; OpenCode: provider/model, unset: the model of the user's OpenCode config; pi 0.73.1: --model provider/id, unset: defaultProvider/defaultModel of the user's pi settings).
    */
   model?: string;
   /**
@@ -95,11 +104,11 @@ export interface ExecutorConfig {
    */
   max_budget_usd?: number;
   /**
-   * codex / claude / gemini / qwen / opencode / copilot / pi: appended to the argv as given.
+   * codex / claude / gemini / qwen / opencode / copilot / pi / cline: appended to the argv as given.
    */
   extra_args?: string[];
   /**
-   * codex / claude / gemini / qwen / opencode / copilot / pi: "user" (default) runs the agent with the user's own config, settings, MCP servers and saved sessions; "clean" gives a reproducible session: codex --ignore-user-config --ephemeral; claude --setting-sources project --strict-mcp-config --no-session-persistence and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1; gemini -e none (no extensions; Gemini CLI has no switch to skip the user's settings); qwen --chat-recording false -e none; opencode --pure with OPENCODE_DISABLE_CLAUDE_CODE, OPENCODE_DISABLE_EXTERNAL_SKILLS, OPENCODE_DISABLE_MODELS_FETCH, OPENCODE_DISABLE_AUTOUPDATE and OPENCODE_DISABLE_SHARE (OpenCode 1.18.33 has no switch that skips the user's global opencode.json); pi --no-session --no-extensions --no-skills --no-prompt-templates --offline (pi 0.73.1 still reads the user's ~/.pi/agent settings.json, models.json and AGENTS.md); copilot --disable-builtin-mcps (Copilot CLI 1.0.102 has no switch that skips the user's ~/.copilot config or saved sessions).
+   * codex / claude / gemini / qwen / opencode / copilot / pi / cline: "user" (default) runs the agent with the user's own config, settings, MCP servers and saved sessions; "clean" gives a reproducible session: codex --ignore-user-config --ephemeral; claude --setting-sources project --strict-mcp-config --no-session-persistence and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1; gemini -e none (no extensions; Gemini CLI has no switch to skip the user's settings); qwen --chat-recording false -e none; opencode --pure with OPENCODE_DISABLE_CLAUDE_CODE, OPENCODE_DISABLE_EXTERNAL_SKILLS, OPENCODE_DISABLE_MODELS_FETCH, OPENCODE_DISABLE_AUTOUPDATE and OPENCODE_DISABLE_SHARE (OpenCode 1.18.33 has no switch that skips the user's global opencode.json); pi --no-session --no-extensions --no-skills --no-prompt-templates --offline (pi 0.73.1 still reads the user's ~/.pi/agent settings.json, models.json and AGENTS.md); copilot --disable-builtin-mcps (Copilot CLI 1.0.102 has no switch that skips the user's ~/.copilot config or saved sessions).
    */
   isolation?: "user" | "clean";
   /**

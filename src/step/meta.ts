@@ -30,6 +30,8 @@ export function iterationMeta(input: {
     max_attempts: record.maxAttempts ?? null,
     passes_after: record.passesAfter ?? null,
     derived_passes: record.derivedPasses,
+    // A re-check of plan-finished leaves: the others its green guard passed.
+    rechecked: record.rechecked,
     // (bounded: output.json beside it holds the agent's whole answer, which may be any size)
     summary: keptSummary(record.summary),
     failure: record.failure ?? null,

@@ -71,6 +71,7 @@ describe("runner mcp: the tools", () => {
       "remove",
       "unstick",
       "extend",
+      "import",
       "config",
       "recheck",
     ]);
@@ -216,7 +217,7 @@ describe("runner mcp: the tools", () => {
     ]);
   }, 240_000);
 
-  it("extend after the root passed, and add --from-file: person's edits as well", async () => {
+  it("extend after the root passed, add --from-file and import a plan: person's edits as well", async () => {
     const s = await scenario({ runId: "m3", tree: tree(node("root", { passes: true })) });
     const mcp = await connectMcp(s.dir, s.env);
     expect(answerOf(await mcp.call("extend", { title: "Follow-up work", goal: "More" }))).toMatchObject({
@@ -235,6 +236,14 @@ describe("runner mcp: the tools", () => {
     expect(answerOf(await mcp.call("add", { parent_id: "follow-up-work", from_file: file }))).toMatchObject({ committed: true });
     expect(s.node("part-one").children.map((child) => child.id)).toEqual(["detail"]);
     expect(await s.message()).toContain(CLIENT_TRAILER);
+    const plan = path.join(tempDir("runner-mcp-plan-"), "PLAN.md");
+    writeFileSync(plan, "# More work\n\n- [ ] Alpha\n- [ ] Beta\n");
+    const imported = answerOf<{ committed: boolean; subject: string }>(await mcp.call("import", { file: plan, under: "follow-up-work" }));
+    expect(imported.committed).toBe(true);
+    expect(imported.subject).toMatch(/^chore\(runner\): run m3 edit import node /);
+    expect(await s.message()).toContain(CLIENT_TRAILER);
+    expect(JSON.stringify(s.node("follow-up-work"))).toContain('"title":"Alpha"');
+    expect((await s.runner(["audit"])).exitCode).toBe(0);
   });
 
   it("recheck: a green guard passes the leaf (committed like an iteration), a red one leaves it open — an answer, not an error", async () => {

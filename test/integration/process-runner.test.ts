@@ -134,6 +134,20 @@ describe("runProcess", () => {
     expect(logOf(dir)).toContain("hello\nworld\n");
   });
 
+  it("with inputThroughPipe, gives the input through a FIFO as a shell's `|` does (Node's own stdin pipe is a socket), with the program's exit code", async () => {
+    const dir = tempDir();
+    const script =
+      "const fs = require('fs'); const s = fs.fstatSync(0); process.stdout.write(s.isFIFO() + ' ' + s.isSocket() + ' ' + fs.readFileSync(0, 'utf8')); process.exit(3);";
+    const socket = await runProcess(request(dir, [process.execPath, "-e", script], { input: "the prompt\n" }));
+    expect(socket.tail).toBe("false true the prompt\n");
+    for (const containment of ["auto", "off"] as const) {
+      const piped = await runProcess(request(dir, [process.execPath, "-e", script], { input: "the prompt\n", inputThroughPipe: true, containment }));
+      expect(piped, containment).toMatchObject({ exitCode: 3, spawnError: undefined, tail: "true false the prompt\n" });
+      const missing = await runProcess(request(dir, ["nosuchprog-runner-test"], { input: "x", inputThroughPipe: true, containment }));
+      expect(missing.spawnError, containment).toBe('cannot start "nosuchprog-runner-test": not found on PATH');
+    }
+  });
+
   it("gives the child an empty stdin when there is no input", async () => {
     const dir = tempDir();
     const result = await runProcess(request(dir, ["cat"]));

@@ -340,8 +340,8 @@ describe.concurrent("runner init --plan", () => {
 
   it("refuses in one sentence what cannot be mapped, writing nothing", async () => {
     const dir = tempDir("runner-plan-bad-");
-    const checked = path.join(dir, "checked.md");
-    writeFileSync(checked, "# Plan\n\n- [x] Already done\n");
+    const untitled = path.join(dir, "untitled.md");
+    writeFileSync(untitled, "# Plan\n\n- [ ] \n");
     const cycle = path.join(dir, "tasks.json");
     writeFileSync(
       cycle,
@@ -353,8 +353,8 @@ describe.concurrent("runner init --plan", () => {
       }),
     );
     for (const [file, pattern] of [
-      [checked, /^checked\.md line 3: "- \[x\] Already done" is checked, but only a green guard passes a node/],
-      [cycle, /^tasks\.json tasks: the dependencies of tasks 1, 2 form a cycle/],
+      [untitled, /^untitled\.md: 1 heading or item without text \(line 3\); give each a title or remove it; nothing was written\.$/],
+      [cycle, /^tasks\.json: the dependencies of 2 items form a cycle \(task 1, task 2\)/],
     ] as const) {
       const result = await init(file);
       expect(result.exitCode).toBe(1);

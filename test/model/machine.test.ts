@@ -101,6 +101,13 @@ const STUCK_TREE = tree(
     children: [node("p", { order: 0, passes: true }), node("a", { order: 1, attempts: 3, max_attempts: 3 }), node("b", { order: 2 })],
   }),
 );
+/** An imported plan's tree: a and b are marked finished (FINISHED_LEAVES) and never attempted; c is open work. */
+const FINISHED_TREE = tree(
+  node("root", {
+    children: [node("p", { order: 0, passes: true }), node("a", { order: 1 }), node("c", { order: 2 }), node("b", { order: 3 })],
+  }),
+);
+const FINISHED_LEAVES = ["a", "b"];
 const ALL_PASSED = tree(node("root", { passes: true, children: [node("p", { passes: true }), node("a", { order: 1, passes: true, attempts: 2 })] }));
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -324,10 +331,18 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
   "loadTree:always:treeValid": ({ world, pick, next }) => {
     const selecting = next("selectLeaf")?.guard;
     const rootPasses = selecting === "rootPasses";
+    // A leaf an imported plan marks finished, not judged yet: the guard alone judges it (and b with it).
+    if (selecting === "finishedSelected") {
+      const records = pick([[], [leafRecord("p")]]);
+      Object.assign(world, { previousTree: FINISHED_TREE, stepKind: "recheck", selectedId: "a", requiredNodeId: "a", iteration: records.length + 1 });
+      return loaded({ tree: { ok: true, tree: FINISHED_TREE }, records, finished: FINISHED_LEAVES });
+    }
     const start = rootPasses ? ALL_PASSED : pick([LEAF_TREE, STUCK_TREE]);
     const records = pick([[], [leafRecord("a")]]);
     world.previousTree = start;
     world.stepKind = selecting === "recheckSelected" || selecting === "recheckRefused" ? "recheck" : "leaf";
+    // A finished leaf an iteration of the run has already judged is the agent's like any other.
+    const finished = selecting === "leafSelected" && records.length > 0 && pick([false, true]) ? { finished: ["a"] } : {};
     const selection = selectLeftmostOpenLeaf(start);
     world.selectedId = selection.kind === "leaf" ? selection.leaf.id : undefined;
     // `runner recheck`: the leftmost open leaf, or one a person names (b is open, stuck or not);
@@ -339,7 +354,7 @@ const FACTS: Record<string, (args: FactArgs) => unknown> = {
     if (selecting === "recheckRefused") world.input.recheck = { nodeId: pick(["p", "root", "zz"]) };
     world.requiredNodeId = world.selectedId;
     world.iteration = records.length + 1;
-    return loaded({ tree: { ok: true, tree: start }, records });
+    return loaded({ tree: { ok: true, tree: start }, records, ...finished });
   },
   "loadTree:always:repairsExhausted": ({ pick }) =>
     loaded({
@@ -625,9 +640,10 @@ function expectedSelected(previous: TaskNode, after: TaskNode, outcome: { status
 }
 
 /** Runner-owned fields of every node except `except` come from the previous tree (new nodes: false / 0). */
-function expectRunnerOwnedKept(previous: TaskTree, next: TaskTree, except: string | undefined): void {
+function expectRunnerOwnedKept(previous: TaskTree, next: TaskTree, except: string | readonly string[] | undefined): void {
+  const skipped = new Set(typeof except === "string" ? [except] : (except ?? []));
   for (const { node: after } of walkTree(next)) {
-    if (after.id === except) continue;
+    if (skipped.has(after.id)) continue;
     const before = find(previous, after.id);
     expect(after.attempts, `attempts of ${after.id}`).toBe(before?.attempts ?? 0);
     if (after.children.length === 0) expect(after.passes, `passes of leaf ${after.id}`).toBe(before?.passes ?? false);
@@ -730,6 +746,10 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
         named === undefined ? (selection.kind === "leaf" ? selection.leaf.id : undefined) : context.selected?.kind === "selected" ? named : undefined;
       expect(context.leaf?.leaf.id, where).toBe(expected);
       expect(context.start?.iteration, where).toBe(plan.world.iteration);
+      // A plan-finished leaf: every pending one is judged with it, it first.
+      const batch = context.selected?.kind === "selected" ? context.selected.batch : undefined;
+      if (path.edges.some((e) => e.key === "selectLeaf:always:finishedSelected")) expect(batch, where).toEqual(FINISHED_LEAVES);
+      else expect(batch, where).toBeUndefined();
       break;
     }
     case "repairTree":
@@ -774,7 +794,17 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
         expect({ attempts: after.attempts, passes: after.passes }, `${where}: seed 002 table for ${outcome.status}/${outcome.guard}`).toEqual(
           expected,
         );
-        expectRunnerOwnedKept(context.start!.previousTree, updated.tree, id);
+        // The plan-finished leaves judged with it pass exactly when it does, attempts untouched.
+        const batch = context.selected?.kind === "selected" ? (context.selected.batch ?? []) : [];
+        for (const other of batch.filter((each) => each !== id))
+          expect(
+            { attempts: find(updated.tree, other)!.attempts, passes: find(updated.tree, other)!.passes },
+            `${where}: ${other} judged with ${id}`,
+          ).toEqual({
+            attempts: find(context.start!.previousTree, other)!.attempts,
+            passes: outcome.guard === "pass",
+          });
+        expectRunnerOwnedKept(context.start!.previousTree, updated.tree, [id, ...batch]);
       }
       break;
     }

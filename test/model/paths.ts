@@ -80,7 +80,11 @@ export interface ModelContext {
   stepKind: "none" | "leaf" | "repair" | "recheck" | "valid" | "journal";
   /** Whether the iteration has a runner error (it went through `recover`, or is an interrupted one). */
   runnerError: boolean;
-  /** Whether the step is `runner recheck` (its input): undefined while no transition has told. */
+  /**
+   * Whether the step is `runner recheck` (its input): undefined while no transition has told. A
+   * `runner step` that reaches a leaf an imported plan marks finished re-checks it too (stepKind
+   * "recheck"), but it is still a step: recheck false.
+   */
   recheck: boolean | undefined;
 }
 
@@ -99,12 +103,13 @@ export const MODEL_CONTEXT_GUARDS: Record<string, (context: ModelContext) => boo
   treeInvalid: (c) => (c.recheck === true ? false : undefined),
   recheckRefused: (c) => (c.recheck === false ? false : undefined),
   leafSelected: (c) => (c.recheck === true ? false : undefined),
+  finishedSelected: (c) => (c.recheck === true ? false : undefined),
   recheckSelected: (c) => (c.recheck === false ? false : undefined),
 };
 
 /** Transitions only a re-check takes, and transitions only a step takes. */
 const RECHECK_EDGES = new Set(["loadTree:always:recheckOnInvalidTree", "selectLeaf:always:recheckRefused", "selectLeaf:always:recheckSelected"]);
-const STEP_EDGES = new Set(["loadTree:always:treeInvalid", "selectLeaf:always:leafSelected"]);
+const STEP_EDGES = new Set(["loadTree:always:treeInvalid", "selectLeaf:always:leafSelected", "selectLeaf:always:finishedSelected"]);
 
 /**
  * Guards that read the context, but a context the facts of an earlier actor decide freely (the tree
@@ -118,7 +123,7 @@ export function modelEffect(edge: ModelEdge, context: ModelContext): ModelContex
   const recheck = RECHECK_EDGES.has(edge.key) ? true : STEP_EDGES.has(edge.key) ? false : context.recheck;
   if (edge.key === "loadTree:always:treeValid") stepKind = recheck === true ? "recheck" : recheck === false ? "leaf" : "valid";
   if (edge.key === "selectLeaf:always:leafSelected") stepKind = "leaf";
-  if (edge.key === "selectLeaf:always:recheckSelected") stepKind = "recheck";
+  if (edge.key === "selectLeaf:always:recheckSelected" || edge.key === "selectLeaf:always:finishedSelected") stepKind = "recheck";
   if (edge.to === "repairTree") stepKind = "repair";
   if (edge.key === "safetyCheck:always:wasInterrupted") stepKind = "journal";
   const runnerError = context.runnerError || edge.to === "recover" || edge.key === "safetyCheck:always:wasInterrupted";

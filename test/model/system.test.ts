@@ -15,6 +15,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { serializeTree } from "../../src/core/canonical.js";
 import { checkDerivedPasses, checkTreeShape } from "../../src/core/invariants.js";
+import { formatFinished } from "../../src/core/plan-finished.js";
 import { walkTree, type TaskNode, type TaskTree } from "../../src/core/tree.js";
 import { node, runner, tree } from "../helpers/sandbox.js";
 import { CONFIG_FILE, TREE_FILE, scenario, type AgentAction, type IterationMeta, type Scenario, type ScenarioOptions } from "../helpers/scenario.js";
@@ -40,6 +41,8 @@ const RUN = "t1";
 /** root → a (attempts 1, selected first), b. */
 const TWO_LEAVES: TaskTree = tree(node("root", { children: [node("a", { attempts: 1 }), node("b", { order: 1 })] }));
 const ALL_PASSED: TaskTree = tree(node("root", { passes: true, children: [node("a", { passes: true }), node("b", { order: 1, passes: true })] }));
+/** An imported plan: a and b marked finished (.runner/state/finished.json) and never attempted, c open work between them. */
+const FINISHED_PLAN: TaskTree = tree(node("root", { children: [node("a"), node("c", { order: 1 }), node("b", { order: 2 })] }));
 const BROKEN_TREE = "{ this is not a task tree";
 /** An agent that turns the tree file into a folder before it acts: reading it fails with EISDIR. */
 const TREE_INTO_FOLDER = ["sh", "-c", `rm ${TREE_FILE} && mkdir ${TREE_FILE} && exec node agent.mjs`];
@@ -252,6 +255,19 @@ function recipeFor(p: ModelPath): Recipe {
         recipe.prepare.push(commitFiles({ [TREE_FILE]: BROKEN_TREE }, "break the tree"));
         evidence(edge.key, stderrSays(/a re-check needs a valid tree: run `runner step` to repair it first/));
         break;
+      case "selectLeaf:always:finishedSelected":
+        // `runner step` reaches a leaf the plan marks finished: the guard alone judges it, and b with it.
+        setOption(recipe, "tree", FINISHED_PLAN);
+        addFiles(recipe, { ".runner/state/finished.json": formatFinished(["a", "b"]) });
+        evidence(
+          edge.key,
+          (run) => {
+            expect(run.meta?.step_kind).toBe("recheck");
+            expect(run.meta?.rechecked).toEqual(run.meta?.guard_outcome === "pass" ? ["b"] : []);
+          },
+          true,
+        );
+        break;
       case "selectLeaf:always:recheckRefused":
         recipe.command = ["recheck", "root"];
         evidence(edge.key, stderrSays(/^Node root has children/));
@@ -400,7 +416,8 @@ function recipeFor(p: ModelPath): Recipe {
     recipe.evidence = recipe.evidence.filter((entry) => !entry.readsOutcome);
   }
   // (a re-check runs the guard only: the script's guard action is all it reads)
-  if (recipe.agentRuns === "no" && Object.keys(recipe.agent).some((key) => !(recheck && key === "guard"))) {
+  const guardOnly = p.states.includes("prepareRecheck");
+  if (recipe.agentRuns === "no" && Object.keys(recipe.agent).some((key) => !(guardOnly && key === "guard"))) {
     throw new Unsupported(`the path needs the agent to act (${JSON.stringify(recipe.agent)}) but no agent runs on it`);
   }
   recipe.options.tree ??= TWO_LEAVES;
@@ -565,7 +582,10 @@ async function runPath(p: ModelPath): Promise<void> {
     expect(head, `${where}\nno commit`).toBe(headBefore);
     if (end === "crashed") {
       // A bug commits nothing; an iteration that had begun (journaled before the agent) is left for the next step to record.
-      const journaled = ["execute", "guard", "recover", "resumeInterrupted"].some((state) => p.states.includes(state));
+      // (a re-check is journaled by prepareRecheck itself: when that fails, nothing was)
+      const journaled =
+        ["execute", "guard", "recover", "resumeInterrupted"].some((state) => p.states.includes(state)) &&
+        !p.edges.some((edge) => edge.key === "prepareRecheck:error");
       expect(existsSync(s.journalFile()), `${where}\nthe journal`).toBe(journaled);
       if (!journaled) expect(after.status, `${where}\nnothing changed`).toBe(before.status);
     } else if (p.states.includes("persist")) {
@@ -614,9 +634,16 @@ async function runPath(p: ModelPath): Promise<void> {
     expect(meta.attempts_after, `${where}\nno attempt counted`).toBe(meta.attempts_before);
     if (meta.node_id && treeBefore) expect(meta.attempts_before, where).toBe(findNode(JSON.parse(treeBefore) as TaskTree, meta.node_id)?.attempts);
   } else if (meta.step_kind === "recheck") {
-    // A re-check: a green guard passes the leaf, nothing else changes (no agent tried).
+    // A re-check: a green guard passes the leaf (and the plan-finished leaves judged with it), nothing else changes (no agent tried).
     expect(meta.attempts_after, where).toBe(meta.attempts_before);
     expect(meta.passes_after, where).toBe(meta.guard_outcome === "pass");
+    const written = JSON.parse(text) as TaskTree;
+    for (const id of meta.rechecked as string[])
+      expect(
+        findNode(written, id)?.passes,
+        `${where}
+${id} judged with it`,
+      ).toBe(true);
   } else if (meta.step_kind === "leaf") {
     // Seed 002's transition table.
     const status = meta.agent_status;

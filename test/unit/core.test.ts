@@ -409,7 +409,7 @@ describe("CONTRACT §5 configuration: schema messages with the key path, default
     {
       config: { executor: { kind: "gpt" } },
       path: "$.executor.kind",
-      message: 'must be one of "command", "codex", "claude", "gemini", "qwen", "opencode", "copilot", "pi", "demo", not "gpt"',
+      message: 'must be one of "command", "codex", "claude", "gemini", "qwen", "opencode", "copilot", "pi", "cline", "demo", not "gpt"',
     },
     { config: { limits: { output_cap_bytes: 10 } }, path: "$.limits.output_cap_bytes", message: "must be at least 1024, not 10" },
     {

@@ -115,18 +115,22 @@ export async function runAgentSession(agent: AgentDefinition, request: ExecutorR
   const show = (lines: string[]) => {
     for (const line of lines) request.onOutput?.(`${redactSecrets(line, request.secrets)}\n`, "stdout");
   };
-  const result = await runArgv(argv, {
-    ...request,
-    env,
-    // stdout is shown as readable lines made from the events, not as raw JSON (it is kept raw in the log).
-    onOutput: (chunk, stream) => {
-      if (stream === "stderr") request.onOutput?.(chunk, stream);
+  const result = await runArgv(
+    argv,
+    {
+      ...request,
+      env,
+      // stdout is shown as readable lines made from the events, not as raw JSON (it is kept raw in the log).
+      onOutput: (chunk, stream) => {
+        if (stream === "stderr") request.onOutput?.(chunk, stream);
+      },
+      observeStdout: (chunk) => {
+        show(reader.push(chunk));
+        request.observeStdout?.(chunk);
+      },
     },
-    observeStdout: (chunk) => {
-      show(reader.push(chunk));
-      request.observeStdout?.(chunk);
-    },
-  });
+    { throughPipe: agent.promptThroughPipe === true },
+  );
   show(reader.end());
   const report = agent.usageReport ? readUsageReport(usageFile) : undefined;
   if (report) show(reader.report(report));

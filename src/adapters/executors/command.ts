@@ -5,13 +5,14 @@ import type { Executor, ExecutorRequest, ExecutorResult } from "./executor.js";
 /** Characters of stderr kept for a failure's message. */
 const STDERR_TAIL_CHARS = 2_000;
 
-export async function runArgv(argv: string[], request: ExecutorRequest): Promise<ExecutorResult> {
+export async function runArgv(argv: string[], request: ExecutorRequest, stdin: { throughPipe?: boolean } = {}): Promise<ExecutorResult> {
   let stderrTail = "";
   const result = await runProcess({
     argv,
     cwd: request.root,
     env: request.env,
     input: request.prompt,
+    inputThroughPipe: stdin.throughPipe,
     deadlineMs: request.deadlineMs,
     logFile: request.logFile,
     logTop: request.root,

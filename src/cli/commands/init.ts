@@ -7,12 +7,14 @@ import { AGENTS, agentFor } from "../../agents/registry.js";
 import { serializeTree } from "../../core/canonical.js";
 import { LAYOUT, RUNNER_DIR, RUNNER_GITIGNORE } from "../../core/layout.js";
 import { PlanEditError } from "../../core/plan-edit.js";
-import { importPlan } from "../../core/plan-import.js";
+import { formatFinished } from "../../core/plan-finished.js";
+import { doneSection, importPlan, type ImportedPlan } from "../../core/plan-import.js";
 import { countNodes, goalMarkdown, goalTree, type TaskTree } from "../../core/tree.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import { GitRepo } from "../../adapters/git.js";
 import { guardDefinitionSummary } from "../../adapters/guard-definition.js";
 import { projectPath } from "../../adapters/project-files.js";
+import { refuseOversizedTree, taskMasterState } from "../../adapters/plan-file.js";
 import { DEFAULT_GUARD_COMMAND } from "../../core/config.js";
 import { schemaFile } from "../../package-files.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -21,17 +23,32 @@ import { printLine } from "../output.js";
 /** What `init --executor` takes (src/cli/commands.ts): every agent of src/agents/registry.ts, the bare command, the demo agent. */
 export type ExecutorChoice = string;
 
-export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: number; executor: ExecutorChoice; plan?: string }): Promise<number> {
+export async function run(
+  argv: GlobalArgs & { goal?: string; maxAttempts: number; executor: ExecutorChoice; plan?: string; skipDone?: boolean; tag?: string },
+): Promise<number> {
   const root = path.resolve(argv.C);
+  if (argv.plan === undefined && (argv.skipDone || argv.tag !== undefined))
+    throw new UsageError(`--${argv.skipDone ? "skip-done" : "tag"} goes with --plan FILE; give the plan, or leave it out.`);
   await requireRepositoryTop(root);
-  const tree = argv.plan === undefined ? undefined : await readPlan(argv.plan, argv);
+  const plan = argv.plan === undefined ? undefined : await readPlan(argv.plan, argv);
+  const tree = plan?.tree;
+  const goal = tree ? tree.root.goal || tree.root.title : argv.goal;
   const files = await scaffoldRunnerDir(root, {
-    goal: tree ? tree.root.goal || tree.root.title : argv.goal,
+    goal,
     maxAttempts: argv.maxAttempts,
     executor: argv.executor,
-    ...(tree ? { tree } : {}),
+    ...(plan ? { tree: plan.tree, finished: plan.finished, goalDocument: `${goalMarkdown(goal ?? "")}${doneSection(plan.done)}` } : {}),
   });
-  if (tree) printLine(`imported ${countNodes(tree) - 1} nodes from ${argv.plan} under the root "${tree.root.title}".`);
+  if (plan) {
+    printLine(
+      `imported ${countNodes(plan.tree) - 1} nodes from ${argv.plan}${plan.tag !== undefined ? ` (tag ${plan.tag})` : ""} under the root "${plan.tree.root.title}".`,
+    );
+    if (plan.finished.length > 0)
+      printLine(
+        `${plan.finished.length} of its leaves are finished in the plan (${LAYOUT.finished}): the guard alone judges them first, one guard run for all of them when it is green.`,
+      );
+    if (plan.done.length > 0) printLine(`left out ${plan.done.length} finished items (--skip-done); ${LAYOUT.goal} lists them as work already done.`);
+  }
   printLine(`initialized ${RUNNER_DIR}/ in ${root}:`);
   for (const file of files) printLine(`  ${file}`);
   const summary = await guardDefinitionSummary(new GitRepo(root), DEFAULT_GUARD_COMMAND).catch(() => undefined);
@@ -44,13 +61,30 @@ export async function run(argv: GlobalArgs & { goal?: string; maxAttempts: numbe
   return 0;
 }
 
-/** The tree of a plan file (Markdown, ralph's prd.json, task-master's tasks.json); one sentence for what cannot be mapped. */
-async function readPlan(file: string, argv: { maxAttempts: number; goal?: string }): Promise<TaskTree> {
-  const text = await readFile(path.resolve(file), "utf8").catch(() => {
+/**
+ * The tree of a plan file (Markdown, ralph's prd.json, task-master's tasks.json); one sentence for
+ * what cannot be mapped, and for a tree over the size every later command reads (refused before
+ * anything is written).
+ */
+async function readPlan(
+  file: string,
+  argv: { maxAttempts: number; goal?: string; skipDone?: boolean; tag?: string },
+): Promise<ImportedPlan & { tree: TaskTree }> {
+  const full = path.resolve(file);
+  const bytes = await readFile(full).catch(() => {
     throw new UsageError(`--plan ${file} cannot be read; give the path of a Markdown plan, ralph's prd.json or task-master's tasks.json.`);
   });
+  const name = path.basename(file);
   try {
-    return importPlan(path.basename(file), text, { maxAttempts: argv.maxAttempts, ...(argv.goal !== undefined ? { goal: argv.goal } : {}) });
+    const plan = importPlan(name, bytes, {
+      maxAttempts: argv.maxAttempts,
+      ...(argv.goal !== undefined ? { goal: argv.goal } : {}),
+      ...(argv.skipDone ? { skipDone: true } : {}),
+      ...(argv.tag !== undefined ? { tag: argv.tag } : {}),
+      ...taskMasterState(full),
+    });
+    refuseOversizedTree(name, serializeTree(plan.tree));
+    return plan;
   } catch (error) {
     if (error instanceof PlanEditError) throw new RefusalError(`${error.message.replace(/\.$/, "")}; nothing was written.`);
     throw error;
@@ -73,7 +107,18 @@ async function requireRepositoryTop(folder: string): Promise<void> {
 /** Writes the files of CONTRACT §2 into `root/.runner/`; refuses if it exists. Returns the files written. */
 export async function scaffoldRunnerDir(
   root: string,
-  options: { goal?: string; title?: string; maxAttempts: number; executor: ExecutorChoice; guardCommand?: string[]; tree?: TaskTree },
+  options: {
+    goal?: string;
+    title?: string;
+    maxAttempts: number;
+    executor: ExecutorChoice;
+    guardCommand?: string[];
+    tree?: TaskTree;
+    /** Leaves an imported plan marks finished (.runner/state/finished.json). */
+    finished?: readonly string[];
+    /** GOAL.md's whole text, when the caller made it. */
+    goalDocument?: string;
+  },
 ): Promise<string[]> {
   if (!existsSync(root)) throw new UsageError(`The folder ${root} does not exist; create it or pass an existing one with -C.`);
   if (existsSync(path.join(root, RUNNER_DIR))) {
@@ -95,14 +140,26 @@ export async function scaffoldRunnerDir(
   await write(LAYOUT.gitignore, RUNNER_GITIGNORE);
   await write(
     LAYOUT.goal,
-    goal ? goalMarkdown(goal) : "# Goal\n\nDescribe what the project must achieve. Every iteration's agent reads this file.\n",
+    options.goalDocument ??
+      (goal ? goalMarkdown(goal) : "# Goal\n\nDescribe what the project must achieve. Every iteration's agent reads this file.\n"),
   );
   await write(LAYOUT.tree, serializeTree(tree));
+  const finished = options.finished ?? [];
+  if (finished.length > 0) await write(LAYOUT.finished, formatFinished(finished));
   await write(LAYOUT.config, configTemplate(options.executor, options.guardCommand ?? DEFAULT_GUARD_COMMAND));
   await write(LAYOUT.assumptions, "# Assumptions\n\nAgents append the assumptions they make here.\n");
   await write(LAYOUT.questions, "# Open questions\n\nAgents append questions for humans here; the loop does not wait for answers.\n");
   await copyFile(schemaFile("task_tree"), projectPath(root, LAYOUT.schema));
-  return [LAYOUT.goal, LAYOUT.tree, LAYOUT.schema, LAYOUT.config, LAYOUT.assumptions, LAYOUT.questions, LAYOUT.gitignore];
+  return [
+    LAYOUT.goal,
+    LAYOUT.tree,
+    ...(finished.length > 0 ? [LAYOUT.finished] : []),
+    LAYOUT.schema,
+    LAYOUT.config,
+    LAYOUT.assumptions,
+    LAYOUT.questions,
+    LAYOUT.gitignore,
+  ];
 }
 
 // The [executor] table of each choice. An agent's options are its module's `template` (the pinned

@@ -17,7 +17,7 @@ import { addUsage, describeUsage, formatCost, shortCount, usageFromMeta, type Us
 import { eventsFile, iterationDir } from "../../core/layout.js";
 import { oneLine } from "../../core/text-limits.js";
 import type { Highlight } from "../../diagram/render.js";
-import { loopRecords, testsOf, type LoopRecord } from "../../core/loop-history.js";
+import { loopRecords, recheckedOf, testsOf, type LoopRecord } from "../../core/loop-history.js";
 import { parseCommitSubject } from "../../core/run-id.js";
 import { personEditsAmong, type PersonEditEntry } from "../../core/person-edit.js";
 import { runBase } from "../../adapters/run-audit.js";
@@ -80,7 +80,11 @@ export async function runLog(
   nodeId?: string,
 ): Promise<{ runId: string; entries: LogEntry[]; personEdits: PersonEditEntry[] }> {
   const records = loopRecords(run.loopCommits, run.runId).reverse();
-  const shown = nodeId === undefined ? records : records.filter((record) => record.subject.kind !== "repair" && record.subject.nodeId === nodeId);
+  // (a node a re-check passed with its own, as a plan-finished leaf, was judged by that iteration too)
+  const shown =
+    nodeId === undefined
+      ? records
+      : records.filter((record) => record.subject.kind !== "repair" && (record.subject.nodeId === nodeId || recheckedOf(record).includes(nodeId)));
   const [entries, personEdits] = await Promise.all([
     Promise.all(shown.map((record) => toEntry(root, run.runId, record))),
     runPersonEdits(run, records),

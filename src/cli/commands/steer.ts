@@ -1,5 +1,5 @@
 // A person steers the run (CONTRACT §4, "Steering a run"): `runner add | edit | move | remove |
-// unstick | extend | config`. Each edit is computed and checked on a copy (src/core/plan-edit.ts)
+// unstick | extend | import | config`. Each edit is computed and checked on a copy (src/core/plan-edit.ts)
 // before anything is written, then committed as a person's edit (src/adapters/person-edit.ts) under
 // the repository lock: while `runner run` works, refused, or with --wait made between two of its
 // iterations. PERSON_EDITS makes the edits and says what they did; the command line prints that, and
@@ -11,10 +11,13 @@ import { projectPath } from "../../adapters/project-files.js";
 import { serializeTree } from "../../core/canonical.js";
 import { configValue, setConfigValue } from "../../core/config-edit.js";
 import { LAYOUT } from "../../core/layout.js";
+import { formatFinished, parseFinished } from "../../core/plan-finished.js";
+import { doneSection, importPlanNodes } from "../../core/plan-import.js";
 import {
   addNodes,
   editNode,
   extendTree,
+  importNodes,
   moveNode,
   newNodesFromJson,
   PlanEditError,
@@ -24,7 +27,7 @@ import {
   type PlanEdit,
 } from "../../core/plan-edit.js";
 import type { EditClient, PersonEditVerb } from "../../core/person-edit.js";
-import type { TaskTree } from "../../core/tree.js";
+import { nodesById, type TaskTree } from "../../core/tree.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
@@ -32,6 +35,7 @@ import { printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { withEditLock, type EditWait } from "../repository-lock.js";
 import { loadValidTree } from "../valid-tree.js";
+import { refuseOversizedTree, taskMasterState } from "../../adapters/plan-file.js";
 
 /** Where a person's edit is made and how it meets a run at work. */
 export interface EditRequest extends EditWait {
@@ -134,6 +138,12 @@ export interface ExtendArgs {
   id?: string;
   rootId?: string;
 }
+export interface ImportArgs {
+  file?: string;
+  under?: string;
+  skipDone?: boolean;
+  tag?: string;
+}
 export interface ConfigArgs {
   key?: string;
   set?: string;
@@ -205,6 +215,69 @@ async function extendEdit(request: EditRequest, args: ExtendArgs): Promise<EditO
   );
 }
 
+/**
+ * `runner import FILE [--under NODE]`: a plan's nodes (as `init --plan` reads them) added under an
+ * open node as one person's edit — the tree, the leaves the plan marks finished added to
+ * finished.json (the guard judges them first), or with --skip-done GOAL.md's list of what was left out.
+ */
+async function importEdit(request: EditRequest, args: ImportArgs): Promise<EditOutcome> {
+  const file = args.file ?? "";
+  const root = findProjectRoot(request.folder);
+  const full = path.resolve(root, file);
+  const bytes = await readFile(full).catch(() => {
+    throw new UsageError(`${file} cannot be read; give the path of a Markdown plan, ralph's prd.json or task-master's tasks.json.`);
+  });
+  const name = path.basename(file);
+  return withEditLock(root, "runner import", request, async (lock) => {
+    const tree = await loadValidTree(root);
+    const [finishedText, goalText] = await Promise.all([readOptionalFile(root, LAYOUT.finished), readOptionalFile(root, LAYOUT.goal)]);
+    const { edit, files, notes } = refuseBadEdit(() => {
+      const plan = importPlanNodes(
+        name,
+        bytes,
+        {
+          maxAttempts: tree.root.max_attempts,
+          ...(args.skipDone ? { skipDone: true } : {}),
+          ...(args.tag !== undefined ? { tag: args.tag } : {}),
+          ...taskMasterState(full),
+        },
+        new Set(nodesById(tree).keys()),
+      );
+      const edit = importNodes(tree, args.under ?? tree.root.id, plan.root, name);
+      const treeText = serializeTree(edit.tree);
+      refuseOversizedTree(name, treeText);
+      const files: Record<string, string> = { [LAYOUT.tree]: treeText };
+      const notes: string[] = [];
+      if (plan.finished.length > 0) {
+        const listed = finishedText === undefined ? { ok: true as const, ids: [] } : parseFinished(finishedText);
+        if (!listed.ok) throw new PlanEditError(`${LAYOUT.finished} ${listed.problem}; fix it (or remove it) first, then import again.`);
+        files[LAYOUT.finished] = formatFinished([...listed.ids, ...plan.finished]);
+        notes.push(`${plan.finished.length} finished leaves for the guard to judge first`);
+      }
+      if (plan.done.length > 0) {
+        files[LAYOUT.goal] = `${(goalText ?? "").replace(/\n*$/, "\n")}${doneSection(plan.done)}`;
+        notes.push(`${plan.done.length} finished items left out, listed in ${LAYOUT.goal}`);
+      }
+      return { edit, files, notes };
+    });
+    const changes = [...edit.changes, ...notes];
+    const commit = await commitPersonEdit({
+      root,
+      env: processEnv(),
+      subject: { verb: "import", target: edit.nodeId },
+      changes,
+      files,
+      lockLost: () => lock.lost(),
+      client: request.client,
+    });
+    return { committed: true, changes, commit };
+  });
+}
+
+async function readOptionalFile(root: string, relative: string): Promise<string | undefined> {
+  return readFile(projectPath(root, relative), "utf8").catch(() => undefined);
+}
+
 async function configEdit(request: EditRequest, args: ConfigArgs): Promise<EditOutcome> {
   const key = args.key ?? "";
   if (args.set === undefined) throw new UsageError('`runner config` needs --set <value>, e.g. `runner config guard.command --set "npm test"`.');
@@ -239,6 +312,7 @@ export const PERSON_EDITS = {
   remove: removeEdit,
   unstick: unstickEdit,
   extend: extendEdit,
+  import: importEdit,
   config: configEdit,
 } satisfies Record<PersonEditVerb, (request: EditRequest, args: never) => Promise<EditOutcome>>;
 
@@ -256,4 +330,5 @@ export const move = fromCommandLine(moveEdit);
 export const remove = fromCommandLine(removeEdit);
 export const unstick = fromCommandLine(unstickEdit);
 export const extend = fromCommandLine(extendEdit);
+export const importPlan = fromCommandLine(importEdit);
 export const config = fromCommandLine(configEdit);

@@ -9,7 +9,7 @@ import { checkDerivedPasses, checkPassedImmutable } from "../../core/invariants.
 import { LAYOUT } from "../../core/layout.js";
 import { formatProblem, type Problem } from "../../core/problems.js";
 import { countNodes, walkTree } from "../../core/tree.js";
-import { loadAllPolicies, loadConfig, loadTree, projectPath, readOptional } from "../../adapters/project-files.js";
+import { loadAllPolicies, loadConfig, loadFinished, loadTree, projectPath, readOptional } from "../../adapters/project-files.js";
 import { LEAF_PLACEHOLDERS, REPAIR_PLACEHOLDERS, unknownPlaceholders } from "../../core/prompt-pack.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printError, printJson, printLine } from "../output.js";
@@ -35,7 +35,7 @@ export async function validateProject(folder: string): Promise<Validation> {
   const problems: FileProblem[] = [];
   const add = (file: string, list: Problem[]) => problems.push(...list.map((p) => ({ file, ...p })));
 
-  const [treeLoad, config, policies] = await Promise.all([loadTree(root), loadConfig(root), loadAllPolicies(root)]);
+  const [treeLoad, config, policies, finished] = await Promise.all([loadTree(root), loadConfig(root), loadAllPolicies(root), loadFinished(root)]);
   let summary = "";
   if (treeLoad.ok) {
     add(LAYOUT.tree, checkDerivedPasses(treeLoad.tree));
@@ -46,6 +46,9 @@ export async function validateProject(folder: string): Promise<Validation> {
     add(LAYOUT.tree, treeLoad.problems);
   }
   if (!config.ok) add(LAYOUT.config, config.problems);
+  // (an unreadable list judges nothing first: each of its leaves then goes to the agent)
+  if (finished && !finished.ok)
+    add(LAYOUT.finished, [{ path: "$", message: `${finished.problem}; the guard judges no plan-finished leaf first until it is fixed` }]);
   for (const policy of policies) add(policy.file, policy.problems);
   for (const kind of ["leaf", "repair"] as const) {
     const file = `${LAYOUT.prompts}/${kind}.md`;

@@ -49,6 +49,7 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
         treeLeftInvalid: record.treeToWrite === undefined,
         tests: record.testFilesChanged,
         runStart,
+        rechecked: record.rechecked,
       }),
       secrets,
     );

@@ -1,7 +1,7 @@
 // Step 2, load: the config, the tree as it is on disk, this run's loop commits, and — when the tree
 // is invalid, or was left invalid by the last iteration — the tree to check and repair it against.
 import { fromPromise } from "xstate";
-import { loadConfig, loadTree } from "../../adapters/project-files.js";
+import { loadConfig, loadFinished, loadTree } from "../../adapters/project-files.js";
 import { loadWrittenTree } from "../../adapters/tree-store.js";
 import { withGuardDefinition } from "../../adapters/guard-definition.js";
 import { guardProgramOf, preflight } from "../../adapters/preflight.js";
@@ -21,13 +21,15 @@ export function loadStateActor({ root, env, git, state }: ActorDeps) {
     // The tree file of the runner's own last commit (and the work tree is clean: the safety check
     // passed) is one it wrote from a valid tree: parsed, not checked again.
     const kept = await keptHistory(state, input.runId, input.head);
-    const [config, tree, history] = await Promise.all([
+    const [config, tree, history, finished] = await Promise.all([
       // (with the guard's definition at the starting commit protected too)
       loadConfig(root).then(async (loaded) =>
         loaded.ok ? { ...loaded, config: await withGuardDefinition(git, input.head, loaded.config) } : loaded,
       ),
       kept?.treeWritten ? loadWrittenTree(root) : loadTree(root),
       runHistory(git, state, input.runId, input.head, kept),
+      // (the working tree is clean, and the file protected: as the starting commit has it)
+      loadFinished(root),
     ]);
     const commits = history.commits;
     const records = loopRecords(commits, input.runId);
@@ -43,6 +45,7 @@ export function loadStateActor({ root, env, git, state }: ActorDeps) {
       guardProgram: identifyFile(guardProgramOf(checks)),
       preflight: checks.flatMap((check) => (check.problem ? [{ problem: check.problem, agent: check.agent === true }] : [])),
       identity: await runIdentity(git, commits, env),
+      ...(finished?.ok && finished.ids.length > 0 ? { finished: finished.ids } : {}),
     };
     // After an iteration that left the tree invalid (committed as the agent wrote it), the tree must
     // be checked against the last one the runner accepted, as the agent's tree was: a changed passed
