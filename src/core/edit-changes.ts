@@ -4,6 +4,7 @@
 // trailers say (`parseChange`) — a runner-made edit says exactly what it did.
 import { parse as parseToml } from "smol-toml";
 import { canonicalJson } from "./canonical.js";
+import { LAYOUT } from "./layout.js";
 import type { TaskNode, TaskTree } from "./tree.js";
 
 /** A field of an open node a person may change. */
@@ -11,10 +12,16 @@ export type EditedField = "title" | "goal" | "acceptance" | "order" | "max_attem
 
 export type EditChange =
   | { kind: "added"; node: string; parent: string }
+  /** An added subtree that came from a plan file (`runner import`): the same change as "added", told with its source. */
+  | { kind: "imported"; node: string; parent: string; file: string; count: number }
   | { kind: "removed"; node: string; parent: string }
   | { kind: "moved"; node: string; from: string; to: string }
   | { kind: "field"; node: string; field: EditedField; from?: number; to?: number }
   | { kind: "new-root"; node: string; over: string }
+  /** Leaves a plan marked finished, listed in finished.json for the guard to judge first (`runner import`). */
+  | { kind: "finished"; count: number }
+  /** Finished items a plan import left out (`--skip-done`), listed in GOAL.md. */
+  | { kind: "goal-done"; count: number }
   | { kind: "config"; key: string; value: unknown }
   | { kind: "config-unset"; key: string };
 
@@ -25,6 +32,8 @@ export function formatChange(change: EditChange): string {
   switch (change.kind) {
     case "added":
       return `added ${quote(change.node)} under ${quote(change.parent)}`;
+    case "imported":
+      return `imported ${quote(change.node)} under ${quote(change.parent)} from ${change.file.replace(/\s+/g, " ")} (${change.count} node${change.count === 1 ? "" : "s"})`;
     case "removed":
       return `removed ${quote(change.node)} from ${quote(change.parent)}`;
     case "moved":
@@ -33,6 +42,10 @@ export function formatChange(change: EditChange): string {
       return `${change.field} of ${quote(change.node)}${change.from !== undefined && change.to !== undefined ? ` from ${change.from} to ${change.to}` : ""}`;
     case "new-root":
       return `new root ${quote(change.node)} over the passed ${quote(change.over)}`;
+    case "finished":
+      return `${change.count} finished leaves for the guard to judge first`;
+    case "goal-done":
+      return `${change.count} finished items left out, listed in ${LAYOUT.goal}`;
     case "config":
       return `${change.key} = ${JSON.stringify(change.value)}`;
     case "config-unset":
@@ -43,6 +56,11 @@ export function formatChange(change: EditChange): string {
 const ID = String.raw`"([A-Za-z0-9][A-Za-z0-9._-]{0,127})"`;
 const LINE_PATTERNS: [RegExp, (m: RegExpExecArray) => EditChange][] = [
   [new RegExp(`^added ${ID} under ${ID}$`), (m) => ({ kind: "added", node: m[1]!, parent: m[2]! })],
+  [
+    // (the source is told, not checked: the tree says what was added)
+    new RegExp(`^imported ${ID} under ${ID}(?: from (.+) \\((\\d+) nodes?\\))?$`),
+    (m) => ({ kind: "imported", node: m[1]!, parent: m[2]!, file: m[3] ?? "", count: Number(m[4] ?? 0) }),
+  ],
   [new RegExp(`^removed ${ID} from ${ID}$`), (m) => ({ kind: "removed", node: m[1]!, parent: m[2]! })],
   [new RegExp(`^moved ${ID} from ${ID} to ${ID}$`), (m) => ({ kind: "moved", node: m[1]!, from: m[2]!, to: m[3]! })],
   [new RegExp(`^new root ${ID} over the passed ${ID}$`), (m) => ({ kind: "new-root", node: m[1]!, over: m[2]! })],
@@ -57,6 +75,8 @@ const LINE_PATTERNS: [RegExp, (m: RegExpExecArray) => EditChange][] = [
     }),
   ],
   [/^([a-z_]+\.[a-z_]+) unset$/, (m) => ({ kind: "config-unset", key: m[1]! })],
+  [/^(\d+) finished leaves for the guard to judge first$/, (m) => ({ kind: "finished", count: Number(m[1]) })],
+  [/^(\d+) finished items left out, listed in \S+$/, (m) => ({ kind: "goal-done", count: Number(m[1]) })],
 ];
 
 /** A Runner-Change line read back; undefined when it says nothing this vocabulary knows. */
@@ -165,6 +185,11 @@ function changeKey(change: EditChange): string {
     case "config":
     case "config-unset":
       return `config ${change.key}`;
+    case "imported":
+      return `added ${change.node}`;
+    case "finished":
+    case "goal-done":
+      return change.kind;
     default:
       return `${change.kind} ${change.node}`;
   }
@@ -195,6 +220,7 @@ export function unsaidChanges(said: readonly EditChange[], made: readonly EditCh
 }
 
 function agrees(said: EditChange, made: EditChange): boolean {
+  if (said.kind === "imported") return made.kind === "added" && made.node === said.node && made.parent === said.parent;
   if (said.kind !== made.kind) return false;
   switch (said.kind) {
     case "field": {
@@ -203,6 +229,11 @@ function agrees(said: EditChange, made: EditChange): boolean {
     }
     case "config":
       return canonicalJson(said.value) === canonicalJson((made as typeof said).value);
+    case "finished":
+      return said.count === (made as typeof said).count;
+    case "goal-done":
+      // (GOAL.md is prose: that the import changed it is what can be checked)
+      return true;
     default:
       return formatChange(said) === formatChange(made);
   }

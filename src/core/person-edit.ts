@@ -199,6 +199,8 @@ function trailerMismatch(subject: PersonEditSubject, input: PersonEditInput, tre
     if (!input.config) return undefined;
     made.push(...configChanges(input.config.before, input.config.after));
   }
+  if (input.changedPaths.includes(LAYOUT.finished)) made.push({ kind: "finished", count: newlyFinished(input).length });
+  if (input.changedPaths.includes(LAYOUT.goal)) made.push({ kind: "goal-done", count: 0 });
   const { notMade, notSaid } = unsaidChanges(said, made);
   if (notMade.length === 0 && notSaid.length === 0) {
     if (subject.verb !== "config") return undefined;

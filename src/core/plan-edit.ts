@@ -215,7 +215,7 @@ export function importNodes(before: TaskTree, parentId: string, top: TaskNode, f
   forEachNode({ version: 1, root: top }, () => {
     count++;
   });
-  return finish("import", top.id, before, draft, [`imported ${quote(top.id)} under ${quote(parentId)} from ${file} (${count} nodes)`]);
+  return finish("import", top.id, before, draft, [formatChange({ kind: "imported", node: top.id, parent: parentId, file, count })]);
 }
 
 export interface NodeFields {

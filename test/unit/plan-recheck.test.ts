@@ -110,7 +110,11 @@ describe("runner audit of `runner import`", () => {
     return {
       sha: "f".repeat(40),
       subject: `chore(runner): run ${RUN} edit import node plan`,
-      body: formatPersonEditMessage({ runId: RUN, verb: "import", target: "plan" }, person, ['imported "plan" under "root"'])
+      // (as `runner import` words it: the nodes added, and how many of them the plan marked finished)
+      body: formatPersonEditMessage({ runId: RUN, verb: "import", target: "plan" }, person, [
+        'imported "plan" under "root"',
+        `${finished.length - 2} finished leaves for the guard to judge first`,
+      ])
         .split("\n")
         .slice(2)
         .join("\n"),

@@ -9,6 +9,7 @@ import path from "node:path";
 import { commitPersonEdit, type PersonEditCommit } from "../../adapters/person-edit.js";
 import { projectPath } from "../../adapters/project-files.js";
 import { serializeTree } from "../../core/canonical.js";
+import { formatChange } from "../../core/edit-changes.js";
 import { configValue, setConfigValue } from "../../core/config-edit.js";
 import { LAYOUT } from "../../core/layout.js";
 import { formatFinished, parseFinished } from "../../core/plan-finished.js";
@@ -252,11 +253,11 @@ async function importEdit(request: EditRequest, args: ImportArgs): Promise<EditO
         const listed = finishedText === undefined ? { ok: true as const, ids: [] } : parseFinished(finishedText);
         if (!listed.ok) throw new PlanEditError(`${LAYOUT.finished} ${listed.problem}; fix it (or remove it) first, then import again.`);
         files[LAYOUT.finished] = formatFinished([...listed.ids, ...plan.finished]);
-        notes.push(`${plan.finished.length} finished leaves for the guard to judge first`);
+        notes.push(formatChange({ kind: "finished", count: plan.finished.length }));
       }
       if (plan.done.length > 0) {
         files[LAYOUT.goal] = `${(goalText ?? "").replace(/\n*$/, "\n")}${doneSection(plan.done)}`;
-        notes.push(`${plan.done.length} finished items left out, listed in ${LAYOUT.goal}`);
+        notes.push(formatChange({ kind: "goal-done", count: plan.done.length }));
       }
       return { edit, files, notes };
     });
