@@ -5,7 +5,7 @@ bin := "node_modules/.bin"
 
 # typecheck + build + lint + tests. tsc only type-checks (src, machines, tests, benchmarks); the
 # build bundles the CLI into dist/runner.mjs, which the CLI tests run through bin/runner.js.
-ci: typecheck build format lint test
+ci: typecheck build format lint layers test
 
 typecheck:
     {{bin}}/tsc -p tsconfig.json
@@ -19,6 +19,10 @@ format:
 
 lint:
     {{bin}}/eslint .
+
+# The layers of the code and no cycles (.dependency-cruiser.cjs): every import points down.
+layers:
+    {{bin}}/depcruise src machines --config .dependency-cruiser.cjs --output-type err
 
 test:
     {{bin}}/vitest run

@@ -11,6 +11,7 @@
 // stdin. Claude streams one JSON event per line (kept in executor.log, shown as live lines); the
 // last event, `{"type":"result", ...}`, carries `structured_output`, which the runner writes to
 // output.json.
+import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
 import type { AgentClock, AgentLimit, LimitKind } from "../core/agent-limits.js";
 import { count, type AgentUsage, type UsageTotals } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
@@ -248,7 +249,7 @@ export const claude: AgentDefinition = {
   // `claude --version` prints "2.1.330 (Claude Code)".
   version: VERSION_OPTION,
   authEnv: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"],
-  configKeys: ["model", "permission_mode", "allowed_tools", "max_turns", "max_budget_usd", "extra_args", "isolation"],
+  configKeys: EXECUTOR_KEYS.claude,
   template: `permission_mode = "acceptEdits"  # acceptEdits | manual | default | dontAsk | plan | auto | bypassPermissions (as root: needs IS_SANDBOX=1)
 # model = "sonnet"               # unset: Claude Code's default model
 # allowed_tools = ["Bash(npm test:*)"]  # added to Bash(<guard command>:*), which the runner always allows

@@ -17,6 +17,7 @@
 // and state (providers, settings, MCP servers, hooks, sessions, logs) at a fresh folder in the
 // iteration's folder: credentials then come from the environment (CLINE_API_KEY, ANTHROPIC_API_KEY,
 // … with `-P` in extra_args) or CLINE_PROVIDER_SETTINGS_PATH.
+import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
 import path from "node:path";
 import type { AgentClock, AgentLimit, LimitKind } from "../core/agent-limits.js";
 import { type AgentUsage, count } from "../core/agent-usage.js";
@@ -204,7 +205,7 @@ export const cline: AgentDefinition = {
   version: VERSION_OPTION,
   // The provider's own variable (README "Environment variables"), else what `cline auth` saved in ~/.cline.
   authEnv: ["CLINE_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "AI_GATEWAY_API_KEY"],
-  configKeys: ["model", "extra_args", "isolation"],
+  configKeys: EXECUTOR_KEYS.cline,
   template: `# model = "anthropic/claude-sonnet-4.6"  # -m; unset: the model \`cline auth\` saved for the provider
 # extra_args = ["-P", "anthropic"]  # -P: the provider (unset: the last one used); ["--thinking", "high"]
 # isolation = "clean"            # user (default): your ~/.cline (providers, settings, MCP servers, hooks, sessions); clean: a fresh one per iteration`,

@@ -10,6 +10,7 @@
 // come with isolation = "clean". The prompt goes on stdin (`-`); the JSONL events go to executor.log
 // and become the live lines; Codex writes its final message, shaped by the output schema, to
 // output.json (an empty file when the turn failed).
+import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
 import type { AgentClock, AgentLimit, LimitKind, LocalTime } from "../core/agent-limits.js";
 import type { AgentUsage } from "../core/agent-usage.js";
 import { count } from "../core/agent-usage.js";
@@ -143,7 +144,7 @@ export const codex: AgentDefinition = {
   // `codex --version` prints "codex-cli 0.169.0".
   version: VERSION_OPTION,
   authEnv: ["OPENAI_API_KEY", "CODEX_API_KEY"],
-  configKeys: ["model", "profile", "sandbox", "config_overrides", "extra_args", "isolation"],
+  configKeys: EXECUTOR_KEYS.codex,
   template: `sandbox = "workspace-write"      # read-only | workspace-write | danger-full-access
 # model = "gpt-6.1-sol"          # unset: Codex's default model
 # profile = "ci"                 # -p ci: $CODEX_HOME/ci.config.toml on top of config.toml

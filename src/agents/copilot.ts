@@ -12,6 +12,7 @@
 // has no output-schema mode: the prompt asks for the answer in RUNNER_OUTPUT_FILE, which the agent
 // writes with its own file tool. Its JSON-lines stream carries no token counts: they come from the
 // usage report it writes when it ends (--usage-output-file), which the runner reads after the session.
+import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
 import type { AgentClock, AgentLimit, LimitKind } from "../core/agent-limits.js";
 import { type AgentUsage, count } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
@@ -244,7 +245,7 @@ export const copilot: AgentDefinition = {
   // A GitHub token with the Copilot Requests permission (in this order of precedence), or a model
   // provider of your own (BYOK: COPILOT_PROVIDER_BASE_URL with its key); else `copilot login`'s.
   authEnv: ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "COPILOT_PROVIDER_API_KEY", "COPILOT_PROVIDER_BEARER_TOKEN"],
-  configKeys: ["model", "allowed_tools", "extra_args", "isolation"],
+  configKeys: EXECUTOR_KEYS.copilot,
   template: `# model = "claude-sonnet-5"      # --model; unset: Copilot's default (or COPILOT_MODEL)
 # allowed_tools = ["shell(npm test)", "shell(node)"]  # --allow-tool; added to write, shell(<guard command>) and shell(<guard program>), which the runner always allows
 # isolation = "clean"            # user (default): your Copilot config, MCP servers and the built-in GitHub MCP server; clean: no built-in MCP servers

@@ -10,6 +10,7 @@
 // and writes it to output.json, else reads output.json as Gemini wrote it (the prompt asks for that
 // file). The JSON-lines events go to executor.log and become the live lines; usage comes with the
 // final `result` event.
+import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
 import type { AgentClock, AgentLimit } from "../core/agent-limits.js";
 import { type AgentUsage, count } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
@@ -226,7 +227,7 @@ export const gemini: AgentDefinition = {
   version: VERSION_OPTION,
   // GOOGLE_API_KEY is Vertex AI express mode's (docs/agents.md); a Google login needs none.
   authEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
-  configKeys: ["model", "approval_mode", "allowed_tools", "extra_args", "isolation"],
+  configKeys: EXECUTOR_KEYS.gemini,
   template: `approval_mode = "auto_edit"      # auto_edit | default | yolo | plan (the runner always allows the guard command)
 # model = "gemini-2.5-pro"       # unset: Gemini CLI's own choice (model "auto": routed per request)
 # allowed_tools = ["run_shell_command(npm test)"]  # added to run_shell_command(<guard command>), which the runner always allows

@@ -11,6 +11,7 @@
 // ends the session with exit code 0 — the runner says so in OpenCode's words. With isolation =
 // "clean": --pure (no external plugins) and no Claude Code files, external skills, models.dev
 // fetch or auto-update (environment variables below).
+import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
 import type { AgentClock, AgentLimit, LimitKind } from "../core/agent-limits.js";
 import { count, type AgentUsage } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
@@ -160,7 +161,7 @@ export const opencode: AgentDefinition = {
   version: VERSION_OPTION,
   // Any provider's key works (OpenCode reads each provider's own variable, or `opencode auth login`'s auth.json).
   authEnv: ["OPENCODE_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY"],
-  configKeys: ["model", "extra_args", "isolation"],
+  configKeys: EXECUTOR_KEYS.opencode,
   template: `# model = "provider/model"       # -m; unset: the model of your OpenCode config
 # isolation = "clean"            # user (default): your OpenCode config and plugins; clean: --pure, no Claude Code files or external skills
 # extra_args = ["--agent", "build"]`,

@@ -11,6 +11,7 @@
 // model API failed: its failure is the last assistant message's `errorMessage` (stopReason
 // "error"), or, before any event, a sentence on stderr with exit code 1. The isolation flags come
 // with isolation = "clean".
+import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
 import type { AgentClock, AgentLimit } from "../core/agent-limits.js";
 import { addUsage, type AgentUsage, count } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
@@ -225,7 +226,7 @@ export const pi: AgentDefinition = {
     "MISTRAL_API_KEY",
     "DEEPSEEK_API_KEY",
   ],
-  configKeys: ["model", "extra_args", "isolation"],
+  configKeys: EXECUTOR_KEYS.pi,
   template: `# model = "anthropic/claude-opus-4-7"  # --model provider/id (":high" sets the thinking level); unset: your pi settings' defaultProvider/defaultModel
 # isolation = "clean"            # user (default): your pi extensions, skills and saved sessions; clean: none of them (--no-session --no-extensions --no-skills --no-prompt-templates --offline)
 # extra_args = ["--thinking", "high"]`,

@@ -10,6 +10,7 @@
 // which the runner writes to output.json. Its stream-json events follow Claude Code's shapes
 // (system/init, assistant, user, result) with Gemini CLI's tool names; usage comes with each
 // assistant message and, summed, with the result.
+import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
 import type { AgentClock, AgentLimit } from "../core/agent-limits.js";
 import { type AgentUsage, count } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
@@ -170,7 +171,7 @@ export const qwen: AgentDefinition = {
   version: VERSION_OPTION,
   // Per auth type (--auth-type openai, the default with OPENAI_API_KEY; anthropic; gemini); DASHSCOPE_API_KEY for Alibaba Cloud (bundle).
   authEnv: ["OPENAI_API_KEY", "DASHSCOPE_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"],
-  configKeys: ["model", "approval_mode", "allowed_tools", "max_turns", "extra_args", "isolation"],
+  configKeys: EXECUTOR_KEYS.qwen,
   template: `approval_mode = "auto-edit"      # auto-edit | default | auto | yolo | plan (the runner always allows the guard command)
 # model = "qwen3-coder-plus"     # unset: Qwen Code's own (OPENAI_MODEL or its settings)
 # allowed_tools = ["run_shell_command(npm test)"]  # added to run_shell_command(<guard command>), which the runner always allows

@@ -1,10 +1,9 @@
 // The change policy of an iteration (CONTRACT §9): protected paths, the selected node's
 // allowed_write_paths (its policy sidecar, judged before the iteration starts), and what the agent
 // did to git itself. Each violation fails the guard stage.
-import { isRunnerPath } from "./classify.js";
-import { pathsInside, pathsOutside } from "./path-rules.js";
+import { isRunnerPath, pathsInside, pathsOutside } from "./path-rules.js";
 import { formatProblem, type Problem } from "./problems.js";
-import type { AgentGitFacts } from "./step-facts.js";
+import type { AgentGitFacts } from "./agent-git.js";
 
 /** The selected node's policy sidecar as read (src/adapters/project-files.ts loadPolicy). */
 export interface NodePolicyFacts {

@@ -1,17 +1,11 @@
 // Step 7, classify and judge (seed 001 §5, CONTRACT §7): DECOMPOSE or EXECUTE from the changed paths,
 // the agent's declared status judged against what it did, and the change policy applied.
 import { checkChangePolicy, type PolicyResult } from "./change-policy.js";
-import { pathsOutside } from "./path-rules.js";
+import { isRunnerPath, pathsOutside } from "./path-rules.js";
+import type { IterationKind } from "./run-id.js";
 import type { AgentStatus, GuardOutcome } from "./state-update.js";
-import type { AgentGitFacts } from "./step-facts.js";
+import type { AgentGitFacts } from "./agent-git.js";
 import { findNode, type TaskNode, type TaskTree } from "./tree.js";
-
-export type IterationKind = "decompose" | "execute";
-
-/** Paths under `.runner/` belong to the runner's state and notes; anything else is the project. */
-export function isRunnerPath(path: string): boolean {
-  return path === ".runner" || path.startsWith(".runner/");
-}
 
 /** EXECUTE if any changed path lies outside `.runner/`, else DECOMPOSE (no change at all included). */
 export function classifyChangedPaths(changedPaths: readonly string[]): IterationKind {

@@ -1,8 +1,8 @@
 // Configuration (.runner/state/config.toml, CONTRACT §5): parse, check against schemas/config/v1,
 // and fill the defaults.
 import { parse as parseToml, TomlError } from "smol-toml";
-import { findAgent } from "../agents/registry.js";
 import type { ExecutorConfig, RunnerConfig } from "../schemas/types.generated.js";
+import { EXECUTOR_KEYS, type ExecutorKind } from "./executor-kinds.js";
 import type { GuardDefinition, ProtectedScripts } from "./guard-definition.js";
 import { JUSTFILE_NAMES } from "./justfile.js";
 import { LAYOUT, nodeSidecar } from "./layout.js";
@@ -11,7 +11,7 @@ import type { Problem } from "./problems.js";
 import { validateConfigSchema } from "./schema.js";
 import { DEFAULT_TEST_PATTERNS } from "./test-files.js";
 
-export type ExecutorKind = NonNullable<ExecutorConfig["kind"]>;
+export type { ExecutorKind } from "./executor-kinds.js";
 
 export interface ResolvedConfig {
   executor: ExecutorConfig & { kind: ExecutorKind };
@@ -76,9 +76,7 @@ export const DEFAULT_HOOK_TIMEOUT_SECONDS = 30;
 
 /** The `[executor]` keys each kind takes: an agent's are declared in its module (src/agents/). */
 function kindKeys(kind: ExecutorKind): readonly string[] {
-  if (kind === "command") return ["kind", "command"];
-  if (kind === "demo") return ["kind", "fail_once"];
-  return ["kind", ...(findAgent(kind)?.configKeys ?? [])];
+  return ["kind", ...EXECUTOR_KEYS[kind]];
 }
 
 export type ConfigResult = { ok: true; config: ResolvedConfig } | { ok: false; problems: Problem[] };

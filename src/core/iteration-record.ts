@@ -1,6 +1,7 @@
 // What an iteration hands to persist and commit (and meta.json): one record built from the
 // machine's hand-off records, whatever path the iteration took.
-import { classifyChangedPaths, type IterationKind, type Judgement } from "./classify.js";
+import { classifyChangedPaths, type Judgement } from "./classify.js";
+import type { IterationKind } from "./run-id.js";
 import type { ResolvedConfig } from "./config.js";
 import { pathsInside } from "./path-rules.js";
 import { testFilesIn } from "./test-files.js";

@@ -35,3 +35,8 @@ export function pathsOutside(changedPaths: readonly string[], entries: readonly 
 export function pathsInside(changedPaths: readonly string[], entries: readonly string[]): string[] {
   return changedPaths.filter((path) => entries.some((entry) => pathMatchesEntry(path, entry))).sort();
 }
+
+/** Paths under `.runner/` belong to the runner's state and notes; anything else is the project. */
+export function isRunnerPath(path: string): boolean {
+  return path === ".runner" || path.startsWith(".runner/");
+}

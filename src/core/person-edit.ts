@@ -2,7 +2,7 @@
 // audit judges it. A person's edit is never an iteration (iteration numbers stay 1..n); it may
 // change only the runner's files (.runner/, never the project's), only open nodes, and never the
 // runner-owned fields. The same rules judge a commit a person made by hand that only edits the plan.
-import { isRunnerPath } from "./classify.js";
+import { isRunnerPath } from "./path-rules.js";
 import { configChanges, parseChange, treeChanges, unsaidChanges, type EditChange } from "./edit-changes.js";
 import { LAYOUT, RUNNER_DIR } from "./layout.js";
 import { oneLine, safeText } from "./text-limits.js";

@@ -1,6 +1,8 @@
 // Run ids and the loop's branch and commit-message grammar (CONTRACT §4, §7).
-import type { IterationKind } from "./classify.js";
 import type { GuardOutcome } from "./state-update.js";
+
+/** What an agent's iteration was, by the paths it changed (src/core/classify.ts decides). */
+export type IterationKind = "decompose" | "execute";
 
 export const RUN_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 export const BRANCH_PREFIX = "runner/";

@@ -1,6 +1,6 @@
 // Runner errors (seed 002 "Runner Error Recovery"): what can go wrong inside the runner rather than in
 // the agent's work, and the one way each is recorded.
-import type { ProcessFacts, RunnerErrorFact } from "./step-facts.js";
+import type { ProcessFacts } from "./process-facts.js";
 
 /**
  * The kinds of runner-internal failure of seed 002's recovery table. Each is recorded the same way
@@ -18,6 +18,12 @@ export type RunnerErrorKind =
   | "interrupted"
   | "runner_stopped"
   | "other";
+
+/** A runner-internal failure of seed 002's recovery table: recorded as a retry, no attempt counted. */
+export interface RunnerErrorFact {
+  kind: RunnerErrorKind;
+  message: string;
+}
 
 /** Seed 002's recovery table, one row for every kind: a retry with the guard skipped and attempts unchanged. */
 export const RUNNER_ERROR_RECOVERY = { status: "retry", guard: "skipped", attempts: "unchanged" } as const;

@@ -8,7 +8,13 @@ import type { NodePolicyFacts } from "./change-policy.js";
 import type { ConfigResult, ResolvedConfig } from "./config.js";
 import type { LoopRecord } from "./loop-history.js";
 import type { Problem } from "./problems.js";
-import type { RunnerErrorKind } from "./runner-errors.js";
+import type { AgentGitFacts } from "./agent-git.js";
+import type { ProcessFacts } from "./process-facts.js";
+import type { RunnerErrorFact } from "./runner-errors.js";
+
+export type { AgentGitFacts } from "./agent-git.js";
+export type { ProcessFacts } from "./process-facts.js";
+export type { RunnerErrorFact } from "./runner-errors.js";
 import type { TaskTree } from "./tree.js";
 
 /** A leaf iteration, a repair of the tree (both run the agent), or a person's re-check of a leaf by the guard alone. */
@@ -21,12 +27,6 @@ export type AgentStepKind = Exclude<StepKind, "recheck">;
 export function agentStepKind(stepKind: StepKind): AgentStepKind {
   if (stepKind === "recheck") throw new TypeError("an agent step in a re-check");
   return stepKind;
-}
-
-/** A runner-internal failure of seed 002's recovery table: recorded as a retry, no attempt counted. */
-export interface RunnerErrorFact {
-  kind: RunnerErrorKind;
-  message: string;
 }
 
 /** The guard's program as found before the agent ran (src/adapters/program.ts). */
@@ -83,15 +83,6 @@ export interface PromptFacts {
   policy: NodePolicyFacts | undefined;
 }
 
-/** How a child process (agent or guard) ended. */
-export interface ProcessFacts {
-  exitCode: number | undefined;
-  timedOut: boolean;
-  aborted: boolean;
-  spawnError: string | undefined;
-  durationMs: number;
-}
-
 /** runAgent: the agent session. */
 export interface AgentRunFacts extends ProcessFacts {
   argv: string[];
@@ -115,30 +106,6 @@ export interface AgentRunFacts extends ProcessFacts {
 
 /** The git control files (config, info/*, hooks) as they were: text and mode, null when absent. */
 export type ControlSnapshot = Record<string, { text: string; mode: number } | null>;
-
-/** What the agent did to git itself, found (and undone) right after it ran. */
-export interface AgentGitFacts {
-  /** Control files the agent changed (put back as they were). */
-  controlChanged: string[];
-  /** Operations it left in progress (MERGE_HEAD, a rebase, …), removed. */
-  operations: string[];
-  /** Where it left HEAD, when not on the run branch at the starting commit (HEAD is put back). */
-  headMoved?: { branch: string | undefined; sha: string | undefined };
-  /** Commits it made itself (reachable from where it left HEAD or the run branch), oldest first. */
-  agentCommits: { sha: string; subject: string }[];
-  /** Files an ignore rule the iteration changed hides from the commit. */
-  hiddenByIgnoreRules: string[];
-  /** Git repositories without a commit the agent created inside the work tree (they cannot be committed). */
-  nestedRepositories: string[];
-  /** The guard's program, when the file changed since the iteration began. */
-  guardProgramChanged?: string;
-  /** The runner's own files under .runner/ the agent changed or replaced (`.runner/.gitignore`, a link in place of `.runner/context`), put back. */
-  runnerFilesRestored?: string[];
-  /** A `.git/index.lock` the agent left (its processes ended, so nobody holds it), removed. */
-  indexLockRemoved?: boolean;
-  /** Script entries of the guard's definition it changed ("package.json scripts.test"), taken back. */
-  scriptEntriesChanged?: string[];
-}
 
 /** collectResult: what the agent left behind. */
 export interface CollectedFacts {

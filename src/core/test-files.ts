@@ -1,7 +1,7 @@
 // Which changed files are tests (issue 19 §2): by the ecosystems' conventions, or the config's
 // `[guard] test_patterns`. An iteration records the test files it changed (Runner-Tests), so a
 // reviewer sees an agent that weakened a test even where tests are not protected.
-import { isRunnerPath } from "./classify.js";
+import { isRunnerPath } from "./path-rules.js";
 
 /** The conventions of JavaScript/TypeScript, Python, Go, Rust, Java/Kotlin, C#, Ruby, PHP, Elixir. */
 export const DEFAULT_TEST_PATTERNS: readonly string[] = [

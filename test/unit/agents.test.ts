@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentPins } from "../../scripts/install-test-agents.mjs";
+import { EXECUTOR_KEYS } from "../../src/core/executor-kinds.js";
 import { AGENTS } from "../../src/agents/registry.js";
 import { PROJECT_ROOT } from "../helpers/sandbox.js";
 
@@ -29,6 +30,11 @@ describe("the agent registry", () => {
       expect(executor.kind.enum, agent.kind).toContain(agent.kind);
       for (const key of agent.configKeys) expect(Object.keys(executor), `${agent.kind}: ${key}`).toContain(key);
     }
+  });
+
+  it("config's own table of kinds (src/core/executor-kinds.ts) is the schema's enum and names each agent's keys", () => {
+    expect(Object.keys(EXECUTOR_KEYS).sort()).toEqual([...schema.properties.executor.properties.kind.enum!].sort());
+    for (const agent of AGENTS) expect(EXECUTOR_KEYS[agent.kind as keyof typeof EXECUTOR_KEYS], agent.kind).toBe(agent.configKeys);
   });
 
   it("each agent's version pattern reads its own --version line", () => {
