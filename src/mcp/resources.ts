@@ -9,7 +9,7 @@ import path from "node:path";
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { locateRun } from "../adapters/resolve-run.js";
 import { readAgentFile } from "../adapters/safe-files.js";
-import { sentence } from "../cli/parse.js";
+import { sentence } from "../cli/refusal-words.js";
 import { findProjectRoot } from "../cli/repo.js";
 import { iterationDir, LAYOUT } from "../core/layout.js";
 import { parseCommitSubject, runIdProblem } from "../core/run-id.js";

@@ -7,7 +7,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { COMMANDS } from "../cli/commands.js";
+import type { AnyCommand } from "../cli/command-table.js";
 import type { EditClient } from "../core/person-edit.js";
 import { errorMessage, isBug } from "../errors.js";
 import { packageVersion } from "../package-files.js";
@@ -43,8 +43,11 @@ async function answer(work: () => Promise<Record<string, unknown>>): Promise<Cal
   }
 }
 
-/** The server for the repository found from `folder` (looked up at every call: `runner init` may come after the client started it). */
-export function createRunnerServer(folder: string): McpServer {
+/**
+ * The server for the repository found from `folder` (looked up at every call: `runner init` may come
+ * after the client started it); `commands` is the command table its tools' inputs come from.
+ */
+export function createRunnerServer(folder: string, commands: readonly AnyCommand[]): McpServer {
   const server = new McpServer({ name: "runner", title: "runner", version: packageVersion() }, { instructions: INSTRUCTIONS });
   const client = (): EditClient => {
     const info = server.server.getClientVersion();
@@ -59,7 +62,7 @@ export function createRunnerServer(folder: string): McpServer {
     return next;
   };
   for (const tool of TOOLS) {
-    const spec = COMMANDS.find((command) => command.name === tool.command);
+    const spec = commands.find((command) => command.name === tool.command);
     if (!spec) throw new Error(`the tool ${tool.name} names no command ${tool.command}`);
     const input = toolInput(tool.name, spec, tool.omit);
     server.registerTool(
@@ -78,13 +81,13 @@ export function createRunnerServer(folder: string): McpServer {
 }
 
 /** Serves on stdin and stdout until the client closes them. */
-export async function serveStdio(folder: string): Promise<void> {
+export async function serveStdio(folder: string, commands: readonly AnyCommand[]): Promise<void> {
   // (a person who typed `runner mcp` in a terminal learns what it waits for; a client's log gets nothing)
   if (process.stdin.isTTY)
     process.stderr.write(
       "runner mcp speaks the Model Context Protocol on stdin and stdout, for an MCP client to start (docs/mcp.md); Ctrl-D or Ctrl-C ends it.\n",
     );
-  const server = createRunnerServer(folder);
+  const server = createRunnerServer(folder, commands);
   const closed = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);

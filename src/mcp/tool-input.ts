@@ -6,7 +6,7 @@
 // carries the JSON Schema (zod copies `.meta()` into it) and accepts any value, and toolArgs checks.
 import * as z from "zod/v4";
 import { camelCase, type AnyCommand, type OptionSpec } from "../cli/command-table.js";
-import { sentence, suggestion } from "../cli/parse.js";
+import { sentence, suggestion } from "../cli/refusal-words.js";
 import { UsageError } from "../errors.js";
 
 /** A tool's input: the JSON Schema its zod object carries, and the check that turns what a client sent into a command's arguments. */

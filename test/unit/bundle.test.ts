@@ -71,7 +71,7 @@ describe("what every `runner` call loads", () => {
     expect([...loaded].filter((file) => withSdk.includes(file))).toEqual([]);
     const importers = bundleFiles.filter((file) => readFileSync(file, "utf8").includes(mcpChunk));
     expect(importers.map((file) => path.relative(path.join(PROJECT_ROOT, "dist"), file))).toEqual(["runner.mjs"]);
-    expect(readFileSync(path.join(PROJECT_ROOT, "dist", "runner.mjs"), "utf8")).toContain(`load: () => import("./chunks/${mcpChunk}")`);
+    expect(readFileSync(path.join(PROJECT_ROOT, "dist", "runner.mjs"), "utf8")).toContain(`import("./chunks/${mcpChunk}")`);
   });
 
   it("`init --executor` takes every agent of the registry, the bare command and the demo agent", () => {
