@@ -1,7 +1,7 @@
 // `npm run bench`: the runner's own cost against the floor it cannot beat (docs/performance.md).
 // Prints a table with each figure's target and writes bench/results/latest.json.
 //
-//   node --expose-gc bench/run.mjs [--quick] [--only=step,cli,core,memory,diag,long,mcp] [--profile]
+//   node --expose-gc bench/run.mjs [--quick] [--only=step,cli,core,memory,diag,long,watch,mcp] [--profile]
 //                                  [--long-iterations=N]
 //
 // --quick: fewer runs per figure (a smoke test, not for the record). --profile: also CPU-profile
@@ -19,12 +19,13 @@ import { coreScaling } from "./core-scaling.mjs";
 import { memory } from "./memory.mjs";
 import { hasStrace, processesPerStep, profiles, startupTimes } from "./diagnostics.mjs";
 import { longRun } from "./long-run.mjs";
+import { watchBench, WATCH_TARGETS } from "./watch.mjs";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const withProfile = args.includes("--profile");
 const onlyArg = args.find((arg) => arg.startsWith("--only="));
-const only = new Set(onlyArg ? onlyArg.slice("--only=".length).split(",") : ["step", "cli", "core", "memory", "diag", "long", "mcp"]);
+const only = new Set(onlyArg ? onlyArg.slice("--only=".length).split(",") : ["step", "cli", "core", "memory", "diag", "long", "watch", "mcp"]);
 const longArg = args.find((arg) => arg.startsWith("--long-iterations="));
 
 const FILES = [100, 10_000];
@@ -241,6 +242,28 @@ async function main() {
     });
     section("long", t0);
   }
+  t0 = Date.now();
+  if (only.has("watch")) {
+    log("6. runner watch");
+    const w = (results.watch = await watchBench({ quick }));
+    const frameMs = w.frame["200x60"].first.cpu.median;
+    results.targets.push({
+      figure: "runner watch: a frame of a 10,000-node tree (first after a commit, 200×60, CPU)",
+      value: frameMs,
+      unit: " ms",
+      target: `≤ ${WATCH_TARGETS.frameMs} ms`,
+      pass: frameMs <= WATCH_TARGETS.frameMs,
+    });
+    const idle = Math.max(...Object.values(w.idle).map((r) => r.percent));
+    results.targets.push({
+      figure: "runner watch: CPU while the run is idle (worst of one run, --all)",
+      value: idle,
+      unit: " %",
+      target: `≤ ${WATCH_TARGETS.idleCpuPercent} %`,
+      pass: idle <= WATCH_TARGETS.idleCpuPercent,
+    });
+    section("watch", t0);
+  }
   results.meta.loadAverageAtEnd = os.loadavg().map((x) => Number(x.toFixed(2)));
   results.meta.durationSeconds = Math.round((Date.now() - started) / 1000);
 
@@ -402,6 +425,25 @@ function report(results) {
       rows.push([at, "(report.html)", `${(m.reportBytes / 1024).toFixed(0)} KB`, "", ""]);
     }
     printTable(rows, ["iterations", "command", "time (median)", "/ node -e 0", "peak RSS"]);
+  }
+  if (results.watch) {
+    const w = results.watch;
+    const mark = (pass) => (pass ? "✓" : "✗");
+    console.log("6. runner watch");
+    for (const [size, f] of Object.entries(w.frame)) {
+      console.log(
+        `   ${mark(f.first.cpu.median <= WATCH_TARGETS.frameMs)} frame of a 10,000-node tree at ${size}: first after a commit ${f.first.cpu.median} ms CPU (max ${f.first.cpu.max}; wall ${f.first.wall.median}), then ${f.steady.cpu.median} ms CPU a tick (wall ${f.steady.wall.median}; n ${f.first.cpu.n} / ${f.steady.cpu.n}; target ≤ ${WATCH_TARGETS.frameMs} ms)`,
+      );
+    }
+    for (const [mode, r] of Object.entries(w.idle)) {
+      console.log(
+        `   ${mark(r.percent <= WATCH_TARGETS.idleCpuPercent)} CPU while the run is idle, ${mode}: ${r.percent} % (${r.cpuMs} ms in ${r.windowMs} ms; target ≤ ${WATCH_TARGETS.idleCpuPercent} %)`,
+      );
+    }
+    const i = w.iterations;
+    console.log(
+      `   iteration time (meta.json total, ${i.iterationsEach} iterations each): without a watch median ${i.without.median} ms (q1 ${i.without.q1}, q3 ${i.without.q3}), with one ${i.with.median} ms (q1 ${i.with.q1}, q3 ${i.with.q3}): ${i.ratio}×\n`,
+    );
   }
   console.log("Targets");
   printTable(

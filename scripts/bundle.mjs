@@ -6,10 +6,12 @@
 // emitted.
 //
 // Left out of the bundle: @hpcc-js/wasm-graphviz (SVG only, with its WebAssembly), imported from
-// node_modules when a diagram is rendered as SVG, and ajv's small runtime helpers, which the
-// generated validators require from node_modules. The MCP SDK and zod (dev dependencies) are bundled
-// into `runner mcp`'s chunk alone, and their licences copied to dist/licenses/ (a user installs no
-// MCP package: the SDK's own dependencies are an HTTP server stack `runner mcp` never loads).
+// node_modules when a diagram is rendered as SVG; ajv's small runtime helpers, which the generated
+// validators require from node_modules; and terminal-kit (`runner watch` alone), which requires its
+// own modules by computed names that a bundle cannot follow. The MCP SDK and zod (dev dependencies)
+// are bundled into `runner mcp`'s chunk alone, and their licences copied to dist/licenses/ (a user
+// installs no MCP package: the SDK's own dependencies are an HTTP server stack `runner mcp` never
+// loads).
 import { build } from "rolldown";
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -25,7 +27,7 @@ const common = {
   // it, instead of every such module becoming a chunk of its own: `runner next` loads 9 files, not
   // 14 (and `runner mcp`'s chunk, which uses the command table, adds none; docs/decisions.md).
   preserveEntrySignatures: "allow-extension",
-  external: [/^@hpcc-js\//, /^ajv\/dist\/runtime\//],
+  external: [/^@hpcc-js\//, /^ajv\/dist\/runtime\//, /^terminal-kit$/],
   // A warning here means code that would not work bundled: fail the build.
   onwarn(warning) {
     throw new Error(`bundle: ${warning.message}`);

@@ -44,16 +44,17 @@ async function load() {
 
 /**
  * Modules of `src/<folder>/` of the checkout under test, bundled here into one ESM file (the shipped
- * bundle holds only the CLI); `pick` maps the module's exports to what the caller needs.
+ * bundle holds only the CLI); `pick` maps the module's exports to what the caller needs; `external`: packages
+ * left to node_modules.
  */
-export async function sourceModules(folder, files, pick) {
+export async function sourceModules(folder, files, pick, { external = [] } = {}) {
   const dir = path.join(RUNNER_ROOT, "node_modules", ".cache", "runner-bench");
   mkdirSync(dir, { recursive: true });
-  const name = `${folder}-${files.map((file) => file.replace(/\.ts$/, "")).join("-")}`;
+  const name = `${folder}-${files.map((file) => file.replace(/\.ts$/, "")).join("-")}`.replaceAll("/", "-");
   const entry = path.join(dir, `${name}.ts`);
   writeFileSync(entry, files.map((file) => `export * from ${JSON.stringify(path.join(RUNNER_ROOT, "src", folder, file))};`).join("\n"));
   const { build } = await import("rolldown");
   const file = path.join(dir, `${name}.mjs`);
-  await build({ input: entry, platform: "node", logLevel: "silent", output: { file, format: "esm", codeSplitting: false } });
+  await build({ input: entry, platform: "node", logLevel: "silent", external, output: { file, format: "esm", codeSplitting: false } });
   return pick(await import(pathToFileURL(file).href));
 }

@@ -3,7 +3,10 @@
 import path from "node:path";
 import { addUsage, usageFromMeta, type UsageTotals } from "../core/agent-usage.js";
 import { iterationDir } from "../core/layout.js";
-import { readOptional } from "./project-files.js";
+import { readSmallAgentFile } from "./safe-files.js";
+
+/** meta.json holds bounded texts (the summary, the failure): anything larger is not the runner's. */
+const META_MAX_BYTES = 1024 * 1024;
 
 /**
  * meta.json of an iteration, parsed; undefined when it is missing or not JSON, or, given the loop
@@ -15,7 +18,8 @@ export async function readIterationMeta(
   iteration: number,
   commit?: string,
 ): Promise<Record<string, unknown> | undefined> {
-  const text = await readOptional(path.join(root, ...`${iterationDir(runId, iteration)}/meta.json`.split("/"))).catch(() => undefined);
+  // (in the agent's reach: read as its files are, never through a link, from a FIFO, or beyond the bound)
+  const text = readSmallAgentFile(path.join(root, ...`${iterationDir(runId, iteration)}/meta.json`.split("/")), META_MAX_BYTES);
   if (text === undefined) return undefined;
   try {
     const value: unknown = JSON.parse(text);

@@ -2,9 +2,9 @@
 // itself (src/adapters/lock.ts, before taking over a lock) and by `runner status`/`runner log`
 // (src/cli/run-in-progress.ts, to show a run in progress). Small (Node built-ins and the process
 // table): `runner status` loads it on every call.
-import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { liveStartTime } from "./proc-table.js";
+import { readSmallAgentFile } from "./safe-files.js";
 
 /** The lock's file name in the git folder. */
 export const LOCK_NAME = "runner.lock";
@@ -18,10 +18,19 @@ export interface LockRecord {
   since: string;
 }
 
-/** The lock file's record, or undefined: none, or half-written by a runner killed while taking it. */
+/** A lock record is one short JSON line: anything longer is not one. */
+const MAX_RECORD_BYTES = 4096;
+
+/**
+ * The lock file's record, or undefined: none, half-written by a runner killed while taking it, or
+ * something else the agent put there (read at most MAX_RECORD_BYTES, never through a link or from
+ * a FIFO that would block the read).
+ */
 export function readLockRecord(file: string): LockRecord | undefined {
+  const text = readSmallAgentFile(file, MAX_RECORD_BYTES);
+  if (text === undefined) return undefined;
   try {
-    const value = JSON.parse(readFileSync(file, "utf8")) as Partial<LockRecord>;
+    const value = JSON.parse(text) as Partial<LockRecord>;
     if (typeof value.pid !== "number" || typeof value.command !== "string" || typeof value.since !== "string") return undefined;
     return {
       pid: value.pid,

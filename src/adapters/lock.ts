@@ -321,19 +321,28 @@ function heldBy(holder: LockRecord | undefined): RefusalError {
   );
 }
 
-/** The record of the runner holding the lock of `gitDir`, asked over its socket; undefined when none answers (or not Linux). */
-export function askHolder(gitDir: string, timeoutMs = ASK_HOLDER_MS): Promise<LockRecord | undefined> {
+/**
+ * Asks the holder of the lock of `gitDir` over its socket, without ever binding it (a runner taking
+ * the lock at that moment is never refused because of the question): `held` when something listens
+ * there, with its record when it answers with one; undefined where there are no abstract sockets
+ * (the lock file tells there).
+ */
+export function probeLock(gitDir: string, timeoutMs = ASK_HOLDER_MS): Promise<{ held: boolean; holder?: LockRecord } | undefined> {
   if (!ABSTRACT_SOCKETS) return Promise.resolve(undefined);
   return new Promise((resolve) => {
     const socket = net.connect({ path: lockAddress(gitDir) });
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = (record: LockRecord | undefined) => {
+    let connected = false;
+    const done = (holder: LockRecord | undefined) => {
       clearTimeout(timer);
       socket.destroy();
-      resolve(record);
+      resolve(connected ? { held: true, ...(holder ? { holder } : {}) } : { held: false });
     };
     const timer = setTimeout(() => done(undefined), timeoutMs);
+    socket.on("connect", () => {
+      connected = true;
+    });
     socket.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > 4096) return done(undefined); // a record is a line, not a stream
@@ -344,14 +353,9 @@ export function askHolder(gitDir: string, timeoutMs = ASK_HOLDER_MS): Promise<Lo
   });
 }
 
-/** Whether a runner holds the lock of `gitDir` (Linux: its socket is bound); `undefined` where that cannot be told without the file. */
-export function lockIsHeld(gitDir: string): Promise<boolean | undefined> {
-  if (!ABSTRACT_SOCKETS) return Promise.resolve(undefined);
-  return new Promise((resolve) => {
-    const probe = net.createServer();
-    probe.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "EADDRINUSE" ? true : undefined));
-    probe.listen({ path: lockAddress(gitDir), exclusive: true }, () => probe.close(() => resolve(false)));
-  });
+/** The record of the runner holding the lock of `gitDir`, asked over its socket; undefined when none answers (or not Linux). */
+export async function askHolder(gitDir: string, timeoutMs = ASK_HOLDER_MS): Promise<LockRecord | undefined> {
+  return (await probeLock(gitDir, timeoutMs))?.holder;
 }
 
 function parseRecord(text: string): LockRecord | undefined {
@@ -386,6 +390,16 @@ export function waiterProblem(file: string): string | undefined {
   if (!stat.isFile()) return "it is not a regular file";
   const record = readLockRecord(file);
   if (!record) return "it holds no lock request";
+  return askerProblem(record, stat, "it is not waiting");
+}
+
+/**
+ * Why the process a request file names (a waiting file, a stop request: src/adapters/stop-request.ts)
+ * is not a person asking now, or undefined when it is: a live process of this host and user, in this
+ * PID namespace and outside every agent's containment, that holds the file (`file`: its device and
+ * inode) open. `notHolding` says what a process that let the file go no longer does.
+ */
+export function askerProblem(record: LockRecord, file: { dev: number; ino: number }, notHolding: string): string | undefined {
   if (record.host !== hostname()) return `it names a process on another host (${record.host})`;
   if (!HAS_PROC) return holderAlive(record) ? undefined : `its process ${record.pid} is not running`;
   if (record.start === null || processStart(record.pid) !== record.start) return `its process ${record.pid} is not running`;
@@ -393,7 +407,7 @@ export function waiterProblem(file: string): string | undefined {
   if (inOtherPidNamespace(record.pid)) return `its process ${record.pid} runs in another PID namespace`;
   const contained = containedCaller(record.pid);
   if (contained) return `its process ${record.pid} runs inside a runner's agent containment (${contained.evidence})`;
-  if (!holdsOpen(record.pid, stat)) return `its process ${record.pid} does not hold it open (it is not waiting)`;
+  if (!holdsOpen(record.pid, file)) return `its process ${record.pid} does not hold it open (${notHolding})`;
   return undefined;
 }
 

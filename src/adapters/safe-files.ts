@@ -5,12 +5,26 @@
 // exclusively, without following links. So a link the agent plants cannot aim the runner's writes
 // at a file outside the repository. A file the agent wrote for the runner (its answer) is read the
 // same way: never through a link, never from a FIFO or a device that would block the read.
-import { closeSync, constants, copyFileSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 const READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW;
+const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** Makes `dir` a real folder, every folder between `top` and it too (`top` itself is trusted). */
 export function ensureRealFolder(top: string, dir: string): void {
@@ -50,12 +64,14 @@ export function copySafely(source: string, file: string): void {
   copyFileSync(source, file, constants.COPYFILE_EXCL);
 }
 
-/** Appends to a log the runner keeps across iterations; a link or a hard link found there is replaced by a new file. */
+/** Appends to a log the runner keeps across iterations; a link, a hard link, a FIFO or a device found there is replaced by a new file. */
 export function appendSafely(file: string, text: string): void {
   let fd: number;
   try {
+    // (without blocking: a FIFO planted there, with or without a reader, is replaced, never waited on)
     fd = openSync(file, APPEND, 0o644);
-    if (fstatSync(fd).nlink > 1) {
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.nlink > 1) {
       closeSync(fd);
       fd = openSafely(file);
     }
@@ -87,6 +103,65 @@ export function readAgentFile(file: string): AgentFileRead {
     return fstatSync(fd).isFile() ? { kind: "text", text: readFileSync(fd, "utf8") } : { kind: "not-regular" };
   } finally {
     closeSync(fd);
+  }
+}
+
+/** A part of a file the agent could have written: its size, and the bytes read. */
+export type AgentFileRange = { kind: "bytes"; size: number; bytes: Buffer } | { kind: "missing" } | { kind: "not-regular" };
+
+/**
+ * At most `maxBytes` of a file the agent could have written, from byte `offset` on, opened as
+ * `readAgentFile` opens it: a huge file costs no more than the bytes asked for.
+ */
+export function readAgentFileRange(file: string, offset: number, maxBytes: number): AgentFileRange {
+  let fd: number;
+  try {
+    fd = openSync(file, READ);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? { kind: "missing" } : { kind: "not-regular" };
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) return { kind: "not-regular" };
+    const length = Math.max(0, Math.min(maxBytes, info.size - offset));
+    const bytes = Buffer.alloc(length);
+    let read = 0;
+    while (read < length) {
+      const got = readSync(fd, bytes, read, length - read, offset + read);
+      if (got === 0) break;
+      read += got;
+    }
+    return { kind: "bytes", size: info.size, bytes: bytes.subarray(0, read) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A small file the agent could have written, whole: its text, or undefined when it is missing, not a regular file, or over `maxBytes`. */
+export function readSmallAgentFile(file: string, maxBytes: number): string | undefined {
+  const read = readAgentFileRange(file, 0, maxBytes + 1);
+  return read.kind === "bytes" && read.size <= maxBytes ? read.bytes.toString("utf8") : undefined;
+}
+
+/**
+ * Replaces `file` with `data` at once (a reader sees the old text or the new, never half): written
+ * to a file of its own beside it, created as `openSafely` creates files, then renamed over whatever
+ * is at the name — a link planted there is replaced, never followed.
+ */
+export function replaceSafely(file: string, data: string): void {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  writeSafely(temp, data);
+  try {
+    renameSync(temp, file);
+  } catch (error) {
+    // a folder in the way (rename cannot replace one): removed, then once more
+    removeAnything(file);
+    try {
+      renameSync(temp, file);
+    } catch {
+      removeAnything(temp);
+      throw error;
+    }
   }
 }
 

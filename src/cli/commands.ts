@@ -243,6 +243,24 @@ export const COMMANDS: AnyCommand[] = [
     load: () => import("./commands/runs.js"),
   }),
   command({
+    name: "watch",
+    describe: "A run in progress, live and read-only: its tree, iteration, agent and guard, usage and budgets (--all: every run of the clone)",
+    positional: {
+      name: "run-id",
+      describe: "The run to watch (default: this checkout's run; `runner runs` lists them)",
+      required: false,
+      check: runIdProblem,
+    },
+    options: {
+      all: {
+        type: "boolean",
+        describe: "Every run of the clone, one selected: ↑/↓ select, o opens its report, s stops it after this iteration, q quits",
+      },
+      plain: { type: "boolean", describe: "One line per event, as into a pipe (the default when stdout is not a terminal)" },
+    },
+    load: () => import("./commands/watch.js"),
+  }),
+  command({
     name: "cleanup",
     describe: "Clean up after a run: remove its worktree, and its branch when another branch holds its commits (--force: regardless)",
     positional: { name: "run-id", describe: "The run to clean up (`runner runs` lists them)", required: true, check: runIdProblem },

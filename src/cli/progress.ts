@@ -5,12 +5,12 @@
 // run's elapsed time); otherwise one plain line per iteration; with --json one event object per
 // line. After an iteration whose guard failed, the last lines of the guard's output. The summary
 // adds the run's tokens and cost, and names the report command.
-import { STATUS_PREFIX } from "../agents/agent.js";
 import { describeUsage } from "../core/agent-usage.js";
 import type { RunNotice, RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";
 import type { ProgressEvent } from "../step/deps.js";
 import { EXIT } from "../exit-codes.js";
+import { AgentLines } from "./agent-lines.js";
 import { iterationLines } from "./step-report.js";
 import { clipToWidth, printable, rowsOf } from "./display-width.js";
 import { leafCount, type LeafCount } from "./progress-facts.js";
@@ -84,7 +84,7 @@ function noticeLine(notice: RunNotice, style: Style): string {
 }
 
 /** A stall notice ends the run, whose summary opens with the same sentence: a person reads it once (the JSON events keep both). */
-function shownAsLine(notice: RunNotice): boolean {
+export function shownAsLine(notice: RunNotice): boolean {
   return !(notice.type === "stuck" && notice.cause === "no-progress");
 }
 
@@ -149,10 +149,8 @@ export function terminalView(
   let iteration: number | undefined;
   let node = "";
   let iterationStart = now();
-  let partial = "";
-  let tail: string[] = [];
-  /** The agent's turns and tokens so far (its status lines), shown in the head line. */
-  let agentStatus = "";
+  /** The last lines, and the agent's turns and tokens so far (its status lines) for the head line. */
+  const output = new AgentLines(TAIL_LINES);
   /** Terminal rows the block took when drawn: what the next draw erases. */
   let drawn = 0;
   // A pseudo-terminal without a size reports 0 columns.
@@ -174,10 +172,10 @@ export function terminalView(
   const draw = () => {
     erase();
     // Phase and elapsed time before the node's title, which is the part clipped on a narrow terminal.
-    const status = agentStatus ? ` · ${agentStatus}` : "";
+    const status = output.status ? ` · ${output.status}` : "";
     const head = `▶ run ${runLabel} · iteration ${iteration ?? "…"} · ${phase} · ${seconds(now() - iterationStart)}${status} · ${node || "…"}`;
     // Clipped before it is coloured: the colour codes are never cut.
-    const lines = [clip(printable(head)), style.dim(clip(progressLine())), ...tail.map((line) => style.dim(clip(`  │ ${printable(line)}`)))];
+    const lines = [clip(printable(head)), style.dim(clip(progressLine())), ...output.tail.map((line) => style.dim(clip(`  │ ${printable(line)}`)))];
     stream.write(`${lines.join("\n")}\n`);
     drawn = lines.reduce((rows, line) => rows + rowsOf(line, columns()), 0);
   };
@@ -189,20 +187,11 @@ export function terminalView(
         if (event.iteration !== iteration) {
           iteration = event.iteration;
           iterationStart = now();
-          tail = [];
-          partial = "";
-          agentStatus = "";
+          output.reset();
         }
         phase = event.phase === "prompt" ? "preparing" : event.phase;
         node = event.nodeId ? `${event.nodeId}${event.title ? ` “${event.title}”` : ""}` : "repair";
-      } else if (event.text) {
-        const lines = (partial + event.text).split(/\r?\n/);
-        partial = lines.pop() ?? "";
-        for (const line of lines) {
-          if (line.startsWith(STATUS_PREFIX)) agentStatus = line.slice(STATUS_PREFIX.length);
-          else if (line.trim() !== "") tail = [...tail, line].slice(-TAIL_LINES);
-        }
-      }
+      } else if (event.text) output.push(event.text);
       draw();
     },
     step(result) {
@@ -211,8 +200,7 @@ export function terminalView(
       if (result.record) recorded++;
       if (result.record?.treeToWrite) leaves = leafCount(result.record.treeToWrite);
       phase = "starting";
-      tail = [];
-      agentStatus = "";
+      output.reset();
     },
     notice(notice) {
       erase();

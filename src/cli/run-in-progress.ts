@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { gitDir } from "../adapters/git.js";
-import { askHolder, lockIsHeld } from "../adapters/lock.js";
+import { probeLock } from "../adapters/lock.js";
 import { holderAlive, LOCK_NAME, type LockRecord, readLockRecord } from "../adapters/lock-holder.js";
 
 export interface RunInProgress {
@@ -38,17 +38,17 @@ export async function runInProgress(
   }
   // Linux: the holder of the lock's socket says who it is (the lock file may have been deleted or
   // rewritten by an agent); elsewhere the lock file, with its holder checked.
-  const held = await lockIsHeld(dir);
+  const probe = await probeLock(dir);
   let lock: LockRecord | undefined;
-  if (held === false) return undefined;
-  if (held === true) {
-    lock = (await askHolder(dir)) ?? { pid: 0, start: null, host: hostname(), command: "a runner (it did not say which)", since: "" };
+  if (probe?.held === false) return undefined;
+  if (probe?.held === true) {
+    lock = probe.holder ?? { pid: 0, start: null, host: hostname(), command: "a runner (it did not say which)", since: "" };
   } else {
     lock = readLockRecord(path.join(dir, LOCK_NAME));
     if (!lock) return undefined;
   }
   const local = lock.host === hostname();
-  if (held === undefined && local && !holderAlive(lock)) return undefined;
+  if (probe === undefined && local && !holderAlive(lock)) return undefined;
   // Loaded only now: runner-state names the state folder with node:crypto, whose import costs about
   // 4 ms; a lock is rare, `runner status` is not. (The state folder exists: the holder made it.)
   const [{ readJournal }, { repositoryState }] = await Promise.all([import("../adapters/journal.js"), import("../adapters/runner-state.js")]);

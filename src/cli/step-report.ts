@@ -11,7 +11,7 @@ import { printError, printLine, reportError } from "./output.js";
 import { PLAIN, type Style } from "./style.js";
 
 /** How many of the guard's last lines follow the line of an iteration whose guard failed. */
-const GUARD_TAIL_LINES = 5;
+export const GUARD_TAIL_LINES = 5;
 
 /** A step as `--json` prints it (`runner step`, `runner recheck`, and `runner mcp`'s recheck tool). */
 export interface StepJson {

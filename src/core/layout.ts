@@ -33,3 +33,8 @@ export function iterationDir(runId: string, iteration: number): string {
 export function eventsFile(runId: string): string {
   return `${LAYOUT.iterations}/${runId}/events.jsonl`;
 }
+
+/** The status file of a `runner run` in progress, for `runner watch` (src/core/live-status.ts). */
+export function liveStatusFile(runId: string): string {
+  return `${LAYOUT.iterations}/${runId}/live.json`;
+}

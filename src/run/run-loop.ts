@@ -38,6 +38,8 @@ export interface RunOptions {
   lockLost?: () => string | undefined;
   /** Called before each iteration: where a person's edit waiting for the lock is made (the lock handed over). */
   betweenIterations?: () => Promise<void>;
+  /** Before each iteration: who asked this run to stop after its current iteration (a person, from `runner watch`), if anyone. */
+  stopRequested?: () => string | undefined;
 }
 
 /** What the run tells beside its steps. */
@@ -133,10 +135,19 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
     summary.runnerMs = Math.max(0, summary.totalMs - summary.agentMs - summary.guardMs - summary.waitMs);
     return summary;
   };
+  /** Who asked the run to stop after its current iteration, once someone did. */
+  let asker: string | undefined;
+  const stopAsked = () => (asker ??= options.stopRequested?.()) !== undefined;
   const wait = async (notice: Extract<RunNotice, { type: "wait" }>) => {
     await options.onNotice?.(notice);
     const before = options.now();
-    await sleep(notice.seconds * 1000 * scale, options.abortSignal);
+    const until = before + notice.seconds * 1000 * scale;
+    // Looked at every second: a person's request to stop ends a wait (no iteration is under way).
+    while (!options.abortSignal?.aborted && !stopAsked()) {
+      const left = until - options.now();
+      if (left <= 0) break;
+      await sleep(Math.min(left, 1000), options.abortSignal);
+    }
     summary.waitMs += Math.round(options.now() - before);
   };
 
@@ -163,6 +174,12 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
       costUsd: spentUsd,
     });
     if (budget) return finish(EXIT.stoppedEarly, budget);
+    if (stopAsked()) {
+      return finish(
+        EXIT.stoppedEarly,
+        `Stopped early: ${asker} asked to stop after the current iteration (${summary.iterations} done); run \`runner run\` again to continue.`,
+      );
+    }
     await options.betweenIterations?.();
     if (options.haltOnStuck) {
       const stuck = await stuckLeaf(options.root);

@@ -4,7 +4,7 @@
 // iteration, deep or huge input — and what the runner does about it. Each case runs the built binary
 // in real git repositories.
 import { execa } from "execa";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -313,5 +313,28 @@ describe("worktrees deleted by hand (issue 28, item 9)", () => {
       /^Could not make the worktree .+ \(git says: .+\); pick another folder \(`runner start --worktree PATH`\) — nothing was created\.$/,
     );
     expect((await s.git(["branch", "--list", "runner/w4"])).trim()).toBe("");
+  });
+});
+
+describe("the run's own logs, whatever the agent plants there", () => {
+  it("a FIFO planted as events.jsonl (with a reader holding it, and without) does not block the run", async () => {
+    const s = await scenario();
+    const events = `.runner/iterations/${s.runId}/events.jsonl`;
+    s.script({
+      1: {
+        decompose: [
+          { id: "x", order: 0 },
+          { id: "y", order: 1 },
+        ],
+        status: "decomposed",
+        sh: `rm -f ${events}; mkfifo ${events}`,
+      },
+      // A reader that outlives nothing (containment ends it), holding the FIFO open while the agent works.
+      2: { write: { "src/x.txt": "x\n" }, status: "done", sh: `rm -f ${events}; mkfifo ${events}; (cat ${events} > /dev/null &)` },
+      3: { write: { "src/y.txt": "y\n" }, status: "done" },
+    });
+    const run = await runner(s.dir, ["run"], { env: s.env, timeout: 90_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(lstatSync(path.join(s.dir, events)).isFile()).toBe(true);
   });
 });

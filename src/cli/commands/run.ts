@@ -1,13 +1,22 @@
 // `runner run [--max-iterations N] [--halt-on-stuck]`: step until the root passes (exit 0), a stop
 // condition (exit 3), or an error (1, or 2 for a bug). Ctrl-C kills the agent's process group; the
-// interrupted iteration is recorded as a runner error and committed before the run stops.
+// interrupted iteration is recorded as a runner error and committed before the run stops. A person's
+// request from `runner watch` stops it after the current iteration (exit 3). While it works, it keeps
+// its status file for `runner watch` (src/cli/live-status-view.ts).
+import path from "node:path";
+import { gitDir } from "../../adapters/git.js";
 import { createHooks } from "../../adapters/hooks.js";
+import { LiveStatusFile } from "../../adapters/live-status.js";
+import { processStart } from "../../adapters/lock-holder.js";
+import { STOP_NAME, takeStopRequest } from "../../adapters/stop-request.js";
 import { loadConfig } from "../../adapters/project-files.js";
+import { secretValues } from "../../core/text-limits.js";
 import { runLoop, type RunSummary } from "../../run/run-loop.js";
 import { EXIT } from "../../exit-codes.js";
 import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
 import { printError } from "../output.js";
+import { liveStatusView } from "../live-status-view.js";
 import { jsonView, plainView, terminalView, type ProgressView } from "../progress.js";
 import { iterationEvent, noticeEvent, summaryEvent } from "../run-events.js";
 import { findProjectRoot } from "../repo.js";
@@ -50,6 +59,19 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
           },
         })
       : plainView(write, { style, runId: knownRunId });
+  const liveRunId = knownRunId ?? (await branchRunId(root));
+  const limits = config.ok ? config.config.limits : undefined;
+  const live =
+    liveRunId === undefined
+      ? undefined
+      : liveStatusView(new LiveStatusFile(root, liveRunId, secretValues(env)), Date.now, {
+          runId: liveRunId,
+          startedAt,
+          maxIterations: argv.maxIterations ?? limits?.maxIterations,
+          budgets: { seconds: limits?.maxRunSeconds ?? null, tokens: limits?.maxRunTokens ?? null, cost_usd: limits?.maxRunCostUsd ?? null },
+        });
+  const gitFolder = await gitDir(root);
+  const self = { pid: process.pid, start: processStart(process.pid) };
   const controller = new AbortController();
   let interrupts = 0;
   const onSignal = () => {
@@ -70,7 +92,24 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
       const ended = await runLoop({
         // A person's edit waiting for the lock (`--wait`) is made between two iterations.
         betweenIterations: async () => {
-          await lock.handOver(Date.now, (notice) => view.notice({ type: "lock", ...notice }, runId));
+          await lock.handOver(Date.now, (notice) => {
+            view.notice({ type: "lock", ...notice }, runId);
+            live?.notice({ type: "lock", ...notice }, runId);
+          });
+        },
+        // A person's request from `runner watch` (checked: src/adapters/stop-request.ts); one without a person behind it is removed and said.
+        stopRequested: () => {
+          const ask = takeStopRequest(gitFolder, self);
+          if (ask?.kind === "ignored") {
+            const notice = {
+              type: "lock",
+              cause: "ignored",
+              message: `Ignored and removed ${path.join(gitFolder, STOP_NAME)}: ${ask.why}; no person asked to stop.`,
+            } as const;
+            view.notice(notice, runId);
+            live?.notice(notice, runId);
+          }
+          return ask?.kind === "asked" ? `${ask.user} (from \`runner watch\`, pid ${ask.pid})` : undefined;
         },
         lockLost: () => lock.lost(),
         root,
@@ -80,14 +119,19 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
         env,
         now: Date.now,
         abortSignal: controller.signal,
-        onProgress: (event) => view.progress(event),
+        onProgress: (event) => {
+          view.progress(event);
+          live?.progress(event);
+        },
         onStep: async (result) => {
           runId = result.runId ?? runId;
           view.step(result);
+          live?.step(result);
           if (result.record) await hooks.fire("on_iteration", iterationEvent(result, Date.now()), runId);
         },
         onNotice: async (notice) => {
           view.notice(notice, runId);
+          live?.notice(notice, runId);
           if (notice.type === "stuck") {
             hooks.bell();
             await hooks.fire("on_stuck", noticeEvent(notice, runId, Date.now()), runId);
@@ -95,6 +139,8 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
         },
       });
       if (controller.signal.aborted && ended.exitCode === 0) ended.exitCode = 1;
+      // (told before the lock is let go: a watch that sees the run gone has its summary)
+      live?.summary(ended);
       // (still under the lock: a hook may look at the repository as the run left it)
       hooks.bell();
       await hooks.fire("on_run_end", summaryEvent(ended, Date.now()), ended.runId ?? runId);
@@ -106,6 +152,7 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
     return summary;
   } finally {
     view.close();
+    live?.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }

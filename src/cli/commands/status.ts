@@ -120,29 +120,39 @@ export function nodeState(node: TaskNode): NodeState {
 export const MARKS: Record<NodeState, string> = { passed: "✓", open: "○", stuck: "!" };
 export const TONES = { passed: "passed", open: undefined, stuck: "warning" } as const;
 
-/**
- * The tree under a header of labelled columns: `├── ✓ id  title`, then the attempts (`1/3`) and the
- * state, the next leaf marked `← next`. Columns aligned by display width (a title in Chinese takes
- * two columns a character).
- */
-export function renderTree(root: TaskNode, nextId: string | undefined, style: Style = PLAIN): string[] {
-  const rows: { label: string; attempts: string; state: NodeState; next: boolean }[] = [];
+/** A node as a line of the drawn tree: the lines that lead to it (`│   ├── `), and its state. */
+export interface TreeRow {
+  node: TaskNode;
+  indent: string;
+  state: NodeState;
+}
+
+/** The tree's nodes in the order they are drawn (depth first, children by order), each with its indent. */
+export function* treeRows(root: TaskNode): Generator<TreeRow> {
   const stack: { node: TaskNode; prefix: string; branch: string }[] = [{ node: root, prefix: "", branch: "" }];
   while (stack.length > 0) {
     const { node, prefix, branch } = stack.pop()!;
-    const state = nodeState(node);
-    rows.push({
-      label: `${prefix}${branch}${MARKS[state]} ${node.id}  ${node.title}`,
-      attempts: `${node.attempts}/${node.max_attempts}`,
-      state,
-      next: node.id === nextId,
-    });
+    yield { node, indent: prefix + branch, state: nodeState(node) };
     const children = orderedChildren(node);
     const childPrefix = prefix + (branch === "" ? "" : branch === "└── " ? "    " : "│   ");
     for (let i = children.length - 1; i >= 0; i--) {
       stack.push({ node: children[i]!, prefix: childPrefix, branch: i === children.length - 1 ? "└── " : "├── " });
     }
   }
+}
+
+/**
+ * The tree under a header of labelled columns: `├── ✓ id  title`, then the attempts (`1/3`) and the
+ * state, the next leaf marked `← next`. Columns aligned by display width (a title in Chinese takes
+ * two columns a character).
+ */
+export function renderTree(root: TaskNode, nextId: string | undefined, style: Style = PLAIN): string[] {
+  const rows = [...treeRows(root)].map(({ node, indent, state }) => ({
+    label: `${indent}${MARKS[state]} ${node.id}  ${node.title}`,
+    attempts: `${node.attempts}/${node.max_attempts}`,
+    state,
+    next: node.id === nextId,
+  }));
   const header = { label: "node", attempts: "attempts", state: "state" };
   const labelWidth = Math.max(displayWidth(header.label), ...rows.map((row) => displayWidth(row.label)));
   const attemptsWidth = Math.max(header.attempts.length, ...rows.map((row) => row.attempts.length));
