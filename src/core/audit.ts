@@ -5,11 +5,12 @@
 import { classifyChangedPaths } from "./classify.js";
 import { checkDerivedPasses, checkPassedImmutable } from "./invariants.js";
 import { LAYOUT } from "./layout.js";
+import { ownedFieldProblems } from "./owned-fields.js";
 import { leftTreeInvalid, parseLoopCommit, recheckedOf, type LoopRecord } from "./loop-history.js";
 import { judgePersonEdit, onlyRunnerFiles, parsePersonEditSubject, type PersonEditFinding } from "./person-edit.js";
 import { formatProblem } from "./problems.js";
 import { selectLeftmostOpenLeaf } from "./select.js";
-import { nodesById, walkTree, type TaskNode, type TaskTree } from "./tree.js";
+import { nodesById, type TaskNode, type TaskTree } from "./tree.js";
 
 export interface AuditCommit {
   sha: string;
@@ -59,35 +60,6 @@ function byId(tree: TaskTree): Map<string, TaskNode> {
   map = nodesById(tree);
   byIdCache.set(tree, map);
   return map;
-}
-
-/**
- * Runner-owned fields of `after` against `before`: every node keeps its passes/attempts except
- * those in `allowed` (checked by the caller), parents may become passed when all children pass, new
- * nodes start at false / 0.
- */
-function ownedFieldChanges(before: TaskTree, after: TaskTree, allowed: ReadonlySet<string>): string[] {
-  const previous = byId(before);
-  const problems: string[] = [];
-  for (const { node } of walkTree(after)) {
-    const was = previous.get(node.id);
-    if (was && node.max_attempts !== was.max_attempts)
-      problems.push(
-        `max_attempts of ${JSON.stringify(node.id)} moved from ${was.max_attempts} to ${node.max_attempts}; only a person changes it (\`runner unstick\`, \`runner edit\`)`,
-      );
-    if (allowed.has(node.id)) continue;
-    const derived = node.children.length > 0 && node.children.every((child) => child.passes);
-    if (!was) {
-      if (node.attempts !== 0) problems.push(`new node ${JSON.stringify(node.id)} starts with attempts ${node.attempts}, not 0`);
-      if (node.passes && !derived) problems.push(`new node ${JSON.stringify(node.id)} starts passed`);
-      continue;
-    }
-    if (node.attempts !== was.attempts) problems.push(`attempts of ${JSON.stringify(node.id)} moved from ${was.attempts} to ${node.attempts}`);
-    if (node.passes !== was.passes && !(node.passes && derived)) {
-      problems.push(`passes of ${JSON.stringify(node.id)} changed from ${was.passes} to ${node.passes} without a green guard`);
-    }
-  }
-  return problems;
 }
 
 /** A re-check changes nothing in the tree but the passes of its leaf (and of the parents that derive it). */
@@ -262,7 +234,8 @@ export async function auditRun(
         fail("a commit that is not a loop commit left the task tree invalid");
       } else if (lastValid) {
         for (const problem of checkPassedImmutable(lastValid, after)) fail(`not a loop commit: ${formatProblem(problem)}`);
-        for (const problem of ownedFieldChanges(lastValid, after, new Set())) fail(`not a loop commit, yet ${problem}`);
+        for (const problem of ownedFieldProblems(lastValid, after, { by: "runner", previous: byId(lastValid) }))
+          fail(`not a loop commit, yet ${problem}`);
       }
       current = after;
       if (after) lastValid = after;
@@ -279,7 +252,8 @@ export async function auditRun(
       if (current) fail("a repair step ran although the task tree was valid");
       if (after && lastValid) {
         for (const problem of checkPassedImmutable(lastValid, after)) fail(`the repair: ${formatProblem(problem)}`);
-        for (const problem of ownedFieldChanges(lastValid, after, new Set())) fail(`the repair changed runner-owned fields: ${problem}`);
+        for (const problem of ownedFieldProblems(lastValid, after, { by: "runner", previous: byId(lastValid) }))
+          fail(`the repair changed runner-owned fields: ${problem}`);
       }
     } else {
       if (subject.kind === "decompose" || subject.kind === "execute") {
@@ -315,7 +289,12 @@ export async function auditRun(
           for (const problem of checkPassedImmutable(current, after)) fail(formatProblem(problem));
           const beforeLeaf = byId(current).get(subject.nodeId);
           const afterLeaf = byId(after).get(subject.nodeId);
-          for (const problem of ownedFieldChanges(current, after, new Set([subject.nodeId, ...batchOf(record)]))) fail(problem);
+          for (const problem of ownedFieldProblems(current, after, {
+            by: "runner",
+            exempt: new Set([subject.nodeId, ...batchOf(record)]),
+            previous: byId(current),
+          }))
+            fail(problem);
           if (beforeLeaf && afterLeaf) {
             const leafProblem = expectedLeaf(record, beforeLeaf, afterLeaf);
             if (leafProblem) fail(leafProblem);

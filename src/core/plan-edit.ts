@@ -4,6 +4,7 @@
 // sentence naming the field and the way out (PlanEditError). Ids are derived from titles
 // deterministically: the same title in the same tree always gives the same id.
 import { formatChange } from "./edit-changes.js";
+import { ownedFieldProblems } from "./owned-fields.js";
 import { checkDerivedPasses, checkPassedImmutable, checkTreeShape, MAX_TREE_DEPTH, nestingExceeds } from "./invariants.js";
 import { formatProblem } from "./problems.js";
 import { deriveInternalPasses } from "./state-update.js";
@@ -111,26 +112,7 @@ export function personEditProblems(before: TaskTree, after: unknown): string[] {
   const wrapped = tree.root.id !== before.root.id ? tree.root.children.find((child) => child.id === before.root.id) : undefined;
   const beforeForImmutability = wrapped ? { version: before.version, root: { ...tree.root, children: [before.root] } } : before;
   problems.push(...checkPassedImmutable(beforeForImmutability, tree).map(formatProblem));
-  problems.push(...ownedFieldProblems(before, tree));
-  return problems;
-}
-
-/** Passes and attempts are the runner's: unchanged on every node that was there, false / 0 on new nodes (a parent's passes derived). */
-function ownedFieldProblems(before: TaskTree, after: TaskTree): string[] {
-  const previous = nodesById(before);
-  const problems: string[] = [];
-  forEachNode(after, (node) => {
-    const was = previous.get(node.id);
-    const derived = node.children.length > 0;
-    if (!was) {
-      if (node.attempts !== 0) problems.push(`new node ${quote(node.id)} starts with attempts ${node.attempts}, not 0`);
-      if (node.passes && !derived) problems.push(`new node ${quote(node.id)} starts passed`);
-      return;
-    }
-    if (node.attempts !== was.attempts) problems.push(`attempts of ${quote(node.id)} moved from ${was.attempts} to ${node.attempts}`);
-    if (node.passes !== was.passes && !derived)
-      problems.push(`passes of ${quote(node.id)} changed from ${was.passes} to ${node.passes} without a green guard`);
-  });
+  problems.push(...ownedFieldProblems(before, tree, { by: "person" }));
   return problems;
 }
 

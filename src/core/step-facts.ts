@@ -10,7 +10,6 @@ import type { LoopRecord } from "./loop-history.js";
 import type { Problem } from "./problems.js";
 import type { AgentGitFacts } from "./agent-git.js";
 import type { ProcessFacts } from "./process-facts.js";
-import type { RunnerErrorFact } from "./runner-errors.js";
 
 export type { AgentGitFacts } from "./agent-git.js";
 export type { ProcessFacts } from "./process-facts.js";
