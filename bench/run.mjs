@@ -1,7 +1,7 @@
 // `npm run bench`: the runner's own cost against the floor it cannot beat (docs/performance.md).
 // Prints a table with each figure's target and writes bench/results/latest.json.
 //
-//   node --expose-gc bench/run.mjs [--quick] [--only=step,cli,core,memory,diag,long,watch] [--profile]
+//   node --expose-gc bench/run.mjs [--quick] [--only=step,cli,core,memory,diag,long,watch,mcp] [--profile]
 //                                  [--long-iterations=N]
 //
 // --quick: fewer runs per figure (a smoke test, not for the record). --profile: also CPU-profile
@@ -14,6 +14,7 @@ import { benchEnv, log, PROJECT_ROOT, removeTempDirs, run } from "./lib/common.m
 import { makeRepo, makeTree, treeText } from "./lib/fixtures.mjs";
 import { floorScript, stepOverhead } from "./step-overhead.mjs";
 import { cliStart } from "./cli-start.mjs";
+import { mcpStart } from "./mcp-start.mjs";
 import { coreScaling } from "./core-scaling.mjs";
 import { memory } from "./memory.mjs";
 import { hasStrace, processesPerStep, profiles, startupTimes } from "./diagnostics.mjs";
@@ -24,7 +25,7 @@ const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const withProfile = args.includes("--profile");
 const onlyArg = args.find((arg) => arg.startsWith("--only="));
-const only = new Set(onlyArg ? onlyArg.slice("--only=".length).split(",") : ["step", "cli", "core", "memory", "diag", "long", "watch"]);
+const only = new Set(onlyArg ? onlyArg.slice("--only=".length).split(",") : ["step", "cli", "core", "memory", "diag", "long", "watch", "mcp"]);
 const longArg = args.find((arg) => arg.startsWith("--long-iterations="));
 
 const FILES = [100, 10_000];
@@ -105,7 +106,7 @@ async function main() {
   const treeSizes = [...new Set([...STEP_TREES, CLI_TREE, MEMORY_TREE])];
   const trees = new Map(treeSizes.map((nodes) => [nodes, { text: treeText(makeTree(nodes)) }]));
   const repos = new Map();
-  const needRepos = only.has("step") || only.has("cli") || only.has("memory") || only.has("diag");
+  const needRepos = only.has("step") || only.has("cli") || only.has("memory") || only.has("diag") || only.has("mcp");
   if (needRepos) {
     for (const files of FILES) {
       const sizes = files === FILES[0] ? treeSizes : STEP_TREES;
@@ -144,6 +145,13 @@ async function main() {
       pass: results.cli.ratio <= TARGETS.cliRatio,
     });
     section("cli", t0);
+  }
+  t0 = Date.now();
+  if (only.has("mcp")) {
+    log("7. MCP start");
+    // (measured, no target: a client starts `runner mcp` once per session)
+    results.mcp = await mcpStart(small, small.bases[CLI_TREE], REPS.cli);
+    section("mcp", t0);
   }
   t0 = Date.now();
   if (only.has("core")) {
@@ -314,6 +322,14 @@ function report(results) {
     printTable(
       [[`${c.next.median} ms`, `${c.nodeE0.median} ms`, c.next.n, `${c.ratio}×`, `≤ ${TARGETS.cliRatio}× ${verdict(c.ratio <= TARGETS.cliRatio)}`]],
       ["next --json (1,000 nodes)", "node -e 0", "runs", "ratio", "target"],
+    );
+  }
+  if (results.mcp) {
+    const m = results.mcp;
+    console.log("7. MCP start (the SDK's client over stdio)");
+    printTable(
+      [[`${m.firstAnswer.median} ms`, `${m.nodeE0.median} ms`, m.firstAnswer.n, `${m.ratio}×`]],
+      ["runner mcp → first answer (status, 1,000 nodes)", "node -e 0", "runs", "ratio"],
     );
   }
   if (results.core) {

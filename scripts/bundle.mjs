@@ -8,9 +8,12 @@
 // Left out of the bundle: @hpcc-js/wasm-graphviz (SVG only, with its WebAssembly), imported from
 // node_modules when a diagram is rendered as SVG; ajv's small runtime helpers, which the generated
 // validators require from node_modules; and terminal-kit (`runner watch` alone), which requires its
-// own modules by computed names that a bundle cannot follow.
+// own modules by computed names that a bundle cannot follow. The MCP SDK and zod (dev dependencies)
+// are bundled into `runner mcp`'s chunk alone, and their licences copied to dist/licenses/ (a user
+// installs no MCP package: the SDK's own dependencies are an HTTP server stack `runner mcp` never
+// loads).
 import { build } from "rolldown";
-import { readdirSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -20,6 +23,10 @@ rmSync(dist, { recursive: true, force: true });
 
 const common = {
   platform: "node",
+  // A chunk may import what it shares with the entry from dist/runner.mjs itself, which then holds
+  // it, instead of every such module becoming a chunk of its own: `runner next` loads 9 files, not
+  // 14 (and `runner mcp`'s chunk, which uses the command table, adds none; docs/decisions.md).
+  preserveEntrySignatures: "allow-extension",
   external: [/^@hpcc-js\//, /^ajv\/dist\/runtime\//, /^terminal-kit$/],
   // A warning here means code that would not work bundled: fail the build.
   onwarn(warning) {
@@ -29,11 +36,12 @@ const common = {
 // The commands are imported lazily: each becomes a chunk of its own (with what it alone needs), so
 // `runner next` loads neither the iteration machine nor the git adapters (measured in
 // docs/performance.md: one file cost `next --json` about 10 ms more).
-await build({
+const cli = await build({
   ...common,
   input: { runner: path.join(root, "src", "cli", "main.ts") },
   output: { dir: dist, format: "esm", entryFileNames: "[name].mjs", chunkFileNames: "chunks/[name]-[hash].mjs" },
 });
+copyBundledLicenses(cli.output);
 await build({
   ...common,
   input: path.join(root, "src", "demo", "agent.ts"),
@@ -45,4 +53,36 @@ if (process.argv.includes("--verbose")) {
   console.log(
     `dist/runner.mjs and ${chunks.length} chunks: ${(size / 1024).toFixed(0)} KB; dist/demo-agent.mjs: ${(statSync(path.join(dist, "demo-agent.mjs")).size / 1024).toFixed(0)} KB`,
   );
+}
+
+/**
+ * The licence of every package bundled from node_modules that a user does not install (not a
+ * runtime dependency: its code ships only inside dist/), as dist/licenses/<package>.txt.
+ */
+function copyBundledLicenses(output) {
+  const installed = new Set(Object.keys(JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).dependencies));
+  const bundled = new Set();
+  for (const chunk of output) {
+    if (chunk.type !== "chunk") continue;
+    for (const id of Object.keys(chunk.modules)) {
+      const name = /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(id)?.[1]?.replace(/\\/g, "/");
+      if (name !== undefined && !installed.has(name)) bundled.add(name);
+    }
+  }
+  if (bundled.size === 0) return;
+  const dir = path.join(dist, "licenses");
+  mkdirSync(dir, { recursive: true });
+  for (const name of [...bundled].sort()) {
+    const folder = path.join(root, "node_modules", name);
+    const file = readdirSync(folder).find((entry) => /^(licen[cs]e|copying)(\.|$)/i.test(entry));
+    const target = path.join(dir, `${name.replace("/", "__")}.txt`);
+    if (file !== undefined) copyFileSync(path.join(folder, file), target);
+    else {
+      const { license, author } = JSON.parse(readFileSync(path.join(folder, "package.json"), "utf8"));
+      writeFileSync(
+        target,
+        `${name}: ${license ?? "no licence named"}${author ? `, by ${typeof author === "string" ? author : author.name}` : ""}\n`,
+      );
+    }
+  }
 }

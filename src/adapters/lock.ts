@@ -153,9 +153,10 @@ export class RepositoryLock {
   /**
    * Takes the lock, waiting for its holder: the waiting file (kept open while this process waits
    * and works) asks a `runner run` to hand the lock over between two iterations. Gives up after
-   * `timeoutMs` with the holder named. `say` tells once that it waits.
+   * `timeoutMs` with the holder named. `say` tells once that it waits. A `signal` that aborts (the
+   * caller gave up: an MCP client cancelled its request) ends the wait, the lock not taken.
    */
-  async acquireWaiting(now: () => number, timeoutMs: number, say: (line: string) => void, pollMs = 200): Promise<void> {
+  async acquireWaiting(now: () => number, timeoutMs: number, say: (line: string) => void, pollMs = 200, signal?: AbortSignal): Promise<void> {
     try {
       await this.acquire(now);
       return;
@@ -166,9 +167,9 @@ export class RepositoryLock {
       );
     }
     const deadline = now() + timeoutMs;
-    await this.nameWaiting(now, deadline, pollMs);
+    await this.nameWaiting(now, deadline, pollMs, signal);
     try {
-      await this.acquireBefore(now, deadline, pollMs);
+      await this.acquireBefore(now, deadline, pollMs, signal);
     } finally {
       // (kept while the edit runs: the run waits until the lock is released and the file gone)
       if (!this.held) this.clearWaiting();
@@ -176,8 +177,9 @@ export class RepositoryLock {
   }
 
   /** Writes this process's record to the waiting file, created exclusively and kept open; waits while another valid waiter holds it. */
-  private async nameWaiting(now: () => number, deadline: number, pollMs: number): Promise<void> {
+  private async nameWaiting(now: () => number, deadline: number, pollMs: number, signal?: AbortSignal): Promise<void> {
     for (;;) {
+      signal?.throwIfAborted();
       try {
         const fd = openSync(this.waitingFile, "wx", 0o600);
         writeSync(fd, this.record(now));
@@ -190,7 +192,7 @@ export class RepositoryLock {
       if (waiterProblem(this.waitingFile) !== undefined) removeFile(this.waitingFile);
       else if (now() >= deadline)
         throw new RefusalError(`Another command waits for the lock of this repository (${this.waitingFile}); try again when it is done.`);
-      else await sleep(pollMs);
+      else await sleep(pollMs, undefined, signal ? { signal } : undefined);
     }
   }
 
@@ -248,16 +250,17 @@ export class RepositoryLock {
     return true;
   }
 
-  /** Takes the lock as soon as it is free, trying every `pollMs`; after `deadline`, refuses with the holder named. */
-  private async acquireBefore(now: () => number, deadline: number, pollMs: number): Promise<void> {
+  /** Takes the lock as soon as it is free, trying every `pollMs`; after `deadline`, refuses with the holder named; `signal` ends the wait. */
+  private async acquireBefore(now: () => number, deadline: number, pollMs: number, signal?: AbortSignal): Promise<void> {
     for (;;) {
+      signal?.throwIfAborted();
       try {
         await this.acquire(now);
         return;
       } catch (error) {
         if (!(error instanceof RefusalError) || now() >= deadline) throw error;
       }
-      await sleep(pollMs);
+      await sleep(pollMs, undefined, signal ? { signal } : undefined);
     }
   }
 

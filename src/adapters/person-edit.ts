@@ -4,7 +4,7 @@
 // the edit's own subject and trailers, the branch's tip as its only parent. Only the files of the
 // edit are staged; anything else in the work tree is left as it was.
 import { readFile } from "node:fs/promises";
-import { formatPersonEditMessage, type PersonEditSubject } from "../core/person-edit.js";
+import { formatPersonEditMessage, type EditClient, type PersonEditSubject } from "../core/person-edit.js";
 import { runIdFromBranch } from "../core/run-id.js";
 import { RefusalError } from "../errors.js";
 import { gitDir, GitRepo, type CommitIdentity } from "./git.js";
@@ -52,6 +52,8 @@ export async function commitPersonEdit(options: {
   files: Readonly<Record<string, string>>;
   /** Why the edit no longer holds the repository's lock (src/adapters/lock.ts), asked right before the branch moves. */
   lockLost?: () => string | undefined;
+  /** The MCP client the edit came through (`runner mcp`): named in a Runner-Client trailer. */
+  client?: EditClient;
 }): Promise<PersonEditCommit> {
   const { root, env } = options;
   const target = await editTarget(root);
@@ -72,7 +74,7 @@ export async function commitPersonEdit(options: {
   for (const [relative, text] of Object.entries(options.files)) await writeFileAtomic(projectPath(root, relative), text);
   const person = `${identity.name} <${identity.email}>`;
   const subject: PersonEditSubject = { ...options.subject, runId: target.runId };
-  const message = formatPersonEditMessage(subject, person, options.changes);
+  const message = formatPersonEditMessage(subject, person, options.changes, { client: options.client });
   await git.raw(["add", "--", ...paths]);
   const sha = await git.commitTree(await git.writeTree(), target.head, message, identity);
   const lost = options.lockLost?.();

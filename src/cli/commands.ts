@@ -1,7 +1,7 @@
 // The commands and their options, declared once: the parser, the help text and each handler's
 // argument type come from this table. Command modules are loaded only when called.
 import { runIdProblem } from "../core/run-id.js";
-import { command, type OptionSpec } from "./command-table.js";
+import { command, type AnyCommand, type OptionSpec } from "./command-table.js";
 
 export const GLOBAL_OPTIONS = {
   C: { type: "string", default: ".", describe: "Work in this folder instead of the current one", value: "dir" },
@@ -26,7 +26,7 @@ const nodeFields = {
 } as const;
 const steer = () => import("./commands/steer.js");
 
-export const COMMANDS = [
+export const COMMANDS: AnyCommand[] = [
   command({
     name: "init",
     describe: "Scaffold .runner/ in this repository (refuses if it exists)",
@@ -278,6 +278,13 @@ export const COMMANDS = [
       open: { type: "boolean", describe: "Open the page with xdg-open / open when available" },
     },
     load: () => import("./commands/report.js"),
+  }),
+  command({
+    name: "mcp",
+    describe:
+      "Serve this repository's runner to an MCP client (Claude Code, Codex, Gemini CLI, Cursor, VS Code) over stdio: status, show, log, … and a person's edits as tools",
+    options: {},
+    load: async () => ({ run: (await import("./commands/mcp.js")).serving(COMMANDS) }),
   }),
   command({
     name: "demo",

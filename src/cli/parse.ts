@@ -4,6 +4,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { camelCase, type AnyCommand, type OptionSpec, type ParsedArgs } from "./command-table.js";
 import { COMMANDS, GLOBAL_OPTIONS } from "./commands.js";
 import { UsageError } from "../errors.js";
+import { sentence, suggestion } from "./refusal-words.js";
 
 export type Parsed = { kind: "help"; text: string } | { kind: "version" } | { kind: "run"; spec: AnyCommand; args: ParsedArgs };
 
@@ -126,8 +127,6 @@ function checkValue(name: string, option: OptionSpec, value: string, command: st
   return value;
 }
 
-/** A check's clause as the sentence of a refusal. */
-const sentence = (clause: string) => `${clause[0]!.toUpperCase()}${clause.slice(1)}.`;
 const flag = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
 const valueName = (option: OptionSpec) =>
   option.type === "boolean"
@@ -135,27 +134,6 @@ const valueName = (option: OptionSpec) =>
     : option.type === "string" && !option.multiple && option.choices
       ? option.choices.join("|")
       : (option.value ?? option.type);
-
-/** ` (did you mean X?)` for the closest name within two edits, else nothing. */
-function suggestion(given: string, names: readonly string[], show: (name: string) => string = (name) => name): string {
-  let best: { name: string; distance: number } | undefined;
-  for (const name of names) {
-    const distance = editDistance(given.toLowerCase(), name.toLowerCase());
-    if (distance <= 2 && distance < (best?.distance ?? Infinity)) best = { name, distance };
-  }
-  return best ? ` (did you mean ${show(best.name)}?)` : "";
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++)
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length]!;
-}
 
 function optionLines(options: Record<string, OptionSpec>, extra: (readonly [string, string])[] = []): string[] {
   const rows = Object.entries(options).map(([name, option]) => {

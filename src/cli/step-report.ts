@@ -1,7 +1,7 @@
 // How a step is told: its sentence, its line (and the guard's last lines after a red guard), its
 // JSON, and its exit code. Shared by `runner step`, `runner recheck`, `runner run`'s live view and
 // its --json events.
-import { totalsOf } from "../core/agent-usage.js";
+import { totalsOf, type UsageTotals } from "../core/agent-usage.js";
 import { firstFew } from "../core/text-limits.js";
 import { bugSentence } from "../errors.js";
 import { EXIT, exitCodeOfStep } from "../exit-codes.js";
@@ -13,7 +13,26 @@ import { PLAIN, type Style } from "./style.js";
 /** How many of the guard's last lines follow the line of an iteration whose guard failed. */
 export const GUARD_TAIL_LINES = 5;
 
-export function stepJson(result: StepResult): unknown {
+/** A step as `--json` prints it (`runner step`, `runner recheck`, and `runner mcp`'s recheck tool). */
+export interface StepJson {
+  outcome: StepResult["outcome"];
+  message: string;
+  run_id: string | null;
+  iteration: number | null;
+  node_id: string | null;
+  kind: string | null;
+  agent_status: string | null;
+  guard_outcome: string | null;
+  attempts_after: number | null;
+  passes_after: boolean | null;
+  commit: string | null;
+  usage: UsageTotals | null;
+  path: string[];
+  guard_output_tail: string[];
+  tests_changed: string[];
+}
+
+export function stepJson(result: StepResult): StepJson {
   const record = result.record;
   return {
     outcome: result.outcome,

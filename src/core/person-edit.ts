@@ -5,6 +5,7 @@
 import { isRunnerPath } from "./path-rules.js";
 import { configChanges, parseChange, treeChanges, unsaidChanges, type EditChange } from "./edit-changes.js";
 import { LAYOUT, RUNNER_DIR } from "./layout.js";
+import { oneLine, safeText } from "./text-limits.js";
 import { personEditProblems, type EditVerb } from "./plan-edit.js";
 import { parentIds, findNode, nodesById, type TaskTree } from "./tree.js";
 
@@ -33,16 +34,43 @@ export function parsePersonEditSubject(line: string): PersonEditSubject | undefi
   return verb !== undefined ? { runId, verb: verb as EditVerb, target: nodeId! } : { runId, verb: "config", target: key! };
 }
 
-/** The full message: subject, what changed, and the Runner-Edit / Runner-Node / Runner-Person / Runner-Change trailers. */
-export function formatPersonEditMessage(subject: PersonEditSubject, person: string, changes: readonly string[], note?: string): string {
+/** The program a person's edit was made through other than the command line: an MCP client, as its `initialize` named itself. */
+export interface EditClient {
+  name: string;
+  version: string;
+}
+
+/** The longest Runner-Client value kept: a client's name and version are short; anything longer is cut. */
+const CLIENT_LIMIT = 120;
+
+/**
+ * The Runner-Client trailer's value: the client's name and version on one line, made safe (they come
+ * from the client's own `initialize`: a newline there must not forge another trailer).
+ */
+export function clientTrailerValue(client: EditClient): string {
+  return oneLine(safeText(`${client.name} ${client.version}`), CLIENT_LIMIT) || "unnamed";
+}
+
+/**
+ * The full message: subject, what changed, and the Runner-Edit / Runner-Node / Runner-Person /
+ * Runner-Change trailers, and Runner-Client for an edit made through an MCP client (`runner mcp`).
+ */
+export function formatPersonEditMessage(
+  subject: PersonEditSubject,
+  person: string,
+  changes: readonly string[],
+  options: { note?: string; client?: EditClient } = {},
+): string {
+  const { note, client } = options;
   const trailers = [
     `Runner-Edit: ${subject.verb}`,
     `Runner-${subject.verb === "config" ? "Key" : "Node"}: ${subject.target}`,
     `Runner-Person: ${person}`,
     ...changes.map((change) => `Runner-Change: ${change.replace(/\s+/g, " ")}`),
+    ...(client ? [`Runner-Client: ${clientTrailerValue(client)}`] : []),
   ];
   const body = note?.trim() ? `${note.trim()}\n\n` : "";
-  return `${formatPersonEditSubject(subject)}\n\n${body}A person's edit of the plan, made with \`runner ${subject.verb}\`.\n\n${trailers.join("\n")}\n`;
+  return `${formatPersonEditSubject(subject)}\n\n${body}A person's edit of the plan, made with \`runner ${subject.verb}\`${client ? " through `runner mcp`" : ""}.\n\n${trailers.join("\n")}\n`;
 }
 
 /** The Runner-* trailers of a message's last paragraph, in order: [key in lower case, value]. */

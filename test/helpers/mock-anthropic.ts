@@ -239,6 +239,11 @@ export const anthropicProtocol: ModelProtocol = {
       }
     }
   },
+  /** A scripted call of a tool by its name (an MCP server's tool, `mcp__<server>__<tool>`), streamed as any tool_use. */
+  tool(turn, { res, count, model, usage }) {
+    startSse(res);
+    streamMessage(res, `msg_mock_${count}`, model, [{ type: "tool_use", name: turn.name, input: turn.input }], "tool_use", usage);
+  },
 };
 
 export function startMockAnthropic(options: MockAnthropicOptions): Promise<MockServerHandle> {

@@ -20,6 +20,16 @@ export interface WriteTurn {
   content: string;
 }
 
+/**
+ * Call a tool by the name the agent gives it, with this input: a tool of an MCP server the agent is
+ * configured with (Claude Code names them `mcp__<server>__<tool>`). Only protocols with `tool` serve it.
+ */
+export interface ToolTurn {
+  kind: "tool";
+  name: string;
+  input: Record<string, unknown>;
+}
+
 /** The final answer: an object is the structured output (JSON), a string plain text. */
 export interface FinalTurn {
   kind: "final";
@@ -44,7 +54,7 @@ export interface HangTurn {
   mode: "no-response" | "mid-stream";
 }
 
-export type ModelTurn = (ShellTurn | WriteTurn | FinalTurn | ErrorTurn | HangTurn) & {
+export type ModelTurn = (ShellTurn | WriteTurn | FinalTurn | ErrorTurn | HangTurn | ToolTurn) & {
   /** Served, in order, to the first requests at this point of the conversation before the turn itself. */
   errorsBefore?: ErrorTurn[];
 };
@@ -234,6 +244,8 @@ export interface ModelProtocol {
   stall(ctx: TurnContext): void;
   /** One scripted turn: a shell command, a file write or the final answer, as the provider streams it. */
   turn(turn: ShellTurn | WriteTurn | FinalTurn, ctx: TurnContext): void;
+  /** A call of a tool named in the script (an MCP server's), where the provider's mock serves one. */
+  tool?(turn: ToolTurn, ctx: TurnContext): void;
 }
 
 export interface ScriptedModelOptions {
@@ -259,6 +271,9 @@ export function startScriptedModel(protocol: ModelProtocol, options: ScriptedMod
     else if (turn.kind === "hang") {
       if (turn.mode === "mid-stream") protocol.stall(ctx);
       // "no-response": nothing at all; the request stays open until the client gives up or the server closes.
+    } else if (turn.kind === "tool") {
+      if (!protocol.tool) throw new Error(`this provider's mock serves no tool turn (${turn.name})`);
+      protocol.tool(turn, ctx);
     } else protocol.turn(turn, ctx);
     return { position, answeredWith: turn.kind };
   });

@@ -35,7 +35,8 @@ describe("dist/runner.mjs and its chunks", () => {
     const imported = [
       ...[...text.matchAll(/^import\s[^;]*?from\s*["']([^"']+)["']/gm)].map((match) => match[1]!),
       ...[...text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((match) => match[1]!),
-      ...[...text.matchAll(/\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((match) => match[1]!),
+      // (not ajv's code generation, which writes `require("…")` into the source of standalone validators)
+      ...[...text.matchAll(/(?<!`)\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((match) => match[1]!),
     ];
     const packages = [...new Set(imported.filter((specifier) => !isBuiltin(specifier) && !specifier.startsWith(".")).map(packageOf))].sort();
     expect(imported.filter(isBuiltin).length).toBeGreaterThan(3);
@@ -52,6 +53,27 @@ describe("what every `runner` call loads", () => {
     expect(imported.filter((specifier) => /\/(registry|claude|codex|gemini|opencode|qwen|copilot)-/.test(specifier))).toEqual([]);
   });
 
+  it("the MCP SDK and zod are bundled into `runner mcp`'s chunk alone: `runner next` loads none of them, and nothing else imports that chunk", () => {
+    const chunks = path.join(PROJECT_ROOT, "dist", "chunks");
+    const withSdk = bundleFiles.filter((file) => /class McpServer\b|\$ZodType\b/.test(readFileSync(file, "utf8")));
+    expect(withSdk.map((file) => path.basename(file))).toEqual([expect.stringMatching(/^mcp-[\w-]+\.mjs$/)]);
+    const mcpChunk = path.basename(withSdk[0]!);
+    // The files `runner next` loads: the entry, the next command's chunk, and what they import.
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      for (const match of readFileSync(file, "utf8").matchAll(/^import\s[^;]*?from\s*"(\.[^"]+)"/gm))
+        visit(path.resolve(path.dirname(file), match[1]!));
+    };
+    visit(path.join(PROJECT_ROOT, "dist", "runner.mjs"));
+    visit(path.join(chunks, readdirSync(chunks).find((name) => /^next-/.test(name))!));
+    expect([...loaded].filter((file) => withSdk.includes(file))).toEqual([]);
+    const importers = bundleFiles.filter((file) => readFileSync(file, "utf8").includes(mcpChunk));
+    expect(importers.map((file) => path.relative(path.join(PROJECT_ROOT, "dist"), file))).toEqual(["runner.mjs"]);
+    expect(readFileSync(path.join(PROJECT_ROOT, "dist", "runner.mjs"), "utf8")).toContain(`import("./chunks/${mcpChunk}")`);
+  });
+
   it("`init --executor` takes every agent of the registry, the bare command and the demo agent", () => {
     expect(EXECUTOR_CHOICES).toEqual([...AGENTS.map((agent) => agent.kind), "command", "demo"]);
   });
@@ -66,6 +88,9 @@ describe("what ships", () => {
       expect.arrayContaining(["bin/runner.js", "dist/runner.mjs", "dist/demo-agent.mjs", "schemas/task_tree/v1.schema.json", "package.json"]),
     );
     expect(files.some((file) => file.startsWith("dist/chunks/"))).toBe(true);
+    // The code of packages bundled without being installed (the MCP SDK, zod) ships with its licence.
+    expect(files).toEqual(expect.arrayContaining(["dist/licenses/@modelcontextprotocol__sdk.txt", "dist/licenses/zod.txt"]));
+    for (const name of ["@modelcontextprotocol/sdk", "zod"]) expect(Object.keys(pkg.dependencies), name).not.toContain(name);
     expect(
       files.filter((file) => /(^|\/)(test|bench)\/|\.test\.|\.map$|tsbuildinfo/.test(file)),
       "nothing but what runs",

@@ -4,6 +4,7 @@
 // run's usage summed at the end; a runner at work in the repository named first. One iteration
 // (--iteration N) adds, for a red guard, the last lines of the guard's output: from the commit's
 // failure section (so on a fresh clone too) and, where the local log has it, from guard.log.
+// readRunLog and readIteration are also `runner mcp`'s log tool.
 import { formatDuration } from "../../core/durations.js";
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -11,7 +12,7 @@ import { readIterationMeta } from "../../adapters/iteration-usage.js";
 import { resolveRun, type ResolvedRun } from "../../adapters/resolve-run.js";
 import { parseEvents } from "../../report/local-log.js";
 import { readOptional } from "../../adapters/project-files.js";
-import { readSnapshots } from "../../adapters/tree-snapshots.js";
+import { readSnapshots, type Snapshot } from "../../adapters/tree-snapshots.js";
 import { addUsage, describeUsage, formatCost, shortCount, usageFromMeta, type UsageTotals } from "../../core/agent-usage.js";
 import { eventsFile, iterationDir } from "../../core/layout.js";
 import { oneLine } from "../../core/text-limits.js";
@@ -25,7 +26,7 @@ import type { GlobalArgs } from "../command-table.js";
 import { failingLines, guardOutputOf } from "../guard-tail.js";
 import { printJson, printLine, printText } from "../output.js";
 import { findProjectRoot } from "../repo.js";
-import { describeRunInProgress, runInProgress } from "../run-in-progress.js";
+import { describeRunInProgress, runInProgress, type RunInProgress } from "../run-in-progress.js";
 import { styleFor, type Style } from "../style.js";
 
 export interface LogEntry {
@@ -195,6 +196,44 @@ function fieldText(key: string, value: LogEntry[keyof LogEntry]): string {
   return String(value);
 }
 
+/** `runner log --json` (and `runner mcp`'s log tool without an iteration). */
+export interface RunLogReport {
+  run_id: string;
+  iterations: LogEntry[];
+  person_edits: PersonEditEntry[];
+  usage: UsageTotals | null;
+  in_progress: RunInProgress | null;
+}
+
+/** The iterations of the run of the repository at `folder` (the current one, or `runIdOption`). */
+export async function readRunLog(folder: string, runIdOption: string | undefined): Promise<RunLogReport> {
+  const root = findProjectRoot(folder);
+  const [resolved, working] = await Promise.all([readRun(root, runIdOption), runInProgress(root)]);
+  const { entries, personEdits } = await runLog(root, resolved);
+  return { run_id: resolved.runId, iterations: entries, person_edits: personEdits, usage: runUsage(entries) ?? null, in_progress: working ?? null };
+}
+
+/** One iteration in full (`runner log --iteration N --json`, `runner mcp`'s log tool with an iteration), and its tree snapshots. */
+export async function readIteration(
+  folder: string,
+  runIdOption: string | undefined,
+  iteration: number,
+): Promise<{ runId: string; entry: LogEntry; before: Snapshot | undefined; after: Snapshot | undefined }> {
+  const root = findProjectRoot(folder);
+  const resolved = await readRun(root, runIdOption);
+  const runId = resolved.runId;
+  // (oldest first, as `runner log` lists them)
+  const record = loopRecords(resolved.loopCommits, runId)
+    .reverse()
+    .find((r) => r.subject.iteration === iteration);
+  if (!record) throw new UsageError(`Run ${runId} has no iteration ${iteration}; \`runner log\` lists them.`);
+  const entry = await toEntry(root, runId, record);
+  const { before, after } = await readSnapshots(root, resolved.git, runId, entry.iteration);
+  entry.tree_before = before?.where ?? null;
+  entry.tree_after = after?.where ?? null;
+  return { runId, entry, before, after };
+}
+
 export async function run(
   argv: GlobalArgs & {
     json?: boolean;
@@ -206,12 +245,11 @@ export async function run(
     output?: string;
   },
 ): Promise<number> {
-  const root = findProjectRoot(argv.C);
-  const [resolved, working] = await Promise.all([readRun(root, argv.runId), runInProgress(root)]);
-  const runId = resolved.runId;
   const style = styleFor(process.stdout);
   if (argv.diagram) {
     if (argv.iteration === undefined) throw new UsageError("--diagram needs --iteration N: the iteration whose path to highlight.");
+    const root = findProjectRoot(argv.C);
+    const { runId } = await readRun(root, argv.runId);
     const highlight = await iterationPath(root, runId, argv.iteration);
     const { renderMachine, emit } = await import("./diagram.js");
     await emit(await renderMachine(argv.format ?? "dot", highlight), argv.output);
@@ -219,13 +257,7 @@ export async function run(
   }
   if (argv.tree !== undefined && argv.iteration === undefined) throw new UsageError("--tree needs --iteration N: the iteration whose tree to print.");
   if (argv.iteration !== undefined) {
-    // One iteration: its entry alone (oldest first, as `runner log` lists them).
-    const record = loopRecords(resolved.loopCommits, runId)
-      .reverse()
-      .find((r) => r.subject.iteration === argv.iteration);
-    if (!record) throw new UsageError(`Run ${runId} has no iteration ${argv.iteration}; \`runner log\` lists them.`);
-    const entry = await toEntry(root, runId, record);
-    const { before, after } = await readSnapshots(root, resolved.git, runId, entry.iteration);
+    const { runId, entry, before, after } = await readIteration(argv.C, argv.runId, argv.iteration);
     if (argv.tree !== undefined) {
       const snapshot = argv.tree === "before" ? before : after;
       if (!snapshot)
@@ -235,8 +267,6 @@ export async function run(
       printText(await snapshot.text());
       return 0;
     }
-    entry.tree_before = before?.where ?? null;
-    entry.tree_after = after?.where ?? null;
     if (argv.json) {
       printJson(entry);
       return 0;
@@ -247,13 +277,13 @@ export async function run(
     for (const line of guardSections(entry, style)) printLine(line);
     return 0;
   }
-  const { entries, personEdits } = await runLog(root, resolved);
-  const usage = runUsage(entries);
+  const report = await readRunLog(argv.C, argv.runId);
   if (argv.json) {
-    printJson({ run_id: runId, iterations: entries, person_edits: personEdits, usage: usage ?? null, in_progress: working ?? null });
+    printJson(report);
     return 0;
   }
-  if (working) printLine(style.warning(describeRunInProgress(working, Date.now())));
+  const { run_id: runId, iterations: entries, person_edits: personEdits, usage } = report;
+  if (report.in_progress) printLine(style.warning(describeRunInProgress(report.in_progress, Date.now())));
   if (entries.length === 0) {
     printLine(`run ${runId}: no iterations yet (\`runner step\` makes the first).`);
     return 0;

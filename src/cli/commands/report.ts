@@ -1,7 +1,8 @@
 // `runner report [--run-id ID] [--output FILE] [--open]`: one self-contained HTML page about a run —
 // outcome, totals, timeline, tree, every iteration, the agent's questions and assumptions, and the
 // commands to review and merge the branch. Written to .runner/iterations/<run-id>/report.html (local,
-// gitignored) unless --output names another file; the path is printed.
+// gitignored) unless --output names another file; the path is printed. writeReport is also
+// `runner mcp`'s report tool.
 import { mkdir, open } from "node:fs/promises";
 import path from "node:path";
 import { gitDir } from "../../adapters/git.js";
@@ -14,13 +15,23 @@ import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";
 import { findProjectRoot, inProject } from "../repo.js";
 
-export async function run(argv: GlobalArgs & { runId?: string; output?: string; open?: boolean }): Promise<number> {
-  const root = findProjectRoot(argv.C);
+/** Writes the report of the run of the repository at `folder` (the current one, or `runIdOption`); returns the page's path and the run. */
+export async function writeReport(
+  folder: string,
+  runIdOption: string | undefined,
+  output: string | undefined,
+): Promise<{ path: string; run_id: string }> {
+  const root = findProjectRoot(folder);
   await gitDir(root); // refuses, in one sentence, where there is no repository
-  const report = await gatherReport(root, argv.runId, new Date().toISOString());
-  const file = argv.output !== undefined ? path.resolve(argv.output) : inProject(root, `${LAYOUT.iterations}/${report.runId}/report.html`);
+  const report = await gatherReport(root, runIdOption, new Date().toISOString());
+  const file = output !== undefined ? path.resolve(output) : inProject(root, `${LAYOUT.iterations}/${report.runId}/report.html`);
   await mkdir(path.dirname(file), { recursive: true });
   await writePage(file, root, report);
+  return { path: file, run_id: report.runId };
+}
+
+export async function run(argv: GlobalArgs & { runId?: string; output?: string; open?: boolean }): Promise<number> {
+  const { path: file } = await writeReport(argv.C, argv.runId, argv.output);
   printLine(file);
   if (argv.open) {
     const opener = findOpener();

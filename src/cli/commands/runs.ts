@@ -3,6 +3,7 @@
 // that worktree's lock; complete: the root passes at the branch's tip; stopped: neither), leaves
 // passed (the tree at the tip), the last iteration (the tip's loop commit) and what its agents used
 // (the local meta.json of the worktree it runs in). Worktrees on no run branch are listed after.
+// listRuns is also `runner mcp`'s runs tool.
 import path from "node:path";
 import { sumIterationUsage } from "../../adapters/iteration-usage.js";
 import { GitRepo } from "../../adapters/git.js";
@@ -33,8 +34,15 @@ export interface RunRow {
   runner: { pid: number; command: string } | null;
 }
 
-export async function run(argv: GlobalArgs & { json: boolean }): Promise<number> {
-  const root = findProjectRoot(argv.C);
+/** `runner runs --json` (and `runner mcp`'s runs tool). */
+export interface RunList {
+  runs: RunRow[];
+  other_worktrees: { path: string; branch: string | null; main: boolean }[];
+}
+
+/** The runs of the repository at `folder`, and the worktrees on no run branch; `root` is its top folder. */
+export async function listRuns(folder: string): Promise<RunList & { root: string }> {
+  const root = findProjectRoot(folder);
   const git = new GitRepo(root);
   const [branches, worktrees] = await Promise.all([listRunBranches(git), listWorktrees(git)]);
   // A few runs at a time: each costs two git processes and its meta.json files.
@@ -42,12 +50,17 @@ export async function run(argv: GlobalArgs & { json: boolean }): Promise<number>
   for (let i = 0; i < branches.length; i += 8)
     rows.push(...(await Promise.all(branches.slice(i, i + 8).map((branch) => runRow(git, root, branch, worktrees)))));
   const others = worktrees.filter((w) => !w.prunable && runIdFromBranch(w.branch) === undefined);
+  return { root, runs: rows, other_worktrees: others.map((w) => ({ path: w.path, branch: w.branch ?? null, main: w.main })) };
+}
+
+export async function run(argv: GlobalArgs & { json: boolean }): Promise<number> {
+  const { root, runs, other_worktrees: others } = await listRuns(argv.C);
   if (argv.json) {
-    printJson({ runs: rows, other_worktrees: others.map((w) => ({ path: w.path, branch: w.branch ?? null, main: w.main })) });
+    printJson({ runs, other_worktrees: others });
     return 0;
   }
-  if (rows.length === 0) printLine("no runs: no runner/* branch (`runner start` or `runner start --worktree` begins one)");
-  for (const row of rows) printLine(rowLine(row, root));
+  if (runs.length === 0) printLine("no runs: no runner/* branch (`runner start` or `runner start --worktree` begins one)");
+  for (const row of runs) printLine(rowLine(row, root));
   for (const w of others) printLine(`  (worktree ${w.path}${w.branch ? ` on ${w.branch}` : ", detached"}${w.main ? ", the main one" : ""})`);
   return 0;
 }

@@ -2,6 +2,7 @@
 // acceptance, passes and attempts, its path from the root and its children, and the iterations of
 // this run on it (from the loop commits, so on a fresh clone too): kind, the agent's status, the
 // guard, the summary, and what failed (the failure's first line and the guard's last lines).
+// showNode is also `runner mcp`'s show tool.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
@@ -47,55 +48,80 @@ async function nodeHistory(
   return { runId, entries, personEdits: personEdits.filter((edit) => edit.target === nodeId) };
 }
 
-export async function run(argv: GlobalArgs & { nodeId?: string; json?: boolean; runId?: string }): Promise<number> {
-  // (the parser refuses a missing <node-id>: the command table declares it required)
-  const nodeId = argv.nodeId ?? "";
-  const root = findProjectRoot(argv.C);
+/** A node as `runner show --json` has it (a child: without goal, acceptance and path). */
+interface NodeSummary {
+  id: string;
+  title: string;
+  passes: boolean;
+  attempts: number;
+  max_attempts: number;
+  state: NodeState;
+}
+
+/** `runner show --json` (and `runner mcp`'s show tool). */
+export interface NodeReport extends NodeSummary {
+  goal: string;
+  acceptance: string[];
+  next: boolean;
+  path: string[];
+  children: NodeSummary[];
+  run_id: string | null;
+  history: LogEntry[];
+  person_edits: PersonEditEntry[];
+  /** For a stuck leaf: the commands a person can steer it with. */
+  next_commands?: string[];
+}
+
+function summary(node: TaskNode): NodeSummary {
+  return { id: node.id, title: node.title, passes: node.passes, attempts: node.attempts, max_attempts: node.max_attempts, state: stateOf(node) };
+}
+
+/** One node of the repository at `folder`, and this run's iterations and a person's edits on it. */
+export async function showNode(folder: string, nodeId: string, runIdOption: string | undefined): Promise<{ report: NodeReport; node: TaskNode }> {
+  const root = findProjectRoot(folder);
   const tree = await loadValidTree(root);
   const node = findNode(tree, nodeId);
   if (!node) throw new RefusalError(`Node "${nodeId}" is not in the task tree; \`runner status\` lists the nodes.`);
-  const { runId, entries, personEdits } = await nodeHistory(root, node.id, argv.runId);
+  const { runId, entries, personEdits } = await nodeHistory(root, node.id, runIdOption);
   const selection = selectLeftmostOpenLeaf(tree);
-  const isNext = selection.kind === "leaf" && selection.leaf.id === node.id;
-  const ids = pathTo(tree, node.id);
-  const children = orderedChildren(node);
+  const { id, title, passes, attempts, max_attempts, state } = summary(node);
+  const report: NodeReport = {
+    id,
+    title,
+    goal: node.goal,
+    acceptance: node.acceptance,
+    passes,
+    attempts,
+    max_attempts,
+    state,
+    next: selection.kind === "leaf" && selection.leaf.id === node.id,
+    path: pathTo(tree, node.id),
+    children: orderedChildren(node).map(summary),
+    run_id: runId,
+    history: entries,
+    person_edits: personEdits,
+    ...(stuck(node) ? { next_commands: stuckCommandList(node.id) } : {}),
+  };
+  return { report, node };
+}
 
+export async function run(argv: GlobalArgs & { nodeId?: string; json?: boolean; runId?: string }): Promise<number> {
+  // (the parser refuses a missing <node-id>: the command table declares it required)
+  const { report, node } = await showNode(argv.C, argv.nodeId ?? "", argv.runId);
   if (argv.json) {
-    printJson({
-      id: node.id,
-      title: node.title,
-      goal: node.goal,
-      acceptance: node.acceptance,
-      passes: node.passes,
-      attempts: node.attempts,
-      max_attempts: node.max_attempts,
-      state: stateOf(node),
-      next: isNext,
-      path: ids,
-      children: children.map((child) => ({
-        id: child.id,
-        title: child.title,
-        passes: child.passes,
-        attempts: child.attempts,
-        max_attempts: child.max_attempts,
-        state: stateOf(child),
-      })),
-      run_id: runId,
-      history: entries,
-      person_edits: personEdits,
-      ...(stuck(node) ? { next_commands: stuckCommandList(node.id) } : {}),
-    });
+    printJson(report);
     return 0;
   }
   const style = styleFor(process.stdout);
-  for (const line of renderNode(node, { ids, children, isNext, runId, entries }, style)) printLine(line);
-  for (const edit of personEdits)
+  const facts = { ids: report.path, children: orderedChildren(node), isNext: report.next, runId: report.run_id, entries: report.history };
+  for (const line of renderNode(node, facts, style)) printLine(line);
+  for (const edit of report.person_edits)
     printLine(
       `  a person's edit after iteration ${edit.after_iteration}: ${edit.subject} by ${edit.author ?? "?"} (commit ${edit.commit.slice(0, 7)})`,
     );
-  if (stuck(node)) {
+  if (report.next_commands) {
     printLine(style.warning(`${node.id} is stuck (attempts ${node.attempts}/${node.max_attempts}); what a person can do next:`));
-    for (const command of stuckCommandList(node.id)) printLine(`  ${command}`);
+    for (const command of report.next_commands) printLine(`  ${command}`);
   }
   return 0;
 }

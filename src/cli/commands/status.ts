@@ -1,6 +1,7 @@
 // `runner status`: the tree (✓ passed, attempts n/m, the next leaf marked) under a legend and
 // labelled columns, the leaves passed, the run, how many iterations it has committed and what its
 // agents used (tokens, cost; from the local meta.json), and the runner at work here, if any.
+// readStatus is also `runner mcp`'s status tool.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { sumIterationUsage } from "../../adapters/iteration-usage.js";
@@ -12,7 +13,7 @@ import type { GlobalArgs } from "../command-table.js";
 import { displayWidth } from "../display-width.js";
 import { printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
-import { describeRunInProgress, runInProgress } from "../run-in-progress.js";
+import { describeRunInProgress, runInProgress, type RunInProgress } from "../run-in-progress.js";
 import { PLAIN, styleFor, type Style } from "../style.js";
 import { loadValidTree } from "../valid-tree.js";
 import { plural } from "../../report/format.js";
@@ -24,45 +25,73 @@ interface RunInfo {
   usage: UsageTotals | undefined;
 }
 
-export async function run(argv: GlobalArgs & { json?: boolean; runId?: string }): Promise<number> {
-  const root = findProjectRoot(argv.C);
-  const [tree, runInfo, working] = await Promise.all([loadValidTree(root), readRunInfo(root, argv.runId), runInProgress(root)]);
-  const selection = selectLeftmostOpenLeaf(tree);
-  const nextId = selection.kind === "leaf" ? selection.leaf.id : undefined;
-  const nodes = [...walkTree(tree)].map(({ node }) => node);
-  const passed = nodes.filter((node) => node.passes).length;
-  const leafNodes = nodes.filter((node) => node.children.length === 0);
-  const leaves = { passed: leafNodes.filter((node) => node.passes).length, total: leafNodes.length };
+/** A node of `runner status --json`'s tree. */
+export interface StatusNode {
+  id: string;
+  title: string;
+  passes: boolean;
+  attempts: number;
+  max_attempts: number;
+  children: StatusNode[];
+}
 
+/** `runner status --json` (and `runner mcp`'s status tool). */
+export interface Status {
+  run_id: string | null;
+  branch: string | null;
+  iterations: number;
+  usage: UsageTotals | null;
+  complete: boolean;
+  next: { id: string; path: string[]; stuck: boolean } | null;
+  nodes: { total: number; passed: number };
+  leaves: { passed: number; total: number };
+  in_progress: RunInProgress | null;
+  tree: StatusNode;
+}
+
+/** What `runner status` tells, read from the repository at `folder`. */
+export async function readStatus(folder: string, runIdOption: string | undefined): Promise<{ status: Status; root: TaskNode }> {
+  const root = findProjectRoot(folder);
+  const [tree, runInfo, working] = await Promise.all([loadValidTree(root), readRunInfo(root, runIdOption), runInProgress(root)]);
+  const selection = selectLeftmostOpenLeaf(tree);
+  const nodes = [...walkTree(tree)].map(({ node }) => node);
+  const leafNodes = nodes.filter((node) => node.children.length === 0);
+  const status: Status = {
+    run_id: runInfo.runId,
+    branch: runInfo.branch,
+    iterations: runInfo.iterations,
+    usage: runInfo.usage ?? null,
+    complete: selection.kind === "complete",
+    next: selection.kind === "leaf" ? { id: selection.leaf.id, path: selection.path.map((n) => n.id), stuck: selection.stuck } : null,
+    nodes: { total: nodes.length, passed: nodes.filter((node) => node.passes).length },
+    leaves: { passed: leafNodes.filter((node) => node.passes).length, total: leafNodes.length },
+    in_progress: working ?? null,
+    tree: jsonNode(tree.root),
+  };
+  return { status, root: tree.root };
+}
+
+export async function run(argv: GlobalArgs & { json?: boolean; runId?: string }): Promise<number> {
+  const { status, root } = await readStatus(argv.C, argv.runId);
   if (argv.json) {
-    printJson({
-      run_id: runInfo.runId,
-      branch: runInfo.branch,
-      iterations: runInfo.iterations,
-      usage: runInfo.usage ?? null,
-      complete: selection.kind === "complete",
-      next: selection.kind === "leaf" ? { id: selection.leaf.id, path: selection.path.map((n) => n.id), stuck: selection.stuck } : null,
-      nodes: { total: nodes.length, passed },
-      leaves,
-      in_progress: working ?? null,
-      tree: jsonNode(tree.root),
-    });
+    printJson(status);
     return 0;
   }
+  const { nodes, leaves, next } = status;
   const style = styleFor(process.stdout);
   printLine(
-    runInfo.runId
-      ? `run ${runInfo.runId} (branch ${runInfo.branch ?? "?"}): ${runInfo.iterations} iteration${runInfo.iterations === 1 ? "" : "s"} committed${runInfo.usage ? `; ${describeUsage(runInfo.usage)}` : ""}`
-      : `no run: ${runInfo.branch ? `branch ${runInfo.branch} is not a runner/<id> branch` : "not on a branch"} (\`runner start\` begins one)`,
+    status.run_id
+      ? `run ${status.run_id} (branch ${status.branch ?? "?"}): ${status.iterations} iteration${status.iterations === 1 ? "" : "s"} committed${status.usage ? `; ${describeUsage(status.usage)}` : ""}`
+      : `no run: ${status.branch ? `branch ${status.branch} is not a runner/<id> branch` : "not on a branch"} (\`runner start\` begins one)`,
   );
-  if (working) printLine(style.warning(describeRunInProgress(working, Date.now())));
+  if (status.in_progress) printLine(style.warning(describeRunInProgress(status.in_progress, Date.now())));
   printLine(`progress: ${leaves.passed} of ${plural(leaves.total, "leaf", "leaves")} passed`);
   printLine(style.dim(LEGEND));
-  for (const line of renderTree(tree.root, nextId, style)) printLine(line);
+  for (const line of renderTree(root, next?.id, style)) printLine(line);
   printLine(
-    selection.kind === "complete"
-      ? style.passed(`complete: all ${plural(nodes.length, "node")} passed.`)
-      : `${passed} of ${plural(nodes.length, "node")} passed; next: ${selection.leaf.id}${selection.stuck ? style.warning(" (stuck: the next step asks to decompose it)") : ""}`,
+    next === null
+      ? style.passed(`complete: all ${plural(nodes.total, "node")} passed.`)
+      : `${nodes.passed} of ${plural(nodes.total, "node")} passed; next: ${next.id}${next.stuck ? style.warning(" (stuck: the next step asks to decompose it)") : ""}`,
   );
   return 0;
 }
@@ -70,7 +99,7 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string })
 /** What the marks mean. (Never `<mark> <word>  `, the shape of a tree line, so that a reader of the output can tell them apart.) */
 export const LEGEND = "legend: ✓ passed · ○ open · ! stuck (attempts used up) · ← next";
 
-function jsonNode(node: TaskNode): unknown {
+function jsonNode(node: TaskNode): StatusNode {
   return {
     id: node.id,
     title: node.title,

@@ -2,7 +2,8 @@
 // unstick | extend | import | config`. Each edit is computed and checked on a copy (src/core/plan-edit.ts)
 // before anything is written, then committed as a person's edit (src/adapters/person-edit.ts) under
 // the repository lock: while `runner run` works, refused, or with --wait made between two of its
-// iterations.
+// iterations. PERSON_EDITS makes the edits and says what they did; the command line prints that, and
+// `runner mcp` (src/mcp/) answers its tools with it: one code path for both doors.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { commitPersonEdit, type PersonEditCommit } from "../../adapters/person-edit.js";
@@ -26,44 +27,52 @@ import {
   type NewNode,
   type PlanEdit,
 } from "../../core/plan-edit.js";
-import type { PersonEditVerb } from "../../core/person-edit.js";
+import type { EditClient, PersonEditVerb } from "../../core/person-edit.js";
 import { nodesById, type TaskTree } from "../../core/tree.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
 import { printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
-import { withEditLock } from "../repository-lock.js";
+import { withEditLock, type EditWait } from "../repository-lock.js";
 import { loadValidTree } from "../valid-tree.js";
 import { refuseOversizedTree, taskMasterState } from "../../adapters/plan-file.js";
 
-interface Common extends GlobalArgs {
-  wait: boolean;
+/** Where a person's edit is made and how it meets a run at work. */
+export interface EditRequest extends EditWait {
+  /** The folder the repository is found from (the CLI's -C). */
+  folder: string;
+  /** The MCP client the edit comes through (its Runner-Client trailer); undefined from the command line. */
+  client?: EditClient;
+}
+
+/** What a person's edit did: committed (what changed, the commit), or nothing to change (why). */
+export type EditOutcome = { committed: true; changes: string[]; commit: PersonEditCommit } | { committed: false; message: string };
+
+/** The sentences that tell an outcome: what changed and the commit, or why nothing did. */
+export function describeEdit(outcome: EditOutcome): string[] {
+  if (!outcome.committed) return [outcome.message];
+  const { changes, commit } = outcome;
+  return [`${changes.join("; ")}.`, `committed ${commit.sha.slice(0, 7)} "${commit.subject}" as a person's edit by ${commit.person}.`];
 }
 
 /** Runs a plan edit: under the lock, on the tree as it is now, committed as a person's edit. */
-async function planEdit(argv: Common, verb: PersonEditVerb, make: (tree: TaskTree) => PlanEdit): Promise<number> {
-  const root = findProjectRoot(argv.C);
-  return withEditLock(root, `runner ${verb}`, argv.wait, async (lock) => {
-    const tree = await loadValidTree(root);
+async function planEdit(request: EditRequest, verb: PersonEditVerb, make: (tree: TaskTree) => PlanEdit, root?: string): Promise<EditOutcome> {
+  const top = root ?? findProjectRoot(request.folder);
+  return withEditLock(top, `runner ${verb}`, request, async (lock) => {
+    const tree = await loadValidTree(top);
     const edit = refuseBadEdit(() => make(tree));
     const commit = await commitPersonEdit({
-      root,
+      root: top,
       env: processEnv(),
       subject: { verb, target: edit.nodeId },
       changes: edit.changes,
       files: { [LAYOUT.tree]: serializeTree(edit.tree) },
       lockLost: () => lock.lost(),
+      client: request.client,
     });
-    return printCommitted(edit.changes, commit);
+    return { committed: true, changes: edit.changes, commit };
   });
-}
-
-/** What a person's edit changed and the commit it made; exit 0. */
-function printCommitted(changes: readonly string[], commit: PersonEditCommit): number {
-  printLine(`${changes.join("; ")}.`);
-  printLine(`committed ${commit.sha.slice(0, 7)} "${commit.subject}" as a person's edit by ${commit.person}.`);
-  return 0;
 }
 
 function refuseBadEdit<T>(make: () => T): T {
@@ -92,83 +101,117 @@ async function readNodesFile(root: string, file: string): Promise<NewNode[]> {
   return refuseBadEdit(() => newNodesFromJson(data, path.basename(file)));
 }
 
-export async function add(
-  argv: Common & {
-    parentId?: string;
-    title?: string;
-    goal?: string;
-    acceptance?: string[];
-    order?: number;
-    maxAttempts?: number;
-    id?: string;
-    fromFile?: string;
-  },
-): Promise<number> {
-  const parentId = argv.parentId ?? "";
-  if (argv.fromFile !== undefined && argv.title !== undefined)
-    throw new UsageError("Give either --title (one node) or --from-file (a subtree), not both. See `runner add --help`.");
-  if (argv.fromFile === undefined && argv.title === undefined)
-    throw new UsageError("`runner add` needs --title (and usually --goal), or --from-file with nodes. See `runner add --help`.");
-  const root = findProjectRoot(argv.C);
-  const specs: NewNode[] =
-    argv.fromFile !== undefined
-      ? await readNodesFile(root, argv.fromFile)
-      : [
-          {
-            title: argv.title!,
-            ...(argv.goal !== undefined ? { goal: argv.goal } : {}),
-            ...(argv.acceptance !== undefined ? { acceptance: argv.acceptance } : {}),
-            ...(argv.order !== undefined ? { order: argv.order } : {}),
-            ...(argv.maxAttempts !== undefined ? { maxAttempts: argv.maxAttempts } : {}),
-            ...(argv.id !== undefined ? { id: argv.id } : {}),
-          },
-        ];
-  return planEdit(argv, "add", (tree) => addNodes(tree, parentId, specs, tree.root.max_attempts));
+export interface AddArgs {
+  parentId?: string;
+  title?: string;
+  goal?: string;
+  acceptance?: string[];
+  order?: number;
+  maxAttempts?: number;
+  id?: string;
+  fromFile?: string;
+}
+export interface EditArgs {
+  nodeId?: string;
+  title?: string;
+  goal?: string;
+  acceptance?: string[];
+  order?: number;
+  maxAttempts?: number;
+}
+export interface MoveArgs {
+  nodeId?: string;
+  parent?: string;
+  order?: number;
+}
+export interface NodeArgs {
+  nodeId?: string;
+}
+export interface UnstickArgs {
+  nodeId?: string;
+  attempts?: number;
+}
+export interface ExtendArgs {
+  title?: string;
+  goal?: string;
+  acceptance?: string[];
+  maxAttempts?: number;
+  id?: string;
+  rootId?: string;
+}
+export interface ImportArgs {
+  file?: string;
+  under?: string;
+  skipDone?: boolean;
+  tag?: string;
+}
+export interface ConfigArgs {
+  key?: string;
+  set?: string;
 }
 
-export async function edit(
-  argv: Common & { nodeId?: string; title?: string; goal?: string; acceptance?: string[]; order?: number; maxAttempts?: number },
-): Promise<number> {
-  return planEdit(argv, "edit", (tree) =>
-    editNode(tree, argv.nodeId ?? "", {
-      ...(argv.title !== undefined ? { title: argv.title } : {}),
-      ...(argv.goal !== undefined ? { goal: argv.goal } : {}),
-      ...(argv.acceptance !== undefined ? { acceptance: argv.acceptance } : {}),
-      ...(argv.order !== undefined ? { order: argv.order } : {}),
-      ...(argv.maxAttempts !== undefined ? { maxAttempts: argv.maxAttempts } : {}),
+async function addEdit(request: EditRequest, args: AddArgs): Promise<EditOutcome> {
+  const parentId = args.parentId ?? "";
+  if (args.fromFile !== undefined && args.title !== undefined)
+    throw new UsageError("Give either --title (one node) or --from-file (a subtree), not both. See `runner add --help`.");
+  if (args.fromFile === undefined && args.title === undefined)
+    throw new UsageError("`runner add` needs --title (and usually --goal), or --from-file with nodes. See `runner add --help`.");
+  const root = findProjectRoot(request.folder);
+  const specs: NewNode[] =
+    args.fromFile !== undefined
+      ? await readNodesFile(root, args.fromFile)
+      : [
+          {
+            title: args.title!,
+            ...(args.goal !== undefined ? { goal: args.goal } : {}),
+            ...(args.acceptance !== undefined ? { acceptance: args.acceptance } : {}),
+            ...(args.order !== undefined ? { order: args.order } : {}),
+            ...(args.maxAttempts !== undefined ? { maxAttempts: args.maxAttempts } : {}),
+            ...(args.id !== undefined ? { id: args.id } : {}),
+          },
+        ];
+  return planEdit(request, "add", (tree) => addNodes(tree, parentId, specs, tree.root.max_attempts), root);
+}
+
+function editEdit(request: EditRequest, args: EditArgs): Promise<EditOutcome> {
+  return planEdit(request, "edit", (tree) =>
+    editNode(tree, args.nodeId ?? "", {
+      ...(args.title !== undefined ? { title: args.title } : {}),
+      ...(args.goal !== undefined ? { goal: args.goal } : {}),
+      ...(args.acceptance !== undefined ? { acceptance: args.acceptance } : {}),
+      ...(args.order !== undefined ? { order: args.order } : {}),
+      ...(args.maxAttempts !== undefined ? { maxAttempts: args.maxAttempts } : {}),
     }),
   );
 }
 
-export async function move(argv: Common & { nodeId?: string; parent?: string; order?: number }): Promise<number> {
-  if (argv.parent === undefined) throw new UsageError("`runner move` needs --parent <id>: the node to move it under. See `runner move --help`.");
-  return planEdit(argv, "move", (tree) => moveNode(tree, argv.nodeId ?? "", argv.parent!, argv.order));
+async function moveEdit(request: EditRequest, args: MoveArgs): Promise<EditOutcome> {
+  if (args.parent === undefined) throw new UsageError("`runner move` needs --parent <id>: the node to move it under. See `runner move --help`.");
+  return planEdit(request, "move", (tree) => moveNode(tree, args.nodeId ?? "", args.parent!, args.order));
 }
 
-export async function remove(argv: Common & { nodeId?: string }): Promise<number> {
-  return planEdit(argv, "remove", (tree) => removeNode(tree, argv.nodeId ?? ""));
+function removeEdit(request: EditRequest, args: NodeArgs): Promise<EditOutcome> {
+  return planEdit(request, "remove", (tree) => removeNode(tree, args.nodeId ?? ""));
 }
 
-export async function unstick(argv: Common & { nodeId?: string; attempts?: number }): Promise<number> {
-  return planEdit(argv, "unstick", (tree) => unstickLeaf(tree, argv.nodeId ?? "", argv.attempts));
+function unstickEdit(request: EditRequest, args: UnstickArgs): Promise<EditOutcome> {
+  return planEdit(request, "unstick", (tree) => unstickLeaf(tree, args.nodeId ?? "", args.attempts));
 }
 
-export async function extend(
-  argv: Common & { title?: string; goal?: string; acceptance?: string[]; maxAttempts?: number; id?: string; rootId?: string },
-): Promise<number> {
-  if (argv.title === undefined)
+async function extendEdit(request: EditRequest, args: ExtendArgs): Promise<EditOutcome> {
+  if (args.title === undefined)
     throw new UsageError("`runner extend` needs --title (and usually --goal): the follow-up work. See `runner extend --help`.");
-  return planEdit(argv, "extend", (tree) =>
+  return planEdit(request, "extend", (tree) =>
     extendTree(
       tree,
       {
-        title: argv.title!,
-        ...(argv.goal !== undefined ? { goal: argv.goal } : {}),
-        ...(argv.acceptance !== undefined ? { acceptance: argv.acceptance } : {}),
-        ...(argv.id !== undefined ? { id: argv.id } : {}),
+        title: args.title!,
+        ...(args.goal !== undefined ? { goal: args.goal } : {}),
+        ...(args.acceptance !== undefined ? { acceptance: args.acceptance } : {}),
+        ...(args.id !== undefined ? { id: args.id } : {}),
       },
-      argv.maxAttempts ?? tree.root.max_attempts,
-      argv.rootId,
+      args.maxAttempts ?? tree.root.max_attempts,
+      args.rootId,
     ),
   );
 }
@@ -178,15 +221,15 @@ export async function extend(
  * open node as one person's edit — the tree, the leaves the plan marks finished added to
  * finished.json (the guard judges them first), or with --skip-done GOAL.md's list of what was left out.
  */
-export async function importPlan(argv: Common & { file?: string; under?: string; skipDone?: boolean; tag?: string }): Promise<number> {
-  const file = argv.file ?? "";
-  const root = findProjectRoot(argv.C);
+async function importEdit(request: EditRequest, args: ImportArgs): Promise<EditOutcome> {
+  const file = args.file ?? "";
+  const root = findProjectRoot(request.folder);
   const full = path.resolve(root, file);
   const bytes = await readFile(full).catch(() => {
     throw new UsageError(`${file} cannot be read; give the path of a Markdown plan, ralph's prd.json or task-master's tasks.json.`);
   });
   const name = path.basename(file);
-  return withEditLock(root, "runner import", argv.wait, async () => {
+  return withEditLock(root, "runner import", request, async (lock) => {
     const tree = await loadValidTree(root);
     const [finishedText, goalText] = await Promise.all([readOptionalFile(root, LAYOUT.finished), readOptionalFile(root, LAYOUT.goal)]);
     const { edit, files, notes } = refuseBadEdit(() => {
@@ -195,13 +238,13 @@ export async function importPlan(argv: Common & { file?: string; under?: string;
         bytes,
         {
           maxAttempts: tree.root.max_attempts,
-          ...(argv.skipDone ? { skipDone: true } : {}),
-          ...(argv.tag !== undefined ? { tag: argv.tag } : {}),
+          ...(args.skipDone ? { skipDone: true } : {}),
+          ...(args.tag !== undefined ? { tag: args.tag } : {}),
           ...taskMasterState(full),
         },
         new Set(nodesById(tree).keys()),
       );
-      const edit = importNodes(tree, argv.under ?? tree.root.id, plan.root, name);
+      const edit = importNodes(tree, args.under ?? tree.root.id, plan.root, name);
       const treeText = serializeTree(edit.tree);
       refuseOversizedTree(name, treeText);
       const files: Record<string, string> = { [LAYOUT.tree]: treeText };
@@ -219,8 +262,16 @@ export async function importPlan(argv: Common & { file?: string; under?: string;
       return { edit, files, notes };
     });
     const changes = [...edit.changes, ...notes];
-    const commit = await commitPersonEdit({ root, env: processEnv(), subject: { verb: "import", target: edit.nodeId }, changes, files });
-    return printCommitted(changes, commit);
+    const commit = await commitPersonEdit({
+      root,
+      env: processEnv(),
+      subject: { verb: "import", target: edit.nodeId },
+      changes,
+      files,
+      lockLost: () => lock.lost(),
+      client: request.client,
+    });
+    return { committed: true, changes, commit };
   });
 }
 
@@ -228,21 +279,18 @@ async function readOptionalFile(root: string, relative: string): Promise<string 
   return readFile(projectPath(root, relative), "utf8").catch(() => undefined);
 }
 
-export async function config(argv: Common & { key?: string; set?: string }): Promise<number> {
-  const key = argv.key ?? "";
-  if (argv.set === undefined) throw new UsageError('`runner config` needs --set <value>, e.g. `runner config guard.command --set "npm test"`.');
-  const root = findProjectRoot(argv.C);
-  return withEditLock(root, "runner config", argv.wait, async (lock) => {
+async function configEdit(request: EditRequest, args: ConfigArgs): Promise<EditOutcome> {
+  const key = args.key ?? "";
+  if (args.set === undefined) throw new UsageError('`runner config` needs --set <value>, e.g. `runner config guard.command --set "npm test"`.');
+  const root = findProjectRoot(request.folder);
+  return withEditLock(root, "runner config", request, async (lock) => {
     const file = projectPath(root, LAYOUT.config);
     const before = await readFile(file, "utf8").catch(() => {
       throw new RefusalError(`${LAYOUT.config} does not exist; run \`runner init\` first.`);
     });
-    const value = configValue(key, argv.set!);
+    const value = configValue(key, args.set!);
     const text = refuseBadEdit(() => setConfigValue(before, key, value));
-    if (text === before) {
-      printLine(`${key} is already ${JSON.stringify(value)}; nothing to change.`);
-      return 0;
-    }
+    if (text === before) return { committed: false, message: `${key} is already ${JSON.stringify(value)}; nothing to change.` };
     const change = `${key} = ${JSON.stringify(value)}`;
     const commit = await commitPersonEdit({
       root,
@@ -251,7 +299,37 @@ export async function config(argv: Common & { key?: string; set?: string }): Pro
       changes: [change],
       files: { [LAYOUT.config]: text },
       lockLost: () => lock.lost(),
+      client: request.client,
     });
-    return printCommitted([change], commit);
+    return { committed: true, changes: [change], commit };
   });
 }
+
+/** Every person's edit by its verb: the command line's and `runner mcp`'s. */
+export const PERSON_EDITS = {
+  add: addEdit,
+  edit: editEdit,
+  move: moveEdit,
+  remove: removeEdit,
+  unstick: unstickEdit,
+  extend: extendEdit,
+  import: importEdit,
+  config: configEdit,
+} satisfies Record<PersonEditVerb, (request: EditRequest, args: never) => Promise<EditOutcome>>;
+
+/** The command a verb is on the command line: the edit made from -C and --wait, its outcome printed, exit 0. */
+function fromCommandLine<Args>(make: (request: EditRequest, args: Args) => Promise<EditOutcome>) {
+  return async (argv: GlobalArgs & { wait: boolean } & Args): Promise<number> => {
+    for (const line of describeEdit(await make({ folder: argv.C, wait: argv.wait }, argv))) printLine(line);
+    return 0;
+  };
+}
+
+export const add = fromCommandLine(addEdit);
+export const edit = fromCommandLine(editEdit);
+export const move = fromCommandLine(moveEdit);
+export const remove = fromCommandLine(removeEdit);
+export const unstick = fromCommandLine(unstickEdit);
+export const extend = fromCommandLine(extendEdit);
+export const importPlan = fromCommandLine(importEdit);
+export const config = fromCommandLine(configEdit);

@@ -1,7 +1,8 @@
 // `runner validate`: schema and invariants of the tree, the config and node policies, each problem
 // with its file and JSON path. Where git has a committed tree, passed nodes are also checked
 // against it (immutability): against HEAD's, or, after an iteration that left the tree invalid,
-// against the tree the runner last accepted, as `runner step` does.
+// against the tree the runner last accepted, as `runner step` does. validateProject is also
+// `runner mcp`'s validate tool.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { checkDerivedPasses, checkPassedImmutable } from "../../core/invariants.js";
@@ -15,12 +16,22 @@ import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { plural } from "../../report/format.js";
 
-interface FileProblem extends Problem {
+export interface FileProblem extends Problem {
   file: string;
 }
 
-export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number> {
-  const root = findProjectRoot(argv.C);
+/** What `runner validate` found: every problem with its file (`--json`: valid and problems), and for the sentence, what was checked. */
+export interface Validation {
+  valid: boolean;
+  problems: FileProblem[];
+  /** The tree's node count and how many passed ("" when it did not load). */
+  summary: string;
+  policies: number;
+}
+
+/** Checks the tree, the config, node policies and prompt templates of the repository at `folder`. */
+export async function validateProject(folder: string): Promise<Validation> {
+  const root = findProjectRoot(folder);
   const problems: FileProblem[] = [];
   const add = (file: string, list: Problem[]) => problems.push(...list.map((p) => ({ file, ...p })));
 
@@ -53,15 +64,17 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
       ]);
     }
   }
+  return { valid: problems.length === 0, problems, summary, policies: policies.length };
+}
 
+export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number> {
+  const { valid, problems, summary, policies } = await validateProject(argv.C);
   if (argv.json) {
-    printJson({ valid: problems.length === 0, problems });
-    return problems.length === 0 ? 0 : 1;
+    printJson({ valid, problems });
+    return valid ? 0 : 1;
   }
-  if (problems.length === 0) {
-    printLine(
-      `valid: ${LAYOUT.tree} (${summary}), ${LAYOUT.config}${policies.length ? `, ${policies.length} node polic${policies.length === 1 ? "y" : "ies"}` : ""}`,
-    );
+  if (valid) {
+    printLine(`valid: ${LAYOUT.tree} (${summary}), ${LAYOUT.config}${policies ? `, ${policies} node polic${policies === 1 ? "y" : "ies"}` : ""}`);
     return 0;
   }
   const files = [...new Set(problems.map((p) => p.file))];
