@@ -14,6 +14,11 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS configuration files (dependency-cruiser reads its config as CommonJS).
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly" } },
+  },
+  {
     // src/agents/ (what each agent CLI is: argv, events, limits) is pure like core/.
     files: ["src/core/**/*.ts", "src/agents/**/*.ts"],
     rules: {
