@@ -285,6 +285,11 @@ export class GitRepo {
   }
 
   /** Stages every change of the work tree (tracked and untracked, not ignored), `excludes` left out. */
+  /** Stages exactly these paths (as they are in the work tree). */
+  async stagePaths(paths: readonly string[]): Promise<void> {
+    await this.raw(["add", "--", ...paths]);
+  }
+
   async addAll(excludes: readonly string[] = []): Promise<void> {
     await this.raw(["add", "-A", "--", ".", ...excludes.map((p) => `:(exclude,literal)${p}`)]);
   }

@@ -3,15 +3,10 @@
 // is (src/step/actors/commit-iteration.ts) — on the current branch, with the person's git identity,
 // the edit's own subject and trailers, the branch's tip as its only parent. Only the files of the
 // edit are staged; anything else in the work tree is left as it was.
-import { readFile } from "node:fs/promises";
 import { formatPersonEditMessage, type EditClient, type PersonEditSubject } from "../core/person-edit.js";
-import { runIdFromBranch } from "../core/run-id.js";
 import { RefusalError } from "../errors.js";
-import { gitDir, GitRepo, type CommitIdentity } from "./git.js";
-import { projectPath } from "./project-files.js";
-import { ensureRunnerIndex, publishRunnerIndex } from "./runner-index.js";
-import { repositoryState } from "./runner-state.js";
-import { writeFileAtomic } from "./tree-store.js";
+import type { CommitIdentity, GitRepo } from "./git.js";
+import { checkedOutTarget, commitFiles } from "./runner-commit.js";
 
 export interface PersonEditCommit {
   sha: string;
@@ -30,20 +25,7 @@ async function personIdentity(git: GitRepo, env: Readonly<Record<string, string 
   );
 }
 
-/** The current branch and its tip; refuses where an edit cannot be committed (no commit, detached HEAD). */
-async function editTarget(root: string): Promise<{ branch: string; head: string; runId: string | undefined }> {
-  const { branch, sha } = await new GitRepo(root).head();
-  if (sha === undefined) throw new RefusalError("The repository has no commits yet; commit your project (with .runner/) first, then edit the plan.");
-  if (branch === undefined)
-    throw new RefusalError("HEAD is detached; check out the branch the edit belongs on (the run's runner/<id>, or main), then edit again.");
-  return { branch, head: sha, runId: runIdFromBranch(branch) };
-}
-
-/**
- * Writes `files` (repository-relative path → new text) and commits exactly them as a person's
- * edit. Each file must be as the branch's tip holds it (an uncommitted change of a person would
- * otherwise be swept into the edit).
- */
+/** Writes `files` and commits exactly them as a person's edit, in the person's name, with its subject and trailers. */
 export async function commitPersonEdit(options: {
   root: string;
   env: Readonly<Record<string, string | undefined>>;
@@ -56,30 +38,14 @@ export async function commitPersonEdit(options: {
   client?: EditClient;
 }): Promise<PersonEditCommit> {
   const { root, env } = options;
-  const target = await editTarget(root);
-  const dir = await gitDir(root);
-  const state = repositoryState(env, dir);
-  const git = GitRepo.forStep(root, dir, state.index);
-  const identity = await personIdentity(git, env);
-  const paths = Object.keys(options.files);
-  for (const relative of paths) {
-    const atHead = await git.showFile(target.head, relative);
-    const onDisk = await readFile(projectPath(root, relative), "utf8").catch(() => undefined);
-    if (atHead !== onDisk)
-      throw new RefusalError(
-        `${relative} has changes that are not committed; commit them (\`git commit\`) or undo them (\`git checkout -- ${relative}\`), then edit again — nothing was written.`,
-      );
-  }
-  await ensureRunnerIndex(git, state, target.head);
-  for (const [relative, text] of Object.entries(options.files)) await writeFileAtomic(projectPath(root, relative), text);
+  const target = await checkedOutTarget(root, env);
+  const identity = await personIdentity(target.git, env);
   const person = `${identity.name} <${identity.email}>`;
   const subject: PersonEditSubject = { ...options.subject, runId: target.runId };
   const message = formatPersonEditMessage(subject, person, options.changes, { client: options.client });
-  await git.raw(["add", "--", ...paths]);
-  const sha = await git.commitTree(await git.writeTree(), target.head, message, identity);
-  const lost = options.lockLost?.();
-  if (lost !== undefined) throw new RefusalError(`The edit no longer holds the repository's lock (${lost}); nothing was committed — try again.`);
-  await git.updateRef(`refs/heads/${target.branch}`, sha, target.head);
-  await publishRunnerIndex(state, dir, sha);
+  const sha = await commitFiles(target, root, options.files, message, identity, {
+    lockLost: options.lockLost,
+    lost: (reason) => new RefusalError(`The edit no longer holds the repository's lock (${reason}); nothing was committed — try again.`),
+  });
   return { sha, subject: message.slice(0, message.indexOf("\n")), runId: target.runId, person };
 }

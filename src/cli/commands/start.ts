@@ -6,17 +6,18 @@
 // there has its own lock, journal, index and logs (all in that worktree's own git folder and state).
 import { refuseInsideAgentContainment } from "../../adapters/agent-containment.js";
 import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { preflight } from "../../adapters/preflight.js";
 import { loadConfig } from "../../adapters/project-files.js";
 import { changedPathList, gitDir, GitRepo } from "../../adapters/git.js";
+import { checkedOutTarget, commitFiles } from "../../adapters/runner-commit.js";
 import { recordRunStart } from "../../adapters/run-starts.js";
 import { repositoryState } from "../../adapters/runner-state.js";
 import { checkedOutBranch } from "../../adapters/run-trees.js";
 import { addRunWorktree, defaultWorktreePath, listWorktrees } from "../../adapters/worktrees.js";
 import { runIdentity } from "../../adapters/run-history.js";
 import { serializeTree } from "../../core/canonical.js";
+import { goalCommitMessage } from "../../core/commit-message.js";
 import { LAYOUT } from "../../core/layout.js";
 import { formatProblem } from "../../core/problems.js";
 import { goalMarkdown, goalTree } from "../../core/tree.js";
@@ -172,13 +173,10 @@ function shellWord(text: string): string {
 async function commitGoal(dir: string, goal: string): Promise<void> {
   const before = await loadValidTree(dir);
   const tree = goalTree(goal, before.root.max_attempts);
-  await writeFile(path.join(dir, ...LAYOUT.goal.split("/")), goalMarkdown(goal));
-  await writeFile(path.join(dir, ...LAYOUT.tree.split("/")), serializeTree(tree));
-  const git = new GitRepo(dir);
-  const who = await runIdentity(git, [], processEnv());
-  const env = { GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email };
-  const message = ["-m", `runner goal: ${tree.root.title}`, "-m", goal.trim()];
-  await git.raw(["-c", "core.hooksPath=/dev/null", "commit", "-q", "--no-verify", ...message, "--", LAYOUT.goal, LAYOUT.tree], { env });
+  const target = await checkedOutTarget(dir, processEnv());
+  const who = await runIdentity(target.git, [], processEnv());
+  const files = { [LAYOUT.goal]: goalMarkdown(goal), [LAYOUT.tree]: serializeTree(tree) };
+  await commitFiles(target, dir, files, goalCommitMessage(tree.root.title, goal), who, { lost: (reason) => new RefusalError(reason) });
 }
 
 /** The tree and the config a run starts from must be valid, and the preflight find nothing wrong. */

@@ -10,7 +10,7 @@ import { IterationLog } from "../../adapters/iteration-log.js";
 import { removeJournal } from "../../adapters/journal.js";
 import { projectPath } from "../../adapters/project-files.js";
 import { addToHistory } from "../../adapters/run-history.js";
-import { publishRunnerIndex } from "../../adapters/runner-index.js";
+import { commitStaged } from "../../adapters/runner-commit.js";
 import { settleTreeAfter } from "../../adapters/tree-snapshots.js";
 import { commitSubjectOf, describeAgentGit } from "../../core/iteration-record.js";
 import { LAYOUT } from "../../core/layout.js";
@@ -69,14 +69,10 @@ export function commitIterationActor({ root, git, gitDir, state, secrets, onProg
     // diff.patch: what is staged now is what the commit holds; taken beside the commit. It leaves out
     // the tree file (the commit and its parent hold it whole; the log's trees.json refers to them).
     const patch = git.diffToFile(from.head, "index", [LAYOUT.tree], log.file("diff.patch"), PATCH_CAP_BYTES, secrets);
-    const commit = (async () => {
-      const sha = await git.commitTree(await git.writeTree(), from.head, message, identity);
-      const lost = lockLost?.();
-      if (lost !== undefined) throw new Error(`this runner no longer holds the repository's lock (${lost}), so it commits nothing`);
-      await git.updateRef(`refs/heads/${from.branch}`, sha, from.head);
-      await publishRunnerIndex(state, gitDir, sha);
-      return sha;
-    })();
+    const commit = commitStaged({ git, gitDir, state, branch: from.branch, parent: from.head }, message, identity, {
+      lockLost,
+      lost: (reason) => new Error(`this runner no longer holds the repository's lock (${reason}), so it commits nothing`),
+    });
     // The patch is a local log: one that cannot be written (a full disk) ends where it stopped, and
     // the commit, which is made, is recorded as such (meta.json, written last, reports the disk).
     // Its failure is told after the commit (run-step.ts): a patch cut short must not pass unseen.
