@@ -14,6 +14,16 @@ export default tseslint.config(
     },
   },
   {
+    // Commands orchestrate and print; git's commands live in adapters, each behind a name (src/adapters/git.ts, worktrees.ts, …).
+    files: ["src/cli/**/*.ts", "src/mcp/**/*.ts", "src/run/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        { selector: "CallExpression[callee.property.name='raw']", message: "no raw git here: add a named function to an adapter" },
+      ],
+    },
+  },
+  {
     // CommonJS configuration files (dependency-cruiser reads its config as CommonJS).
     files: ["**/*.cjs"],
     languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly" } },

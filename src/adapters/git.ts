@@ -255,6 +255,77 @@ export class GitRepo {
       });
   }
 
+  /** The loop commits of a run as `runner runs` and `runner watch` list them: sha, subject and committer date, newest first. */
+  async loopCommitHeads(subjectPattern: string, tip: string): Promise<{ sha: string; subject: string; committedAt: string }[]> {
+    const out = await this.raw(["log", "-E", `--grep=${subjectPattern}`, "--format=%H%x1f%s%x1f%cI", tip]);
+    return out
+      .split("\n")
+      .filter((line) => line.length > 0)
+      .map((line) => {
+        const [sha = "", subject = "", committedAt = ""] = line.split("\x1f");
+        return { sha, subject, committedAt };
+      });
+  }
+
+  /** Whether `path` exists in the tree of `revision`. */
+  async hasFile(revision: string, path: string): Promise<boolean> {
+    return (await this.attempt(["cat-file", "-e", `${revision}:${path}`])) !== undefined;
+  }
+
+  /** Whether a local branch of that name exists. */
+  async branchExists(branch: string): Promise<boolean> {
+    return (await this.resolve(`refs/heads/${branch}`)) !== undefined;
+  }
+
+  /** Deletes a local branch, merged or not (the caller decides whether its commits may go). */
+  async deleteBranch(branch: string): Promise<void> {
+    await this.raw(["branch", "-q", "-D", branch]);
+  }
+
+  /** Checks out a new branch at `from`; `back` (a branch or commit) is checked out again if `check` then throws, and the branch deleted. */
+  async checkoutNewBranch(branch: string, from: string, back: string, check: () => Promise<void>): Promise<void> {
+    await this.raw(["checkout", "-q", "-b", branch, from]);
+    try {
+      await check();
+    } catch (error) {
+      await this.raw(["checkout", "-q", back]);
+      await this.deleteBranch(branch);
+      throw error;
+    }
+  }
+
+  /** How many commits of `tip` no other branch (local or remote-tracking) than `branch` holds; undefined when git cannot say. */
+  async commitsOnlyOn(branch: string, tip: string): Promise<number | undefined> {
+    const out = await this.attempt(["rev-list", "--count", tip, "--not", `--exclude=${branch}`, "--branches", "--remotes"]);
+    return out === undefined ? undefined : Number(out.trim());
+  }
+
+  /** The repository's top folder, or undefined outside a repository. */
+  async topLevel(): Promise<string | undefined> {
+    return (await this.attempt(["rev-parse", "--show-toplevel"]))?.trim() || undefined;
+  }
+
+  /** The git folder shared by every worktree of the clone (absolute). */
+  async commonDir(): Promise<string> {
+    return path.resolve(this.root, (await this.raw(["rev-parse", "--git-common-dir"])).trim());
+  }
+
+  /** A new repository here, its first branch named `branch`. */
+  async init(branch: string): Promise<void> {
+    await this.raw(["init", "-q", "-b", branch]);
+  }
+
+  /** Commits what is staged with `message` (porcelain, for a repository the runner sets up itself: the demo); `identity` where git has none. */
+  async commitStagedAs(message: string, identity: CommitIdentity | undefined): Promise<void> {
+    const as = identity === undefined ? [] : ["-c", `user.name=${identity.name}`, "-c", `user.email=${identity.email}`];
+    await this.raw([...as, "commit", "-q", "-m", message]);
+  }
+
+  /** `git log --oneline` of a range, as git prints it. */
+  async onelineLog(range: string): Promise<string> {
+    return (await this.raw(["log", "--oneline", "--no-decorate", range])).trimEnd();
+  }
+
   /** A file's text at a revision, or undefined if it does not exist there. */
   async showFile(revision: string, path: string): Promise<string | undefined> {
     return this.attempt(["show", `${revision}:${path}`]);
@@ -378,7 +449,7 @@ export class GitRepo {
 
   /** A ref's commit, or undefined. */
   async resolve(ref: string): Promise<string | undefined> {
-    return (await this.attempt(["rev-parse", "-q", "--verify", `${ref}^{commit}`]))?.trim() || undefined;
+    return (await this.attempt(["rev-parse", "-q", "--verify", "--end-of-options", `${ref}^{commit}`]))?.trim() || undefined;
   }
 
   /** Commits reachable from `tip` but not from `base`, oldest first: sha and subject. */

@@ -67,26 +67,38 @@ export async function branchesHolding(git: GitRepo, branch: string): Promise<str
     .map((ref) => ref.replace(/^refs\/(heads|remotes)\//, ""));
 }
 
+/** Removes a linked worktree, changes and all (the caller asked whether they may go). */
+export async function removeWorktree(git: GitRepo, folder: string): Promise<void> {
+  await git.raw(["worktree", "remove", "--force", folder]);
+}
+
 /** Forgets the worktrees whose folders are gone (deleted by hand): `git worktree prune`. */
 export async function forgetMissingWorktrees(git: GitRepo): Promise<void> {
   await git.raw(["worktree", "prune"]);
 }
 
 /**
- * A new linked worktree at `target` with a new branch at `from`; a worktree git still has registered
- * there whose folder was deleted by hand is forgotten first. On failure nothing is left behind (the
- * branch, had git made it, is deleted) and the sentence says what git said.
+ * A new linked worktree at `target` with a new branch at `from`, then `check` of what it holds; a
+ * worktree git still has registered there whose folder was deleted by hand is forgotten first. On
+ * failure nothing is left behind (the worktree and the branch go) and git's refusal is one sentence.
  */
-export async function addRunWorktree(git: GitRepo, target: string, branch: string, from: string): Promise<void> {
+export async function addRunWorktree(git: GitRepo, target: string, branch: string, from: string, check: () => Promise<void>): Promise<void> {
   if ((await listWorktrees(git)).some((w) => w.prunable && samePath(w.path, target))) await forgetMissingWorktrees(git);
   try {
     await git.raw(["worktree", "add", "-q", "-b", branch, target, from]);
   } catch (error) {
-    if ((await git.resolve(`refs/heads/${branch}`)) !== undefined) await git.raw(["branch", "-q", "-D", branch]).catch(() => "");
+    if (await git.branchExists(branch)) await git.deleteBranch(branch).catch(() => undefined);
     const said = (error as Error).message.replace(/^git \S+ failed: /, "").replace(/^fatal: /, "");
     throw new RefusalError(
       `Could not make the worktree ${target} (git says: ${said}); pick another folder (\`runner start --worktree PATH\`) — nothing was created.`,
     );
+  }
+  try {
+    await check();
+  } catch (error) {
+    await removeWorktree(git, target);
+    await git.deleteBranch(branch);
+    throw error;
   }
 }
 

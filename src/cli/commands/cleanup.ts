@@ -6,7 +6,7 @@
 // from the branch's commits.
 import { refuseInsideAgentContainment } from "../../adapters/agent-containment.js";
 import { GitRepo } from "../../adapters/git.js";
-import { branchesHolding, forgetMissingWorktrees, listWorktrees, samePath } from "../../adapters/worktrees.js";
+import { branchesHolding, forgetMissingWorktrees, listWorktrees, removeWorktree, samePath } from "../../adapters/worktrees.js";
 import { BRANCH_PREFIX } from "../../core/run-id.js";
 import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -49,7 +49,7 @@ export async function run(args: GlobalArgs & { runId?: string; force: boolean })
         `${checkout.path} has ${changes.length} uncommitted change${changes.length === 1 ? "" : "s"} (${changes[0]!.path}${changes.length > 1 ? ", …" : ""}) that removing it would lose; commit them there, or pass --force to drop them.`,
       );
     }
-    await git.raw(["worktree", "remove", "--force", checkout.path]);
+    await removeWorktree(git, checkout.path);
     printLine(`removed the worktree ${checkout.path}`);
   }
   // A worktree whose folder was deleted by hand still holds the branch for git: it is forgotten.
@@ -60,13 +60,13 @@ export async function run(args: GlobalArgs & { runId?: string; force: boolean })
   }
   const holders = await branchesHolding(git, branch);
   if (holders.length === 0 && !argv.force) {
-    const own = (await git.raw(["rev-list", "--count", tip, "--not", `--exclude=${branch}`, "--branches", "--remotes"]).catch(() => "?")).trim();
+    const own = String((await git.commitsOnlyOn(branch, tip)) ?? "?");
     printLine(
       `kept the branch ${branch}: its ${own === "1" ? "last commit is" : `last ${own} commits are`} on no other branch; push or merge it (e.g. \`git push origin ${branch}\`), or \`runner cleanup ${argv.runId} --force\` deletes it.`,
     );
     return 0;
   }
-  await git.raw(["branch", "-q", "-D", branch]);
+  await git.deleteBranch(branch);
   printLine(
     `deleted the branch ${branch} (was ${tip.slice(0, 12)}${holders.length > 0 ? `; its commits are on ${holders.slice(0, 3).join(", ")}` : "; --force: its commits are on no other branch"})`,
   );

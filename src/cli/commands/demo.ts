@@ -45,14 +45,10 @@ export async function run(argv: GlobalArgs & { dir?: string; json: boolean }): P
     throw new Error("cannot find the rust-just package (the demo's guard runs `just`); run `npm ci` in the runner's folder");
   process.env.PATH = withRunnerJust({ PATH: process.env.PATH ?? "" }).PATH;
   const git = new GitRepo(dir);
-  await git.raw(["init", "-q", "-b", "main"]);
+  await git.init("main");
   await git.addAll();
   const identity = await git.identity();
-  const fallback =
-    identity.name === undefined || identity.email === undefined
-      ? ["-c", `user.name=${FALLBACK_IDENTITY.name}`, "-c", `user.email=${FALLBACK_IDENTITY.email}`]
-      : [];
-  await git.raw([...fallback, "commit", "-q", "-m", "Calculator project with its runner goal"]);
+  await git.commitStagedAs("Calculator project with its runner goal", identity.name && identity.email ? undefined : FALLBACK_IDENTITY);
   await git.createBranch("runner/demo");
   say("$ runner start --run-id demo   # branch runner/demo");
   say("$ runner run");
@@ -66,7 +62,7 @@ export async function run(argv: GlobalArgs & { dir?: string; json: boolean }): P
   await status({ C: dir, debug: false, json: false });
   say("");
   say("$ git log --oneline main..runner/demo");
-  say((await git.raw(["log", "--oneline", "--no-decorate", "main..runner/demo"])).trimEnd());
+  say(await git.onelineLog("main..runner/demo"));
   say("");
   say(`The repository stays in ${dir}: look at .runner/iterations/demo/ for each iteration's prompt, logs and meta.json.`);
   return summary.exitCode;

@@ -94,8 +94,8 @@ async function readPlan(
 /** `.runner/` belongs at the top of a git repository: a subfolder would get a second one, and no repository none. */
 async function requireRepositoryTop(folder: string): Promise<void> {
   if (!existsSync(folder)) throw new UsageError(`The folder ${folder} does not exist; create it or pass an existing one with -C.`);
-  const top = (await new GitRepo(folder).raw(["rev-parse", "--show-toplevel"]).catch(() => "")).trim();
-  if (top === "")
+  const top = await new GitRepo(folder).topLevel();
+  if (top === undefined)
     throw new RefusalError(
       `${folder} is not in a git repository; run \`git init\` there first (the runner commits every iteration), then \`runner init\`.`,
     );

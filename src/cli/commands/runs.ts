@@ -4,6 +4,7 @@
 // passed (the tree at the tip), the last iteration (the tip's loop commit) and what its agents used
 // (the local meta.json of the worktree it runs in). Worktrees on no run branch are listed after.
 // listRuns is also `runner mcp`'s runs tool.
+import { LAYOUT } from "../../core/layout.js";
 import path from "node:path";
 import { sumIterationUsage } from "../../adapters/iteration-usage.js";
 import { GitRepo } from "../../adapters/git.js";
@@ -86,17 +87,15 @@ function rowLine(row: RunRow, root: string): string {
 async function runRow(git: GitRepo, root: string, { branch, tip }: RunBranch, worktrees: readonly Worktree[]): Promise<RunRow> {
   const runId = runIdFromBranch(branch) ?? branch.slice("runner/".length);
   const checkout = worktrees.find((w) => w.branch === branch && !w.prunable);
-  const [treeText, logText, working] = await Promise.all([
-    git.raw(["show", `${tip}:.runner/state/tree.json`]).catch(() => undefined),
-    git.raw(["log", "-E", `--grep=${loopSubjectPattern(runId)}`, "--format=%H%x1f%s%x1f%cI", tip]).catch(() => ""),
+  const [treeText, heads, working] = await Promise.all([
+    git.showFile(tip, LAYOUT.tree),
+    git.loopCommitHeads(loopSubjectPattern(runId), tip).catch(() => []),
     checkout ? runInProgress(checkout.path) : Promise.resolve(undefined),
   ]);
   const tree = treeOf(treeText);
   // The run's loop commits at the tip, newest first.
-  const commits = logText
-    .split("\n")
-    .map((line) => {
-      const [commit = "", subjectLine = "", at = ""] = line.split("\x1f");
+  const commits = heads
+    .map(({ sha: commit, subject: subjectLine, committedAt: at }) => {
       const subject = parseCommitSubject(subjectLine);
       return subject?.runId === runId ? { commit, at, subject } : undefined;
     })

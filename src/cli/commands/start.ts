@@ -73,9 +73,7 @@ export async function run(argv: StartArgs): Promise<number> {
       `You are on ${status.branch}, the branch of run ${currentRun}; a new run would start from its work: pass --from ${status.branch} to mean it, or check out the branch to start from (e.g. \`git checkout main\`).`,
     );
   }
-  const branch = `${BRANCH_PREFIX}${runId}`;
-  const exists = await git.raw(["branch", "--list", branch]);
-  if (exists.trim() !== "") throw new RefusalError(`Branch ${branch} already exists; check it out to continue that run, or pick another --run-id.`);
+  const branch = await newRunBranch(git, runId, "check it out to continue that run");
   if (argv.from === undefined) {
     await checkProject(root, argv.goal !== undefined);
     await git.createBranch(branch);
@@ -84,21 +82,9 @@ export async function run(argv: StartArgs): Promise<number> {
     printLine(`started run ${runId} on branch ${branch}; next: \`runner step\` (one iteration) or \`runner run\` (until done).`);
     return 0;
   }
-  const from = (await git.raw(["rev-parse", "--verify", "-q", "--end-of-options", `${argv.from}^{commit}`]).catch(() => "")).trim();
-  if (from === "")
-    throw new RefusalError(
-      `--from ${argv.from} names no commit of this repository; give a branch, tag or commit (\`git branch -a\` lists the branches).`,
-    );
-  const back = status.branch ?? status.head;
-  await git.raw(["checkout", "-q", "-b", branch, from]);
-  try {
-    await checkProject(root, argv.goal !== undefined);
-  } catch (error) {
-    // Nothing is left behind: back where the user was, the new branch gone.
-    await git.raw(["checkout", "-q", back]);
-    await git.raw(["branch", "-q", "-D", branch]);
-    throw error;
-  }
+  const from = await fromCommit(git, argv.from);
+  // Nothing is left behind when the project there is not ready: back where the user was, the new branch gone.
+  await git.checkoutNewBranch(branch, from, status.branch ?? status.head, () => checkProject(root, argv.goal !== undefined));
   if (argv.goal !== undefined) await commitGoal(root, argv.goal);
   await recordStart(root, runId);
   printLine(`started run ${runId} on branch ${branch} from ${argv.from}; next: \`runner step\` (one iteration) or \`runner run\` (until done).`);
@@ -113,22 +99,9 @@ async function startInWorktree(argv: StartArgs, git: GitRepo, runId: string, cur
       `You are on ${current}, the branch of run ${currentRun}; a new run would start from its work: pass --from ${current} to mean it, or --from main (or another branch) to start from there.`,
     );
   }
-  const branch = `${BRANCH_PREFIX}${runId}`;
-  if ((await git.raw(["branch", "--list", branch])).trim() !== "")
-    throw new RefusalError(`Branch ${branch} already exists; \`runner runs\` shows where it is checked out, or pick another --run-id.`);
-  const from =
-    argv.from === undefined
-      ? head
-      : (await git.raw(["rev-parse", "--verify", "-q", "--end-of-options", `${argv.from}^{commit}`]).catch(() => "")).trim();
-  if (from === "")
-    throw new RefusalError(
-      `--from ${argv.from} names no commit of this repository; give a branch, tag or commit (\`git branch -a\` lists the branches).`,
-    );
-  const committed = await git.raw(["cat-file", "-e", `${from}:.runner/state/tree.json`]).then(
-    () => true,
-    () => false,
-  );
-  if (!committed) {
+  const branch = await newRunBranch(git, runId, "`runner runs` shows where it is checked out");
+  const from = argv.from === undefined ? head : await fromCommit(git, argv.from);
+  if (!(await git.hasFile(from, LAYOUT.tree))) {
     throw new RefusalError(
       `.runner/ is not committed at ${argv.from ?? "HEAD"}, and a worktree holds only committed files; commit it (\`git add .runner && git commit -m "runner goal"\`) first.`,
     );
@@ -136,15 +109,8 @@ async function startInWorktree(argv: StartArgs, git: GitRepo, runId: string, cur
   const main = (await listWorktrees(git))[0]?.path ?? git.root;
   const target = argv.path !== undefined ? path.resolve(argv.C, argv.path) : defaultWorktreePath(main, runId);
   if (existsSync(target)) throw new RefusalError(`${target} already exists; give another folder (\`runner start --worktree PATH\`) or remove it.`);
-  await addRunWorktree(git, target, branch, from);
-  try {
-    await checkProject(target, argv.goal !== undefined);
-  } catch (error) {
-    // Nothing is left behind: the new worktree and its branch gone.
-    await git.raw(["worktree", "remove", "--force", target]);
-    await git.raw(["branch", "-q", "-D", branch]);
-    throw error;
-  }
+  // Nothing is left behind when the project there is not ready: the new worktree and its branch gone.
+  await addRunWorktree(git, target, branch, from, () => checkProject(target, argv.goal !== undefined));
   if (argv.goal !== undefined) await commitGoal(target, argv.goal);
   await recordStart(target, runId);
   printLine(
@@ -158,6 +124,21 @@ async function startInWorktree(argv: StartArgs, git: GitRepo, runId: string, cur
 async function recordStart(dir: string, runId: string): Promise<void> {
   const head = await new GitRepo(dir).resolve("HEAD");
   if (head !== undefined) await recordRunStart(repositoryState(processEnv(), await gitDir(dir)), runId, head);
+}
+
+/** The new run's branch, `runner/<id>`, refused when it exists already (`taken` says what to do then). */
+async function newRunBranch(git: GitRepo, runId: string, taken: string): Promise<string> {
+  const branch = `${BRANCH_PREFIX}${runId}`;
+  if (await git.branchExists(branch)) throw new RefusalError(`Branch ${branch} already exists; ${taken}, or pick another --run-id.`);
+  return branch;
+}
+
+/** The commit `--from` names, or one sentence saying it names none. */
+async function fromCommit(git: GitRepo, from: string): Promise<string> {
+  const sha = await git.resolve(from);
+  if (sha === undefined)
+    throw new RefusalError(`--from ${from} names no commit of this repository; give a branch, tag or commit (\`git branch -a\` lists the branches).`);
+  return sha;
 }
 
 /** A path as one shell word. */

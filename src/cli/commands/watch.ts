@@ -37,7 +37,7 @@ export async function run(argv: WatchArgs & GlobalArgs): Promise<number> {
   const root = findProjectRoot(argv.C);
   const git = new GitRepo(root);
   await gitDir(root); // refuses, in one sentence, where there is no repository
-  const commonDir = path.resolve(root, (await git.raw(["rev-parse", "--git-common-dir"])).trim());
+  const commonDir = await git.commonDir();
   let source: () => Promise<RunSnapshot[]>;
   let followerOf: (runId: string) => RunFollower | undefined;
   if (argv.all) {

@@ -178,8 +178,7 @@ export class RunFollower {
     if (refs === this.refSignature && now - this.refCheckedAt < REF_CHECK_MS) return;
     this.refSignature = refs;
     this.refCheckedAt = now;
-    const tip =
-      (await withTimeout(this.git.raw(["rev-parse", "--verify", "-q", `refs/heads/${BRANCH_PREFIX}${this.runId}`]), "")).trim() || undefined;
+    const tip = (await withTimeout(this.git.resolve(`refs/heads/${BRANCH_PREFIX}${this.runId}`), undefined)) || undefined;
     if (tip === this.tip) return;
     this.tip = tip;
     if (tip === undefined) {
@@ -189,9 +188,9 @@ export class RunFollower {
       this.usage = undefined;
       return;
     }
-    const [treeText, logText] = await Promise.all([
+    const [treeText, heads] = await Promise.all([
       withTimeout(this.git.showFile(tip, LAYOUT.tree), undefined),
-      withTimeout(this.git.raw(["log", "-E", `--grep=${loopSubjectPattern(this.runId)}`, "--format=%H%x1f%s", tip]), ""),
+      withTimeout(this.git.loopCommitHeads(loopSubjectPattern(this.runId), tip), []),
     ]);
     const load = treeText === undefined ? undefined : checkTreeText(treeText);
     this.tree = load?.ok ? load.tree : undefined;
@@ -201,12 +200,10 @@ export class RunFollower {
         : load.ok
           ? undefined
           : `${LAYOUT.tree} at the branch's tip is not a valid tree`;
-    const commits = logText
-      .split("\n")
-      .map((line) => {
-        const [commit = "", subject = ""] = line.split("\x1f");
+    const commits = heads
+      .map(({ sha, subject }) => {
         const parsed = parseCommitSubject(subject);
-        return parsed?.runId === this.runId ? { iteration: parsed.iteration, commit } : undefined;
+        return parsed?.runId === this.runId ? { iteration: parsed.iteration, commit: sha } : undefined;
       })
       .filter((c) => c !== undefined);
     this.iterations = commits.length;
