@@ -53,12 +53,23 @@ export interface Positional {
   check?: (value: string) => string | undefined;
 }
 
-export interface CommandSpec<Options extends Record<string, OptionSpec> = Record<string, OptionSpec>, Args = ArgsOf<Options>> {
+/** The handler's argument for a positional: a required one is always there (the parser refuses its absence). */
+type PositionalArgs<P> = P extends { name: infer N extends string; required: true }
+  ? { [K in Camel<N>]: string }
+  : P extends { name: infer N extends string }
+    ? { [K in Camel<N>]?: string }
+    : unknown;
+
+export interface CommandSpec<
+  Options extends Record<string, OptionSpec> = Record<string, OptionSpec>,
+  Args = ArgsOf<Options>,
+  P extends Positional | undefined = Positional | undefined,
+> {
   name: string;
   describe: string;
   options: Options;
   /** At most one positional argument (its value is `args[name]`). */
-  positional?: Positional;
+  positional?: P;
   load: () => Promise<{ run: (args: Args & GlobalArgs) => Promise<number> }>;
 }
 
@@ -74,8 +85,8 @@ export interface AnyCommand extends Omit<CommandSpec, "load"> {
  * Declares a command. The type checker ties the option table to the handler: the module's `run`
  * must accept what the parser produces from these options (src/cli/parse.ts builds exactly that).
  */
-export function command<const Options extends Record<string, OptionSpec>, Extra = unknown>(
-  spec: CommandSpec<Options, ArgsOf<Options> & NoInfer<Extra>>,
+export function command<const Options extends Record<string, OptionSpec>, const P extends Positional | undefined = undefined, Extra = unknown>(
+  spec: CommandSpec<Options, ArgsOf<Options> & PositionalArgs<P> & NoInfer<Extra>, P>,
 ): AnyCommand {
   return spec as unknown as AnyCommand;
 }

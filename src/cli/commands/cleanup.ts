@@ -14,10 +14,8 @@ import { printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { runInProgress } from "../run-in-progress.js";
 
-export async function run(args: GlobalArgs & { runId?: string; force: boolean }): Promise<number> {
+export async function run(argv: GlobalArgs & { runId: string; force: boolean }): Promise<number> {
   refuseInsideAgentContainment("runner cleanup");
-  // (the parser refuses a missing or invalid <run-id>: the command table declares it required, with its check)
-  const argv = { ...args, runId: args.runId ?? "" };
   const root = findProjectRoot(argv.C);
   const git = new GitRepo(root);
   const branch = `${BRANCH_PREFIX}${argv.runId}`;

@@ -105,9 +105,8 @@ export async function showNode(folder: string, nodeId: string, runIdOption: stri
   return { report, node };
 }
 
-export async function run(argv: GlobalArgs & { nodeId?: string; json?: boolean; runId?: string }): Promise<number> {
-  // (the parser refuses a missing <node-id>: the command table declares it required)
-  const { report, node } = await showNode(argv.C, argv.nodeId ?? "", argv.runId);
+export async function run(argv: GlobalArgs & { nodeId: string; json?: boolean; runId?: string }): Promise<number> {
+  const { report, node } = await showNode(argv.C, argv.nodeId, argv.runId);
   if (argv.json) {
     printJson(report);
     return 0;

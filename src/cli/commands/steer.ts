@@ -102,7 +102,7 @@ async function readNodesFile(root: string, file: string): Promise<NewNode[]> {
 }
 
 export interface AddArgs {
-  parentId?: string;
+  parentId: string;
   title?: string;
   goal?: string;
   acceptance?: string[];
@@ -112,7 +112,7 @@ export interface AddArgs {
   fromFile?: string;
 }
 export interface EditArgs {
-  nodeId?: string;
+  nodeId: string;
   title?: string;
   goal?: string;
   acceptance?: string[];
@@ -120,15 +120,15 @@ export interface EditArgs {
   maxAttempts?: number;
 }
 export interface MoveArgs {
-  nodeId?: string;
+  nodeId: string;
   parent?: string;
   order?: number;
 }
 export interface NodeArgs {
-  nodeId?: string;
+  nodeId: string;
 }
 export interface UnstickArgs {
-  nodeId?: string;
+  nodeId: string;
   attempts?: number;
 }
 export interface ExtendArgs {
@@ -140,7 +140,7 @@ export interface ExtendArgs {
   rootId?: string;
 }
 export interface ImportArgs {
-  file?: string;
+  file: string;
   under?: string;
   skipDone?: boolean;
   tag?: string;
@@ -151,7 +151,7 @@ export interface ConfigArgs {
 }
 
 async function addEdit(request: EditRequest, args: AddArgs): Promise<EditOutcome> {
-  const parentId = args.parentId ?? "";
+  const parentId = args.parentId;
   if (args.fromFile !== undefined && args.title !== undefined)
     throw new UsageError("Give either --title (one node) or --from-file (a subtree), not both. See `runner add --help`.");
   if (args.fromFile === undefined && args.title === undefined)
@@ -175,7 +175,7 @@ async function addEdit(request: EditRequest, args: AddArgs): Promise<EditOutcome
 
 function editEdit(request: EditRequest, args: EditArgs): Promise<EditOutcome> {
   return planEdit(request, "edit", (tree) =>
-    editNode(tree, args.nodeId ?? "", {
+    editNode(tree, args.nodeId, {
       ...(args.title !== undefined ? { title: args.title } : {}),
       ...(args.goal !== undefined ? { goal: args.goal } : {}),
       ...(args.acceptance !== undefined ? { acceptance: args.acceptance } : {}),
@@ -187,15 +187,15 @@ function editEdit(request: EditRequest, args: EditArgs): Promise<EditOutcome> {
 
 async function moveEdit(request: EditRequest, args: MoveArgs): Promise<EditOutcome> {
   if (args.parent === undefined) throw new UsageError("`runner move` needs --parent <id>: the node to move it under. See `runner move --help`.");
-  return planEdit(request, "move", (tree) => moveNode(tree, args.nodeId ?? "", args.parent!, args.order));
+  return planEdit(request, "move", (tree) => moveNode(tree, args.nodeId, args.parent!, args.order));
 }
 
 function removeEdit(request: EditRequest, args: NodeArgs): Promise<EditOutcome> {
-  return planEdit(request, "remove", (tree) => removeNode(tree, args.nodeId ?? ""));
+  return planEdit(request, "remove", (tree) => removeNode(tree, args.nodeId));
 }
 
 function unstickEdit(request: EditRequest, args: UnstickArgs): Promise<EditOutcome> {
-  return planEdit(request, "unstick", (tree) => unstickLeaf(tree, args.nodeId ?? "", args.attempts));
+  return planEdit(request, "unstick", (tree) => unstickLeaf(tree, args.nodeId, args.attempts));
 }
 
 async function extendEdit(request: EditRequest, args: ExtendArgs): Promise<EditOutcome> {
@@ -222,7 +222,7 @@ async function extendEdit(request: EditRequest, args: ExtendArgs): Promise<EditO
  * finished.json (the guard judges them first), or with --skip-done GOAL.md's list of what was left out.
  */
 async function importEdit(request: EditRequest, args: ImportArgs): Promise<EditOutcome> {
-  const file = args.file ?? "";
+  const file = args.file;
   const root = findProjectRoot(request.folder);
   const full = path.resolve(root, file);
   const bytes = await readFile(full).catch(() => {
