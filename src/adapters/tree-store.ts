@@ -14,6 +14,12 @@ export const MAX_TREE_BYTES = 40 * 1024 * 1024;
 
 export type TreeLoad = { ok: true; tree: TaskTree; text: string } | { ok: false; problems: Problem[]; text?: string; missing?: boolean };
 
+/** The problem of a tree file of `bytes`, when it is over the limit every command reads. */
+export function treeSizeProblem(bytes: number): Problem | undefined {
+  if (bytes <= MAX_TREE_BYTES) return undefined;
+  return { path: "$", message: `the file is ${(bytes / 1024 / 1024).toFixed(1)} MiB, over the ${MAX_TREE_BYTES / 1024 / 1024} MiB limit` };
+}
+
 /** Reads and checks a tree file: size, JSON, schema, unique ids, attempts ≤ max_attempts. */
 export async function loadTreeFile(file: string): Promise<TreeLoad> {
   let size: number;
@@ -24,12 +30,8 @@ export async function loadTreeFile(file: string): Promise<TreeLoad> {
       return { ok: false, missing: true, problems: [{ path: "$", message: "the file does not exist" }] };
     throw error;
   }
-  if (size > MAX_TREE_BYTES) {
-    return {
-      ok: false,
-      problems: [{ path: "$", message: `the file is ${(size / 1024 / 1024).toFixed(1)} MiB, over the ${MAX_TREE_BYTES / 1024 / 1024} MiB limit` }],
-    };
-  }
+  const tooLarge = treeSizeProblem(size);
+  if (tooLarge) return { ok: false, problems: [tooLarge] };
   const text = await readFile(file, "utf8");
   return checkTreeText(text);
 }

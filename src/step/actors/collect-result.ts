@@ -16,7 +16,7 @@ import { IterationLog } from "../../adapters/iteration-log.js";
 import { moveAside, uncommittableRepositories } from "../../adapters/nested-repositories.js";
 import { signatureOf } from "../../adapters/program.js";
 import { projectPath } from "../../adapters/project-files.js";
-import { MAX_TREE_BYTES } from "../../adapters/tree-store.js";
+import { treeSizeProblem } from "../../adapters/tree-store.js";
 import { LAYOUT } from "../../core/layout.js";
 import { jsonSyntaxMessage } from "../../core/problems.js";
 import type { CollectedFacts } from "../../core/step-facts.js";
@@ -73,8 +73,8 @@ export function collectResultActor({ root, git, gitDir, secrets }: ActorDeps) {
 async function readTreeData(treeFile: string): Promise<CollectedFacts["treeData"]> {
   const info = await stat(treeFile).catch(() => undefined);
   if (!info) return { ok: false, problems: [{ path: "$", message: "the file was deleted" }] };
-  if (info.size > MAX_TREE_BYTES)
-    return { ok: false, problems: [{ path: "$", message: `the file is over the ${MAX_TREE_BYTES / 1024 / 1024} MiB limit` }] };
+  const tooLarge = treeSizeProblem(info.size);
+  if (tooLarge) return { ok: false, problems: [tooLarge] };
   const text = await readFile(treeFile, "utf8");
   try {
     return { ok: true, data: JSON.parse(text) };
