@@ -9,6 +9,7 @@ import type { AgentClock, AgentLimit } from "../core/agent-limits.js";
 import { addUsage, type AgentUsage, type UsageTotals } from "../core/agent-usage.js";
 import { oneLine } from "../core/text-limits.js";
 import type { ExecutorConfig } from "../schemas/types.generated.js";
+import { isJsonObject, jsonObject } from "../core/json-object.js";
 
 export type Json = Record<string, unknown>;
 
@@ -113,8 +114,7 @@ export interface AgentDefinition {
 export const VERSION_OPTION: AgentDefinition["version"] = { args: ["--version"], pattern: /(\d+\.\d+\.\d+(?:-[\w.]+)?)/ };
 
 /** `value` as an object, else undefined. */
-export const object = (value: unknown): Json | undefined =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+export const object = (value: unknown): Json | undefined => jsonObject(value);
 
 /** `value` as a string, else undefined. */
 export const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
@@ -167,7 +167,7 @@ export function jsonAnswerIn(message: string): string | undefined {
   for (const candidate of [answer, ...fenced.reverse(), ...braces]) {
     try {
       const value: unknown = JSON.parse(candidate);
-      if (value !== null && typeof value === "object" && !Array.isArray(value)) return `${JSON.stringify(value)}\n`;
+      if (isJsonObject(value)) return `${JSON.stringify(value)}\n`;
     } catch {
       // not this one
     }

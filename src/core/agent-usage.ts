@@ -1,4 +1,5 @@
 // Tokens and cost of an agent session, in one shape for every agent (meta.json `usage`), and their
+import { jsonObject } from "./json-object.js";
 // sums over a run. Input tokens count every token sent to the model, cached ones included (Codex's
 // convention: `cached_input_tokens` is a part of `input_tokens`); Anthropic reports cache reads and
 // cache writes apart from `input_tokens`, so they are added in. What only one agent reports stays
@@ -20,8 +21,7 @@ export type AgentUsage = UsageTotals & { [kind: string]: Record<string, unknown>
 
 type Json = Record<string, unknown>;
 
-const object = (value: unknown): Json | undefined =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+const object = (value: unknown): Json | undefined => jsonObject(value);
 /** A token count or an amount: a finite number, not negative. */
 export const count = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined);
 

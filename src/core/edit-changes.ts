@@ -6,6 +6,7 @@ import { parse as parseToml } from "smol-toml";
 import { canonicalJson } from "./canonical.js";
 import { LAYOUT } from "./layout.js";
 import type { TaskNode, TaskTree } from "./tree.js";
+import { isJsonObject } from "./json-object.js";
 
 /** A field of an open node a person may change. */
 export type EditedField = "title" | "goal" | "acceptance" | "order" | "max_attempts";
@@ -169,7 +170,7 @@ export function configValues(text: string): Record<string, unknown> | undefined 
 export function flattenConfig(raw: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const flat: Record<string, unknown> = {};
   for (const [section, table] of Object.entries(raw)) {
-    if (table !== null && typeof table === "object" && !Array.isArray(table)) {
+    if (isJsonObject(table)) {
       for (const [key, value] of Object.entries(table)) flat[`${section}.${key}`] = value;
     } else {
       flat[section] = table;

@@ -5,6 +5,7 @@
 import { childPath, type Problem } from "./problems.js";
 import { validateTreeSchema } from "./schema.js";
 import { allChildrenPass, forEachNode, jsonPathsOf, NODE_KEYS, orderedChildren, sortedNodeCopy, type TaskNode, type TaskTree } from "./tree.js";
+import { isJsonObject } from "./json-object.js";
 
 /** Deeper trees are refused before anything walks them (no plan needs more levels). */
 export const MAX_TREE_DEPTH = 256;
@@ -19,9 +20,7 @@ export const TITLE_PROBLEM = /[\u0000-\u001F\u007F-\u009F\uFFFD]|\p{Cs}/u;
 
 type Loose = Record<string, unknown>;
 
-function isObject(value: unknown): value is Loose {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
+const isObject = isJsonObject;
 
 /** How deep a JSON document may nest (arrays and objects) around a tree of MAX_TREE_DEPTH levels. */
 const MAX_NESTING = MAX_TREE_DEPTH * 2 + 4;

@@ -1,4 +1,5 @@
 // The status file of a `runner run` in progress (CONTRACT §2, §8: `.runner/iterations/<run-id>/live.json`),
+import { jsonObject } from "./json-object.js";
 // what `runner watch` shows beside the journal of events, the iteration logs and the commits: the
 // phase, the agent's last lines (the redacted lines `runner run` prints), the lines it printed about
 // each iteration, the guard's last lines after a red guard, usage against the budgets, the iterations
@@ -101,8 +102,7 @@ export function liveStatusText(status: LiveStatus): string {
 }
 
 type Json = Record<string, unknown>;
-const object = (value: unknown): Json | undefined =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+const object = (value: unknown): Json | undefined => jsonObject(value);
 const string = (value: unknown, chars: number): string | null => (typeof value === "string" ? clip(value, chars) : null);
 const count = (value: unknown): number | null => (typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null);
 const amount = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null);

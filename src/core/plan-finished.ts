@@ -9,6 +9,7 @@
 import { LAYOUT } from "./layout.js";
 import type { LoopRecord } from "./loop-history.js";
 import { orderedChildren, type TaskNode, type TaskTree } from "./tree.js";
+import { jsonObject } from "./json-object.js";
 
 export const FINISHED_FILE = LAYOUT.finished;
 
@@ -28,7 +29,7 @@ export function parseFinished(text: string): { ok: true; ids: string[] } | { ok:
   } catch {
     return { ok: false, problem: "is not valid JSON" };
   }
-  const record = data !== null && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
+  const record = jsonObject(data);
   if (!record || record.version !== 1) return { ok: false, problem: 'must be an object with "version": 1' };
   const ids = record.finished;
   if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string")) return { ok: false, problem: 'must have "finished": a list of node ids' };

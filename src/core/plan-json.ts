@@ -6,14 +6,13 @@
 import { childDraft, draft, refuseAll, type Draft, type Rank } from "./plan-draft.js";
 import { count, firstFew } from "./text-limits.js";
 import { PlanEditError } from "./plan-edit.js";
+import { isJsonObject } from "./json-object.js";
 
 export type JsonFormat = "ralph" | "task-master";
 
 type Loose = Record<string, unknown>;
 
-function isObject(value: unknown): value is Loose {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
+const isObject = isJsonObject;
 
 export interface JsonPlan {
   format: JsonFormat;

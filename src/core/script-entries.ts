@@ -1,4 +1,5 @@
 // package.json script entries (issue 19): the ones of the guard's definition, read from a manifest,
+import { isJsonObject } from "./json-object.js";
 // compared with the agent's and put back in it, its other changes kept. Pure.
 
 /** package.json script entries the guard runs, with their values in the starting commit (null: absent). */
@@ -49,6 +50,4 @@ export function scriptsOf(manifestText: string | null): Record<string, string> |
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+const isRecord = isJsonObject;

@@ -8,6 +8,7 @@ import * as z from "zod/v4";
 import { camelCase, type AnyCommand, type OptionSpec } from "../cli/command-table.js";
 import { sentence, suggestion } from "../cli/refusal-words.js";
 import { UsageError } from "../errors.js";
+import { jsonObject } from "../core/json-object.js";
 
 /** A tool's input: the JSON Schema its zod object carries, and the check that turns what a client sent into a command's arguments. */
 export interface ToolInput {
@@ -61,7 +62,7 @@ export function toolInput(tool: string, spec: AnyCommand, omit: readonly string[
   const names = Object.keys(properties);
 
   const args = (input: unknown): Record<string, unknown> => {
-    const given = typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+    const given = jsonObject(input) ?? {};
     const unknown = Object.keys(given).find((key) => !names.includes(key));
     if (unknown !== undefined)
       throw new UsageError(

@@ -4,6 +4,7 @@
 // not used. Pure: gather.ts reads the files.
 import { tailOf } from "./git-text.js";
 import { USAGE_FIELDS, type LocalLog, type StateVisit, type Usage } from "./model.js";
+import { jsonObject } from "../core/json-object.js";
 
 export interface EventLine {
   iteration: number;
@@ -23,8 +24,7 @@ export interface LocalLogFiles {
 
 type Json = Record<string, unknown>;
 
-const object = (value: unknown): Json | undefined =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+const object = (value: unknown): Json | undefined => jsonObject(value);
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 const count = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined);
 const strings = (value: unknown): string[] | undefined =>

@@ -16,6 +16,7 @@ import { packageRoot } from "../../package-files.js";
 import { readAgentFile, writeSafely } from "../safe-files.js";
 import { runArgv } from "./command.js";
 import type { ExecutorRequest, ExecutorResult } from "./executor.js";
+import { jsonObject } from "../../core/json-object.js";
 
 /**
  * The agent output schema as the agents get it, absolute (Codex resolves a relative path against
@@ -66,7 +67,7 @@ function readUsageReport(file: string): Record<string, unknown> | undefined {
   if (read.kind !== "text") return undefined;
   try {
     const report: unknown = JSON.parse(read.text);
-    return typeof report === "object" && report !== null && !Array.isArray(report) ? (report as Record<string, unknown>) : undefined;
+    return jsonObject(report);
   } catch {
     return undefined;
   }

@@ -28,6 +28,7 @@ import { printJson, printLine, printText } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { describeRunInProgress, runInProgress, type RunInProgress } from "../run-in-progress.js";
 import { styleFor, type Style } from "../style.js";
+import { jsonObject } from "../../core/json-object.js";
 
 export interface LogEntry {
   iteration: number;
@@ -157,9 +158,7 @@ async function toEntry(root: string, runId: string, record: LoopRecord): Promise
   };
 }
 
-function object(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
+const object = jsonObject;
 
 /** The run's usage: the sum over the iterations that recorded one. */
 function runUsage(entries: readonly LogEntry[]): UsageTotals | undefined {
