@@ -28,7 +28,11 @@ const MAX_RECORD_BYTES = 4096;
  */
 export function readLockRecord(file: string): LockRecord | undefined {
   const text = readSmallAgentFile(file, MAX_RECORD_BYTES);
-  if (text === undefined) return undefined;
+  return text === undefined ? undefined : parseLockRecord(text);
+}
+
+/** A lock record's line read back (from the file, or as the holder answers over the lock's socket); undefined when it is none. */
+export function parseLockRecord(text: string): LockRecord | undefined {
   try {
     const value = JSON.parse(text) as Partial<LockRecord>;
     if (typeof value.pid !== "number" || typeof value.command !== "string" || typeof value.since !== "string") return undefined;

@@ -32,7 +32,7 @@ import { hostname, userInfo } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { RefusalError } from "../errors.js";
 import { containedCaller, inOtherPidNamespace } from "./agent-containment.js";
-import { holderAlive, LOCK_NAME, type LockRecord, processStart, readLockRecord } from "./lock-holder.js";
+import { holderAlive, LOCK_NAME, type LockRecord, parseLockRecord, processStart, readLockRecord } from "./lock-holder.js";
 import { HAS_PROC } from "./proc-table.js";
 
 /** Abstract Unix sockets: Linux only. */
@@ -348,7 +348,7 @@ export function probeLock(gitDir: string, timeoutMs = ASK_HOLDER_MS): Promise<{ 
       if (size > 4096) return done(undefined); // a record is a line, not a stream
       chunks.push(chunk);
     });
-    socket.on("end", () => done(parseRecord(Buffer.concat(chunks).toString("utf8"))));
+    socket.on("end", () => done(parseLockRecord(Buffer.concat(chunks).toString("utf8"))));
     socket.on("error", () => done(undefined));
   });
 }
@@ -356,22 +356,6 @@ export function probeLock(gitDir: string, timeoutMs = ASK_HOLDER_MS): Promise<{ 
 /** The record of the runner holding the lock of `gitDir`, asked over its socket; undefined when none answers (or not Linux). */
 export async function askHolder(gitDir: string, timeoutMs = ASK_HOLDER_MS): Promise<LockRecord | undefined> {
   return (await probeLock(gitDir, timeoutMs))?.holder;
-}
-
-function parseRecord(text: string): LockRecord | undefined {
-  try {
-    const value = JSON.parse(text) as Partial<LockRecord>;
-    if (typeof value.pid !== "number" || typeof value.command !== "string" || typeof value.since !== "string") return undefined;
-    return {
-      pid: value.pid,
-      start: typeof value.start === "string" ? value.start : null,
-      host: value.host ?? "",
-      command: value.command,
-      since: value.since,
-    };
-  } catch {
-    return undefined;
-  }
 }
 
 /**

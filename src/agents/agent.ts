@@ -174,3 +174,13 @@ export function jsonAnswerIn(message: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The answer of an agent whose final result event carries a structured answer (Claude Code's
+ * `structured_output`, Qwen Code's `structured_result`): that object, else the JSON answer in the
+ * result's text (jsonAnswerIn).
+ */
+export function resultAnswer(structured: unknown, resultText: unknown): string | undefined {
+  if (isJsonObject(structured)) return `${JSON.stringify(structured)}\n`;
+  return typeof resultText === "string" ? jsonAnswerIn(resultText) : undefined;
+}

@@ -21,7 +21,7 @@ import {
   allowedRules,
   answerLine,
   isolationOf,
-  jsonAnswerIn,
+  resultAnswer,
   object,
   objects,
   text,
@@ -65,12 +65,7 @@ function rootRefusal(argv: readonly string[], env: Readonly<Record<string, strin
 
 /** The agent output carried by Claude's result event, as the text of output.json. */
 function outputFromResult(result: Json | undefined): string | undefined {
-  if (!result) return undefined;
-  const structured = result.structured_output;
-  if (structured !== null && typeof structured === "object") return `${JSON.stringify(structured)}\n`;
-  // Without structured output, the final message may hold the JSON answer.
-  if (typeof result.result === "string") return jsonAnswerIn(result.result);
-  return undefined;
+  return result ? resultAnswer(result.structured_output, result.result) : undefined;
 }
 
 /** Anthropic `usage` (a result's, or one API response's): input = uncached + cache reads + cache writes. */

@@ -23,7 +23,7 @@ import {
   type AgentDefinition,
   type AgentSession,
   type Json,
-  jsonAnswerIn,
+  resultAnswer,
   object,
   objects,
   text,
@@ -83,10 +83,7 @@ function qwenWords(message: string): string {
 
 /** The answer: `structured_result` (with --json-schema), else the JSON object of the final text. */
 function qwenAnswer(result: Json | undefined): string | undefined {
-  if (!result) return undefined;
-  const structured = object(result.structured_result);
-  if (structured) return `${JSON.stringify(structured)}\n`;
-  return typeof result.result === "string" ? jsonAnswerIn(result.result) : undefined;
+  return result ? resultAnswer(result.structured_result, result.result) : undefined;
 }
 
 // Events: system/init, assistant, user (tool results), stream_event, result.
