@@ -184,3 +184,12 @@ export function resultAnswer(structured: unknown, resultText: unknown): string |
   if (isJsonObject(structured)) return `${JSON.stringify(structured)}\n`;
   return typeof resultText === "string" ? jsonAnswerIn(resultText) : undefined;
 }
+
+/**
+ * `[executor] approval_mode` as an agent spells its auto-edit mode (Gemini CLI `auto_edit`, Qwen
+ * Code `auto-edit`): either spelling is taken for both; unset, the agent's default.
+ */
+export function approvalModeFor(config: ExecutorConfig, autoEdit: "auto_edit" | "auto-edit", fallback: string): string {
+  const mode = config.approval_mode ?? fallback;
+  return mode === "auto_edit" || mode === "auto-edit" ? autoEdit : mode;
+}

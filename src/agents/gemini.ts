@@ -25,6 +25,7 @@ import {
   object,
   text,
   VERSION_OPTION,
+  approvalModeFor,
 } from "./agent.js";
 
 const GEMINI_DEFAULT_APPROVAL_MODE = "auto_edit";
@@ -35,10 +36,8 @@ export function geminiGuardRule(guardCommand: readonly string[]): string {
   return `run_shell_command(${guardCommand.join(" ")})`;
 }
 
-/** Gemini spells it auto_edit, Qwen Code auto-edit: either is taken. */
 function geminiApprovalMode(config: ExecutorConfig): string {
-  const mode = config.approval_mode ?? GEMINI_DEFAULT_APPROVAL_MODE;
-  return mode === "auto-edit" ? "auto_edit" : mode;
+  return approvalModeFor(config, "auto_edit", GEMINI_DEFAULT_APPROVAL_MODE);
 }
 
 export function geminiArgv(config: ExecutorConfig, guardCommand: readonly string[]): string[] {

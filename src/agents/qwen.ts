@@ -28,15 +28,14 @@ import {
   objects,
   text,
   VERSION_OPTION,
+  approvalModeFor,
 } from "./agent.js";
 import { geminiGuardRule, geminiToolLine, unwrapApiError } from "./gemini.js";
 
 const QWEN_DEFAULT_APPROVAL_MODE = "auto-edit";
 
-/** Qwen Code spells it auto-edit, Gemini CLI auto_edit: either is taken. */
 function qwenApprovalMode(config: ExecutorConfig): string {
-  const mode = config.approval_mode ?? QWEN_DEFAULT_APPROVAL_MODE;
-  return mode === "auto_edit" ? "auto-edit" : mode;
+  return approvalModeFor(config, "auto-edit", QWEN_DEFAULT_APPROVAL_MODE);
 }
 
 export function qwenArgv(config: ExecutorConfig, guardCommand: readonly string[], schemaText: string): string[] {
