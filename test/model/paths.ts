@@ -19,9 +19,9 @@
 import { assign, createMachine, type AnyMachineSnapshot } from "xstate";
 import { TestModel, type TestPath } from "xstate/graph";
 import { iterationMachine } from "../../machines/iteration.js";
-import { machineGraph, type DiagramTransition } from "../../src/diagram/graph.js";
+import { compositionGraph, type DiagramTransition } from "../../src/diagram/graph.js";
 
-export const GRAPH = machineGraph(iterationMachine);
+export const GRAPH = compositionGraph(iterationMachine);
 export const STATES = GRAPH.states.map((state) => state.id);
 export const FINAL_STATES = GRAPH.states.filter((state) => state.final).map((state) => state.id);
 export const INVOKES: ReadonlyMap<string, string> = new Map(GRAPH.states.filter((s) => s.invoke).map((s) => [s.id, s.invoke!]));
