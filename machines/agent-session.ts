@@ -96,7 +96,7 @@ export const agentSessionMachine = setup({
 
 /** A runner error during the session: the recovery gets the answer as the agent's session read it. */
 function recovering(context: AgentSessionContext, runnerError: RunnerErrorFact): RecoveryInput {
-  return recoveryOf({ start: context.start, leaf: context.leaf, agentAnswer: context.agent?.facts.answer }, runnerError);
+  return recoveryOf({ start: context.start, leaf: context.leaf, agentAnswer: context.agent?.facts.answer, answer: context.answer }, runnerError);
 }
 
 /** The verdict on the agent's run; a stop, a failure to start or the agent's own failure is a runner error. */
@@ -120,7 +120,7 @@ function reloaded(context: AgentSessionContext, collected: CollectedFacts): Part
   const answer = { collected, verdict };
   switch (verdict.kind) {
     case "outputInvalid":
-      return { answer, result: "outputInvalid", route: { to: "recovery", input: recovering(context, verdict.runnerError) } };
+      return { answer, result: "outputInvalid", route: { to: "recovery", input: recovering({ ...context, answer }, verdict.runnerError) } };
     case "agentTreeInvalid":
       return { answer, result: "agentTreeInvalid", route: { to: "recording", input: { start, record: iterationRecord({ start, leaf, answer }) } } };
     case "resultAccepted":

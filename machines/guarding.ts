@@ -56,7 +56,7 @@ export const guardingMachine = setup({
 
 /** A runner error of the guard: after an agent, its answer and judgement go with it. */
 function recovering(context: GuardingContext, runnerError: RunnerErrorFact): RecoveryInput {
-  const known = context.kind === "leaf" ? { agentAnswer: context.agentAnswer, judgement: context.judgement } : {};
+  const known = context.kind === "leaf" ? { agentAnswer: context.agentAnswer, answer: context.answer, judgement: context.judgement } : {};
   return recoveryOf({ start: context.start, leaf: context.leaf, ...known }, runnerError);
 }
 

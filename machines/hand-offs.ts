@@ -4,7 +4,7 @@ import type { AgentOutputCheck } from "../src/core/agent-output.js";
 import type { Judgement } from "../src/core/classify.js";
 import type { LeafSelection } from "../src/core/select.js";
 import type { RunnerErrorFact } from "../src/core/step-facts.js";
-import type { IterationStart, RecoveryInput, StepTrace } from "./iteration-types.js";
+import type { AnswerPhase, IterationStart, RecoveryInput, StepTrace } from "./iteration-types.js";
 
 /** What the step learns once the iteration is numbered: which one, and the guard it runs. */
 export function learntFrom(start: IterationStart): StepTrace {
@@ -13,7 +13,7 @@ export function learntFrom(start: IterationStart): StepTrace {
 
 /** A runner error of an iteration that has begun: what its recovery needs. */
 export function recoveryOf(
-  known: { start: IterationStart; leaf: LeafSelection | undefined; agentAnswer?: AgentOutputCheck; judgement?: Judgement },
+  known: { start: IterationStart; leaf: LeafSelection | undefined; agentAnswer?: AgentOutputCheck; answer?: AnswerPhase; judgement?: Judgement },
   runnerError: RunnerErrorFact,
 ): RecoveryInput {
   return {
@@ -21,6 +21,7 @@ export function recoveryOf(
     leaf: known.leaf,
     runnerError,
     agentAnswer: known.agentAnswer,
+    answer: known.answer,
     judgement: known.judgement,
     journalNodeId: undefined,
   };

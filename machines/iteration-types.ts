@@ -228,6 +228,8 @@ export interface RecoveryInput {
   runnerError: RunnerErrorFact;
   /** The answer as the agent's session read it, if it ended (else the recovery reads it). */
   agentAnswer: AgentOutputCheck | undefined;
+  /** What the iteration had collected of the agent's result before the error (kept when collecting fails again). */
+  answer: AnswerPhase | undefined;
   /** The judgement of an agent's iteration whose guard failed to run. */
   judgement: Judgement | undefined;
   /** The node as an interrupted iteration's journal names it, when the tree does not hold it. */

@@ -17,6 +17,8 @@ type Selection = "rootPasses" | "recheckRefused" | "leafSelected" | "finishedSel
 interface LoadingContext extends LoadingInput, Routed {
   /** The loaded state's verdict. */
   load?: LoadVerdict;
+  /** The iteration's start record, once the state is loaded (a valid tree, or one to repair). */
+  start?: IterationStart;
   /** What the selection found (a valid tree only). */
   selection?: Selection;
 }
@@ -92,7 +94,7 @@ export const loadingMachine = setup({
 });
 
 /** The loaded state's verdict; for a valid tree the start record and the selection; where the step goes on. */
-function loaded(context: LoadingContext, state: LoadedState): Pick<LoadingContext, "load" | "selection" | "route"> {
+function loaded(context: LoadingContext, state: LoadedState): Partial<Pick<LoadingContext, "load" | "start" | "selection" | "route">> {
   const load = judgeLoadedState(state, { recheck: context.recheck !== undefined });
   if (load.kind === "repairsExhausted") return { load, route: { to: "failed", message: load.message, record: undefined, commit: undefined } };
   if (load.kind !== "treeValid" && load.kind !== "treeInvalid") return { load, route: { to: "refused", message: load.message } };
@@ -114,15 +116,17 @@ function loaded(context: LoadingContext, state: LoadedState): Pick<LoadingContex
     ...(load.kind === "treeInvalid" ? { repair: { treeProblems: load.treeProblems, requiredNodeId: load.requiredNodeId } } : {}),
   };
   const learnt = learntFrom(start);
-  if (load.kind === "treeInvalid") return { load, route: { to: "repairPrompt", input: { start }, learnt } };
+  if (load.kind === "treeInvalid") return { load, start, route: { to: "repairPrompt", input: { start }, learnt } };
   const plan = start.finished ? { finished: start.finished, records: start.records } : undefined;
   const selected = judgeSelection(start.previousTree, start.runId, context.recheck, plan);
-  if (selected.kind === "complete") return { load, selection: "rootPasses", route: { to: "nothingToDo", message: selected.message, learnt } };
-  if (selected.kind === "recheckRefused") return { load, selection: "recheckRefused", route: { to: "refused", message: selected.message, learnt } };
+  if (selected.kind === "complete") return { load, start, selection: "rootPasses", route: { to: "nothingToDo", message: selected.message, learnt } };
+  if (selected.kind === "recheckRefused") return { load, start, selection: "recheckRefused", route: { to: "refused", message: selected.message, learnt } };
   const { leaf, batch } = selected;
-  if (start.stepKind === "recheck") return { load, selection: "recheckSelected", route: { to: "recheckPrep", input: { start, leaf, batch }, learnt } };
+  if (start.stepKind === "recheck") return { load, start, selection: "recheckSelected", route: { to: "recheckPrep", input: { start, leaf, batch }, learnt } };
   // A plan-finished leaf: a re-check by its step kind, though `runner step` started it.
-  if (batch !== undefined)
-    return { load, selection: "finishedSelected", route: { to: "recheckPrep", input: { start: { ...start, stepKind: "recheck" }, leaf, batch }, learnt } };
-  return { load, selection: "leafSelected", route: { to: "leafPrompt", input: { start, leaf }, learnt } };
+  if (batch !== undefined) {
+    const recheck = { ...start, stepKind: "recheck" as const };
+    return { load, start, selection: "finishedSelected", route: { to: "recheckPrep", input: { start: recheck, leaf, batch }, learnt } };
+  }
+  return { load, start, selection: "leafSelected", route: { to: "leafPrompt", input: { start, leaf }, learnt } };
 }

@@ -11,8 +11,6 @@ import type { AnswerPhase, RecoveryInput, Route, UpdatePhase } from "./iteration
 import { FAILURE_GUARDS, onFailure, routeActions, unrouted, type Routed } from "./transitions.js";
 
 interface RecoveryContext extends RecoveryInput, Routed {
-  /** What could be kept of what the agent left (without facts, nothing). */
-  answer?: AnswerPhase;
   /** The recovery's outcome: retry, guard skipped; the agent's tree when valid. */
   update?: UpdatePhase;
 }
@@ -62,7 +60,8 @@ function recovered(context: RecoveryContext, collected: CollectedFacts | undefin
   });
   const progressed = recovery.updated !== undefined && madeProgress(start.previousTree, recovery.updated, selectedId);
   const update: UpdatePhase = { outcome: recovery.outcome, failure: undefined, updated: recovery.updated, progressed };
-  const answer = collected && recovery.verdict ? { collected, verdict: recovery.verdict } : undefined;
+  // What could be kept of what the agent left; without facts, what the iteration had collected before.
+  const answer: AnswerPhase | undefined = collected && recovery.verdict ? { collected, verdict: recovery.verdict } : context.answer;
   const record = iterationRecord({
     start,
     leaf: context.leaf,

@@ -77,6 +77,7 @@ function resumed(context: ResumptionContext, loaded: InterruptedState): Route {
       leaf: nodeId === null ? undefined : selectionOf(loaded.previousTree, nodeId),
       runnerError: context.runnerError,
       agentAnswer: undefined,
+      answer: undefined,
       judgement: undefined,
       journalNodeId: interrupted.nodeId ?? undefined,
     },
