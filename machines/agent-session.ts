@@ -11,7 +11,7 @@ import { judgeAgentResult, judgeAgentRun } from "../src/core/step-verdicts.js";
 import { ACTORS } from "./actors.js";
 import { recoveryOf } from "./hand-offs.js";
 import type { AgentPhase, AgentSessionInput, AnswerPhase, RecoveryInput, Route } from "./iteration-types.js";
-import { FAILURE_GUARDS, onFailure, recoverOnError, routeActions, unrouted, type Routed } from "./transitions.js";
+import { FAILURE_GUARDS, finals, onFailure, recoverOnError, routeActions, type Routed, routedChild } from "./transitions.js";
 
 /** The branch reloadTree takes: the result's verdict, told apart by the step (a repair has no leaf). */
 type ResultBranch = "outputInvalid" | "agentTreeInvalid" | "repairAccepted" | "leafAccepted";
@@ -43,10 +43,8 @@ export const agentSessionMachine = setup({
   },
   actions: routeActions<AgentSessionContext>(),
 }).createMachine({
-  id: "agentSession",
-  description: "start record, selected leaf (none for a repair), prompt",
+  ...routedChild<AgentSessionInput>("agentSession", "start record, leaf (none for a repair), prompt"),
   initial: "execute",
-  context: ({ input }) => ({ ...input, route: unrouted("agentSession") }),
   // Whichever way the session ends, the step learns how the agent ran (meta.json, usage, limits).
   output: ({ context }) => (context.agent ? { ...context.route, learnt: { ...context.route.learnt, agent: context.agent.facts } } : context.route),
   states: {
@@ -86,11 +84,7 @@ export const agentSessionMachine = setup({
       entry: assign(({ context }) => classified(context)),
       always: [{ guard: "guardRequired", target: "guarding" }, { target: "stateUpdate" }],
     },
-    recovery: { type: "final" },
-    recording: { type: "final" },
-    stateUpdate: { type: "final" },
-    guarding: { type: "final" },
-    crashed: { type: "final" },
+    ...finals("recovery", "recording", "stateUpdate", "guarding", "crashed"),
   },
 });
 
@@ -146,7 +140,16 @@ function classified(context: AgentSessionContext): Partial<Pick<AgentSessionCont
     allowedWritePaths: context.prompt.allowedWritePaths,
     git: accepted.collected.git,
   });
-  if (!judgement.runGuard) return { judgement, route: { to: "stateUpdate", input: { kind: "leaf", start, leaf, answer: accepted, judgement, guard: undefined } } };
-  const input = { kind: "leaf" as const, start, leaf, deadlineMs: agent.facts.deadlineMs, answer: accepted, judgement, agentAnswer: agent.facts.answer };
+  if (!judgement.runGuard)
+    return { judgement, route: { to: "stateUpdate", input: { kind: "leaf", start, leaf, answer: accepted, judgement, guard: undefined } } };
+  const input = {
+    kind: "leaf" as const,
+    start,
+    leaf,
+    deadlineMs: agent.facts.deadlineMs,
+    answer: accepted,
+    judgement,
+    agentAnswer: agent.facts.answer,
+  };
   return { judgement, route: { to: "guarding", input } };
 }

@@ -7,7 +7,7 @@ import { judgeGuardRun } from "../src/core/step-verdicts.js";
 import { ACTORS } from "./actors.js";
 import { recoveryOf } from "./hand-offs.js";
 import type { GuardingInput, GuardPhase, RecoveryInput, Route, StateUpdateInput } from "./iteration-types.js";
-import { FAILURE_GUARDS, onFailure, recoverOnError, routeActions, unrouted, type Routed } from "./transitions.js";
+import { FAILURE_GUARDS, finals, onFailure, recoverOnError, routeActions, type Routed, routedChild } from "./transitions.js";
 
 type GuardingContext = GuardingInput & Routed & { guard?: GuardPhase };
 
@@ -22,10 +22,8 @@ export const guardingMachine = setup({
   },
   actions: routeActions<GuardingContext>(),
 }).createMachine({
-  id: "guarding",
-  description: "start record, selected leaf, deadline; after the agent, its accepted result and judgement",
+  ...routedChild<GuardingInput>("guarding", "start record, leaf, deadline (after the agent: its result, judgement)"),
   initial: "guard",
-  context: ({ input }) => ({ ...input, route: unrouted("guarding") }),
   // Whichever way the guard ends, the step learns how it ran (meta.json).
   output: ({ context }) => (context.guard ? { ...context.route, learnt: { ...context.route.learnt, guard: context.guard.facts } } : context.route),
   states: {
@@ -48,9 +46,7 @@ export const guardingMachine = setup({
         { guard: "guardFinished", target: "stateUpdate" },
       ],
     },
-    recovery: { type: "final" },
-    stateUpdate: { type: "final" },
-    crashed: { type: "final" },
+    ...finals("recovery", "stateUpdate", "crashed"),
   },
 });
 

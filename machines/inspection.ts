@@ -7,7 +7,7 @@ import type { RepositoryFacts } from "../src/core/safety.js";
 import { judgeRepository, type SafetyVerdict } from "../src/core/step-verdicts.js";
 import { ACTORS } from "./actors.js";
 import type { Route, StartPoint, StepInput } from "./iteration-types.js";
-import { endOnError, FAILURE_GUARDS, onFailure, routeActions, unrouted, type Routed } from "./transitions.js";
+import { endOnError, FAILURE_GUARDS, finals, onFailure, routeActions, type Routed, unrouted } from "./transitions.js";
 
 interface InspectionContext extends Routed {
   request: StepInput;
@@ -27,7 +27,7 @@ export const inspectionMachine = setup({
   actions: routeActions<InspectionContext>(),
 }).createMachine({
   id: "inspection",
-  description: "the step's options (run id, re-check)",
+  description: "the step's options",
   initial: "safetyCheck",
   context: ({ input }) => ({ request: input, route: unrouted("inspection") }),
   output: ({ context }) => context.route,
@@ -46,10 +46,7 @@ export const inspectionMachine = setup({
         { guard: "repositorySafe", target: "loading" },
       ],
     },
-    refused: { type: "final" },
-    crashed: { type: "final" },
-    resumption: { type: "final" },
-    loading: { type: "final" },
+    ...finals("refused", "crashed", "resumption", "loading"),
   },
 });
 

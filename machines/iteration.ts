@@ -80,39 +80,17 @@ export const iterationMachine = setup({
   context: ({ input }) => ({ request: input, next: { to: "inspection", input }, trace: {} }),
   output: ({ context }) => stepOutput(context.next),
   states: {
-    inspection: {
-      invoke: { id: "inspection", src: "inspection", input: ({ context }) => handedTo(context.next, "inspection"), onDone: routesOut("inspection") },
-    },
-    resumption: {
-      invoke: { id: "resumption", src: "resumption", input: ({ context }) => handedTo(context.next, "resumption"), onDone: routesOut("resumption") },
-    },
-    loading: {
-      invoke: { id: "loading", src: "loading", input: ({ context }) => handedTo(context.next, "loading"), onDone: routesOut("loading") },
-    },
-    recheckPrep: {
-      invoke: { id: "recheckPrep", src: "recheckPrep", input: ({ context }) => handedTo(context.next, "recheckPrep"), onDone: routesOut("recheckPrep") },
-    },
-    leafPrompt: {
-      invoke: { id: "leafPrompt", src: "leafPrompt", input: ({ context }) => handedTo(context.next, "leafPrompt"), onDone: routesOut("leafPrompt") },
-    },
-    repairPrompt: {
-      invoke: { id: "repairPrompt", src: "repairPrompt", input: ({ context }) => handedTo(context.next, "repairPrompt"), onDone: routesOut("repairPrompt") },
-    },
-    agentSession: {
-      invoke: { id: "agentSession", src: "agentSession", input: ({ context }) => handedTo(context.next, "agentSession"), onDone: routesOut("agentSession") },
-    },
-    guarding: {
-      invoke: { id: "guarding", src: "guarding", input: ({ context }) => handedTo(context.next, "guarding"), onDone: routesOut("guarding") },
-    },
-    stateUpdate: {
-      invoke: { id: "stateUpdate", src: "stateUpdate", input: ({ context }) => handedTo(context.next, "stateUpdate"), onDone: routesOut("stateUpdate") },
-    },
-    recovery: {
-      invoke: { id: "recovery", src: "recovery", input: ({ context }) => handedTo(context.next, "recovery"), onDone: routesOut("recovery") },
-    },
-    recording: {
-      invoke: { id: "recording", src: "recording", input: ({ context }) => handedTo(context.next, "recording"), onDone: routesOut("recording") },
-    },
+    inspection: invokeChild("inspection"),
+    resumption: invokeChild("resumption"),
+    loading: invokeChild("loading"),
+    recheckPrep: invokeChild("recheckPrep"),
+    leafPrompt: invokeChild("leafPrompt"),
+    repairPrompt: invokeChild("repairPrompt"),
+    agentSession: invokeChild("agentSession"),
+    guarding: invokeChild("guarding"),
+    stateUpdate: invokeChild("stateUpdate"),
+    recovery: invokeChild("recovery"),
+    recording: invokeChild("recording"),
     committed: { type: "final" },
     nothingToDo: { type: "final" },
     refused: { type: "final" },
@@ -120,6 +98,13 @@ export const iterationMachine = setup({
     crashed: { type: "final" },
   },
 });
+
+/** The state that invokes child `name` with the input its route hands it, and follows the route the child hands back. */
+function invokeChild<Name extends ChildName>(name: Name) {
+  return {
+    invoke: { id: name, src: name, input: ({ context }: { context: IterationContext }) => handedTo(context.next, name), onDone: routesOut(name) },
+  };
+}
 
 /** The routes out of a child's state: one per final state of the child, to this machine's state of that name. */
 function routesOut(child: ChildName) {

@@ -7,7 +7,7 @@ import type { PromptFacts } from "../src/core/step-facts.js";
 import { ACTORS } from "./actors.js";
 import { recoveryOf } from "./hand-offs.js";
 import type { LeafPromptInput, Route } from "./iteration-types.js";
-import { FAILURE_GUARDS, onFailure, recoverOnError, routeActions, unrouted, type Routed } from "./transitions.js";
+import { FAILURE_GUARDS, finals, onFailure, recoverOnError, routeActions, type Routed, routedChild } from "./transitions.js";
 
 interface LeafPromptContext extends LeafPromptInput, Routed {
   /** The selected node's policy verdict. */
@@ -24,11 +24,8 @@ export const leafPromptMachine = setup({
   },
   actions: routeActions<LeafPromptContext>(),
 }).createMachine({
-  id: "leafPrompt",
-  description: "start record, selected leaf",
+  ...routedChild<LeafPromptInput>("leafPrompt", "start record, leaf"),
   initial: "buildPrompt",
-  context: ({ input }) => ({ ...input, route: unrouted("leafPrompt") }),
-  output: ({ context }) => context.route,
   states: {
     buildPrompt: {
       invoke: {
@@ -43,10 +40,7 @@ export const leafPromptMachine = setup({
         { guard: "promptReady", target: "agentSession" },
       ],
     },
-    refused: { type: "final" },
-    agentSession: { type: "final" },
-    recovery: { type: "final" },
-    crashed: { type: "final" },
+    ...finals("refused", "agentSession", "recovery", "crashed"),
   },
 });
 

@@ -9,7 +9,7 @@ import { judgeLoadedState, judgeSelection, type LoadVerdict } from "../src/core/
 import { ACTORS } from "./actors.js";
 import { learntFrom } from "./hand-offs.js";
 import type { IterationStart, LoadingInput, Route } from "./iteration-types.js";
-import { endOnError, FAILURE_GUARDS, onFailure, routeActions, unrouted, type Routed } from "./transitions.js";
+import { endOnError, FAILURE_GUARDS, finals, onFailure, routeActions, type Routed, routedChild } from "./transitions.js";
 
 /** The branch selectLeaf takes: the selection's verdict, told apart by the step it starts. */
 type Selection = "rootPasses" | "recheckRefused" | "leafSelected" | "finishedSelected" | "recheckSelected";
@@ -45,11 +45,8 @@ export const loadingMachine = setup({
   },
   actions: routeActions<LoadingContext>(),
 }).createMachine({
-  id: "loading",
-  description: "the run, where its next iteration starts, the re-check asked for",
+  ...routedChild<LoadingInput>("loading", "the run, its branch and commit"),
   initial: "loadTree",
-  context: ({ input }) => ({ ...input, route: unrouted("loading") }),
-  output: ({ context }) => context.route,
   states: {
     loadTree: {
       invoke: {
@@ -83,13 +80,7 @@ export const loadingMachine = setup({
         { guard: "recheckSelected", target: "recheckPrep" },
       ],
     },
-    refused: { type: "final" },
-    failed: { type: "final" },
-    nothingToDo: { type: "final" },
-    crashed: { type: "final" },
-    leafPrompt: { type: "final" },
-    recheckPrep: { type: "final" },
-    repairPrompt: { type: "final" },
+    ...finals("refused", "failed", "nothingToDo", "crashed", "leafPrompt", "recheckPrep", "repairPrompt"),
   },
 });
 
@@ -120,9 +111,11 @@ function loaded(context: LoadingContext, state: LoadedState): Partial<Pick<Loadi
   const plan = start.finished ? { finished: start.finished, records: start.records } : undefined;
   const selected = judgeSelection(start.previousTree, start.runId, context.recheck, plan);
   if (selected.kind === "complete") return { load, start, selection: "rootPasses", route: { to: "nothingToDo", message: selected.message, learnt } };
-  if (selected.kind === "recheckRefused") return { load, start, selection: "recheckRefused", route: { to: "refused", message: selected.message, learnt } };
+  if (selected.kind === "recheckRefused")
+    return { load, start, selection: "recheckRefused", route: { to: "refused", message: selected.message, learnt } };
   const { leaf, batch } = selected;
-  if (start.stepKind === "recheck") return { load, start, selection: "recheckSelected", route: { to: "recheckPrep", input: { start, leaf, batch }, learnt } };
+  if (start.stepKind === "recheck")
+    return { load, start, selection: "recheckSelected", route: { to: "recheckPrep", input: { start, leaf, batch }, learnt } };
   // A plan-finished leaf: a re-check by its step kind, though `runner step` started it.
   if (batch !== undefined) {
     const recheck = { ...start, stepKind: "recheck" as const };

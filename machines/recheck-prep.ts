@@ -5,7 +5,7 @@ import { setup } from "xstate";
 import { ACTORS } from "./actors.js";
 import { recoveryOf } from "./hand-offs.js";
 import type { RecheckPrepInput, Route } from "./iteration-types.js";
-import { FAILURE_GUARDS, onFailure, recoverOnError, routeActions, unrouted, type Routed } from "./transitions.js";
+import { FAILURE_GUARDS, finals, onFailure, recoverOnError, routeActions, type Routed, routedChild } from "./transitions.js";
 
 type RecheckPrepContext = RecheckPrepInput & Routed;
 
@@ -15,11 +15,8 @@ export const recheckPrepMachine = setup({
   guards: FAILURE_GUARDS,
   actions: routeActions<RecheckPrepContext>(),
 }).createMachine({
-  id: "recheckPrep",
-  description: "start record, selected leaf, the plan-finished leaves judged with it",
+  ...routedChild<RecheckPrepInput>("recheckPrep", "start record, leaf, plan-finished batch"),
   initial: "prepareRecheck",
-  context: ({ input }) => ({ ...input, route: unrouted("recheckPrep") }),
-  output: ({ context }) => context.route,
   states: {
     prepareRecheck: {
       tags: ["recorded"],
@@ -42,8 +39,6 @@ export const recheckPrepMachine = setup({
         onError: onFailure(recoverOnError("other", (context: RecheckPrepContext, error) => recoveryOf(context, error))),
       },
     },
-    guarding: { type: "final" },
-    recovery: { type: "final" },
-    crashed: { type: "final" },
+    ...finals("guarding", "recovery", "crashed"),
   },
 });

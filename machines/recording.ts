@@ -6,7 +6,7 @@ import { errorMessage } from "../src/errors.js";
 import { runnerErrorSentence } from "../src/core/run-policy.js";
 import { ACTORS } from "./actors.js";
 import type { RecordingInput, Route } from "./iteration-types.js";
-import { endOnError, FAILURE_GUARDS, onFailure, routeActions, unrouted, type Routed } from "./transitions.js";
+import { endOnError, FAILURE_GUARDS, finals, onFailure, routeActions, type Routed, routedChild } from "./transitions.js";
 
 type RecordingContext = RecordingInput & Routed;
 
@@ -19,11 +19,8 @@ export const recordingMachine = setup({
   },
   actions: routeActions<RecordingContext>(),
 }).createMachine({
-  id: "recording",
-  description: "start record, the iteration's record",
+  ...routedChild<RecordingInput>("recording", "start record, the iteration's record"),
   initial: "persist",
-  context: ({ input }) => ({ ...input, route: unrouted("recording") }),
-  output: ({ context }) => context.route,
   states: {
     persist: {
       invoke: {
@@ -54,7 +51,9 @@ export const recordingMachine = setup({
               params: ({ context, event }) => ({
                 route: {
                   to: "failed",
-                  message: context.record.runnerError ? runnerErrorSentence(context.start.runId, context.start.iteration, context.record.runnerError) : "",
+                  message: context.record.runnerError
+                    ? runnerErrorSentence(context.start.runId, context.start.iteration, context.record.runnerError)
+                    : "",
                   record: context.record,
                   commit: event.output,
                 },
@@ -63,7 +62,10 @@ export const recordingMachine = setup({
           },
           {
             target: "committed",
-            actions: { type: "route", params: ({ context, event }) => ({ route: { to: "committed", record: context.record, commit: event.output } }) },
+            actions: {
+              type: "route",
+              params: ({ context, event }) => ({ route: { to: "committed", record: context.record, commit: event.output } }),
+            },
           },
         ],
         onError: onFailure(
@@ -75,8 +77,6 @@ export const recordingMachine = setup({
         ),
       },
     },
-    committed: { type: "final" },
-    failed: { type: "final" },
-    crashed: { type: "final" },
+    ...finals("committed", "failed", "crashed"),
   },
 });

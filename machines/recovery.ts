@@ -8,7 +8,7 @@ import { recoverIteration } from "../src/core/step-verdicts.js";
 import { madeProgress } from "../src/core/state-update.js";
 import { ACTORS } from "./actors.js";
 import type { AnswerPhase, RecoveryInput, Route, UpdatePhase } from "./iteration-types.js";
-import { FAILURE_GUARDS, onFailure, routeActions, unrouted, type Routed } from "./transitions.js";
+import { FAILURE_GUARDS, finals, onFailure, routeActions, type Routed, routedChild } from "./transitions.js";
 
 interface RecoveryContext extends RecoveryInput, Routed {
   /** The recovery's outcome: retry, guard skipped; the agent's tree when valid. */
@@ -25,11 +25,8 @@ export const recoveryMachine = setup({
     recoverWithoutFacts: assign(({ context }) => recovered(context, undefined)),
   },
 }).createMachine({
-  id: "recovery",
-  description: "start record, selected leaf, runner error, what the agent answered",
+  ...routedChild<RecoveryInput>("recovery", "start record, leaf, runner error"),
   initial: "recover",
-  context: ({ input }) => ({ ...input, route: unrouted("recovery") }),
-  output: ({ context }) => context.route,
   states: {
     recover: {
       tags: ["recorded"],
@@ -41,8 +38,7 @@ export const recoveryMachine = setup({
         onError: onFailure({ target: "recording", actions: "recoverWithoutFacts" }),
       },
     },
-    recording: { type: "final" },
-    crashed: { type: "final" },
+    ...finals("recording", "crashed"),
   },
 });
 

@@ -4,7 +4,7 @@ import { setup } from "xstate";
 import { ACTORS } from "./actors.js";
 import { recoveryOf } from "./hand-offs.js";
 import type { RepairPromptInput, Route } from "./iteration-types.js";
-import { FAILURE_GUARDS, onFailure, recoverOnError, routeActions, unrouted, type Routed } from "./transitions.js";
+import { FAILURE_GUARDS, finals, onFailure, recoverOnError, routeActions, type Routed, routedChild } from "./transitions.js";
 
 type RepairPromptContext = RepairPromptInput & Routed;
 
@@ -14,11 +14,8 @@ export const repairPromptMachine = setup({
   guards: FAILURE_GUARDS,
   actions: routeActions<RepairPromptContext>(),
 }).createMachine({
-  id: "repairPrompt",
-  description: "start record (a repair)",
+  ...routedChild<RepairPromptInput>("repairPrompt", "start record"),
   initial: "repairTree",
-  context: ({ input }) => ({ ...input, route: unrouted("repairPrompt") }),
-  output: ({ context }) => context.route,
   states: {
     repairTree: {
       invoke: {
@@ -30,15 +27,18 @@ export const repairPromptMachine = setup({
           actions: {
             type: "route",
             params: ({ context, event }) => ({
-              route: { to: "agentSession", input: { start: context.start, leaf: undefined, prompt: { text: event.output.prompt, allowedWritePaths: undefined } } },
+              route: {
+                to: "agentSession",
+                input: { start: context.start, leaf: undefined, prompt: { text: event.output.prompt, allowedWritePaths: undefined } },
+              },
             }),
           },
         },
-        onError: onFailure(recoverOnError("other", (context: RepairPromptContext, error) => recoveryOf({ start: context.start, leaf: undefined }, error))),
+        onError: onFailure(
+          recoverOnError("other", (context: RepairPromptContext, error) => recoveryOf({ start: context.start, leaf: undefined }, error)),
+        ),
       },
     },
-    agentSession: { type: "final" },
-    recovery: { type: "final" },
-    crashed: { type: "final" },
+    ...finals("agentSession", "recovery", "crashed"),
   },
 });

@@ -9,7 +9,7 @@ import type { InterruptedState } from "../src/core/step-facts.js";
 import { ACTORS } from "./actors.js";
 import { learntFrom } from "./hand-offs.js";
 import type { IterationStart, ResumptionInput, Route } from "./iteration-types.js";
-import { endOnError, FAILURE_GUARDS, onFailure, routeActions, unrouted, type Routed } from "./transitions.js";
+import { endOnError, FAILURE_GUARDS, finals, onFailure, routeActions, type Routed, routedChild } from "./transitions.js";
 
 type ResumptionContext = ResumptionInput & Routed;
 
@@ -19,11 +19,8 @@ export const resumptionMachine = setup({
   guards: FAILURE_GUARDS,
   actions: routeActions<ResumptionContext>(),
 }).createMachine({
-  id: "resumption",
-  description: "the interrupted iteration's journal, its runner error, where it started",
+  ...routedChild<ResumptionInput>("resumption", "the interrupted iteration's journal"),
   initial: "resumeInterrupted",
-  context: ({ input }) => ({ ...input, route: unrouted("resumption") }),
-  output: ({ context }) => context.route,
   states: {
     resumeInterrupted: {
       tags: ["recorded"],
@@ -46,9 +43,7 @@ export const resumptionMachine = setup({
         ),
       },
     },
-    recovery: { type: "final" },
-    failed: { type: "final" },
-    crashed: { type: "final" },
+    ...finals("recovery", "failed", "crashed"),
   },
 });
 

@@ -14,7 +14,7 @@ export const stateUpdateMachine = setup({
   types: { context: {} as StateUpdateContext, input: {} as StateUpdateInput, output: {} as Route },
 }).createMachine({
   id: "stateUpdate",
-  description: "start record, the outcome to apply (accepted result, judgement, guard verdict)",
+  description: "start record, the outcome to apply",
   initial: "updateState",
   context: ({ input }) => updated(input),
   output: ({ context }) => ({ to: "recording", input: { start: context.start, record: context.record } }),
@@ -51,7 +51,12 @@ function stateUpdate(input: StateUpdateInput): UpdatePhase {
     case "repair": {
       const { verdict } = input.answer;
       const updated = applyStateUpdates(previous, verdict.agentTree, undefined, undefined);
-      return { outcome: { status: verdict.output.status, guard: "skipped" }, failure: undefined, updated, progressed: madeProgress(previous, updated, undefined) };
+      return {
+        outcome: { status: verdict.output.status, guard: "skipped" },
+        failure: undefined,
+        updated,
+        progressed: madeProgress(previous, updated, undefined),
+      };
     }
     case "leaf": {
       const { judgement, guard } = input;

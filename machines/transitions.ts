@@ -28,6 +28,24 @@ export function unrouted(machine: string): Ending {
   return { to: "crashed", error: new TypeError(`the ${machine} machine ended without choosing where the step goes on`) };
 }
 
+/**
+ * What every child machine's config begins with: its id; what it is invoked with (its description,
+ * which `runner diagram` shows); its context, its input with no route chosen yet; its output, the route.
+ */
+export function routedChild<Input extends object>(id: string, description: string) {
+  return {
+    id,
+    description,
+    context: ({ input }: { input: Input }) => ({ ...input, route: unrouted(id) }),
+    output: ({ context }: { context: Routed }) => context.route,
+  };
+}
+
+/** A child's final states, one per route it can hand back (each named after the parent's state it leads to). */
+export function finals<const Name extends string>(...names: Name[]) {
+  return Object.fromEntries(names.map((name) => [name, { type: "final" as const }])) as { [Key in Name]: { type: "final" } };
+}
+
 const errorOf = (event: AnyEventObject): unknown => (event as { error?: unknown }).error;
 
 /** The guard every failure transition names; spread into each machine's `setup({ guards })`. */
@@ -54,7 +72,10 @@ export function onFailure<const T extends object>(otherwise: T) {
 }
 
 /** The failure of an actor the step cannot go on without: it ends `to` ("failed" or "refused") with what `ending` says. */
-export function endOnError<To extends "failed" | "refused", C>(to: To, ending: (error: unknown, context: C) => Omit<Extract<Ending, { to: To }>, "to">) {
+export function endOnError<To extends "failed" | "refused", C>(
+  to: To,
+  ending: (error: unknown, context: C) => Omit<Extract<Ending, { to: To }>, "to">,
+) {
   return {
     target: to,
     actions: {

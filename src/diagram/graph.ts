@@ -72,7 +72,10 @@ function guardOf(guard: unknown): { guard?: string; params?: Record<string, unkn
   if (typeof guard === "string") return { guard };
   if (typeof guard === "object" && "type" in guard) {
     const params = (guard as { params?: unknown }).params;
-    return { guard: String((guard as { type: unknown }).type), ...(params && typeof params === "object" ? { params: params as Record<string, unknown> } : {}) };
+    return {
+      guard: String((guard as { type: unknown }).type),
+      ...(params && typeof params === "object" ? { params: params as Record<string, unknown> } : {}),
+    };
   }
   return { guard: "inline" };
 }
@@ -97,7 +100,8 @@ export function machineGraph(machine: AnyStateMachine): DiagramGraph {
   const states: DiagramState[] = [];
   const transitions: DiagramTransition[] = [];
   const push = (from: string, event: string, transition: TransitionLike) => {
-    for (const target of transition.target ?? []) transitions.push({ from, to: target.key, event, label: eventLabel(event), ...guardOf(transition.guard) });
+    for (const target of transition.target ?? [])
+      transitions.push({ from, to: target.key, event, label: eventLabel(event), ...guardOf(transition.guard) });
   };
   for (const [key, node] of Object.entries(root.states)) {
     const invoked = node.invoke[0];

@@ -45,7 +45,13 @@ describe("the machine diagram", () => {
     for (const cluster of GRAPH.clusters) {
       const block = new RegExp(`^  state ${cluster.id} \\{\\n((?: {4}.*\\n)*)  \\}$`, "m").exec(golden);
       expect(block, `composite state ${cluster.id}`).not.toBeNull();
-      expect(block![1]!.trim().split("\n").map((line) => line.trim().split(":")[0]), cluster.id).toEqual(cluster.states);
+      expect(
+        block![1]!
+          .trim()
+          .split("\n")
+          .map((line) => line.trim().split(":")[0]),
+        cluster.id,
+      ).toEqual(cluster.states);
     }
     // Every state of the flat graph is in one cluster, or is one of the parent's final states.
     expect(GRAPH.clusters.flatMap((cluster) => cluster.states).length).toBe(STATES.length - GRAPH.states.filter((state) => state.final).length);

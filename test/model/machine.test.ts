@@ -12,7 +12,15 @@
 // from real trees. Where a transition can be reached with several kinds of facts (a dirty working
 // tree or a protected branch; a timeout or an abort), the path is driven once per variant.
 import { setImmediate as tick } from "node:timers/promises";
-import { createActor, fromPromise, type Actor, type AnyActorRef, type AnyMachineSnapshot, type AnyStateMachine, type AnyTransitionDefinition } from "xstate";
+import {
+  createActor,
+  fromPromise,
+  type Actor,
+  type AnyActorRef,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type AnyTransitionDefinition,
+} from "xstate";
 import { describe, expect, it } from "vitest";
 import { createIterationMachine, iterationMachine } from "../../machines/iteration.js";
 import type {
@@ -789,8 +797,16 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
     const [taken, route, ...more] = step.steps;
     expect(more, where).toEqual([]);
     const t = taken!.transition;
-    expect({ from: t.source.key, event: t.eventType || "always", guard: guardOf(t) }, where).toEqual({ from: edge.from, event: edge.event, guard: edge.guard });
-    expect({ from: step.transition.from, event: step.transition.event, to: step.transition.to }, where).toEqual({ from: edge.from, event: edge.event, to: edge.to });
+    expect({ from: t.source.key, event: t.eventType || "always", guard: guardOf(t) }, where).toEqual({
+      from: edge.from,
+      event: edge.event,
+      guard: edge.guard,
+    });
+    expect({ from: step.transition.from, event: step.transition.event, to: step.transition.to }, where).toEqual({
+      from: edge.from,
+      event: edge.event,
+      to: edge.to,
+    });
     const via = GRAPH.through[EDGES.indexOf(edge)]!;
     expect(
       step.steps.map((s) => ({ machine: s.machine, from: s.transition.source.key, to: s.transition.target?.map((n) => n.key) })),
@@ -1092,7 +1108,10 @@ describe("model-based tests, machine layer: the real iteration machine on every 
     console.log(
       [
         `${formatCoverage("machine layer", cover, driven.length)} — generated ${generated.shortest} shortest + ${generated.simple} simple-to-final paths, ${PATHS.length} after de-duplication`,
-        ...machines.map((each) => `  ${formatCoverage(each.machine, each, driven.filter((p) => p.edges.some((e) => GRAPH.through[EDGES.indexOf(e)]!.some((ref) => ref.machine === each.machine))).length)}`),
+        ...machines.map(
+          (each) =>
+            `  ${formatCoverage(each.machine, each, driven.filter((p) => p.edges.some((e) => GRAPH.through[EDGES.indexOf(e)]!.some((ref) => ref.machine === each.machine))).length)}`,
+        ),
       ].join("\n"),
     );
     expect(cover.states.missing, "states no path reaches").toEqual([]);

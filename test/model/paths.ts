@@ -277,7 +277,9 @@ export function coverage(paths: readonly ModelPath[], edges: readonly ModelEdge[
 
 /** Coverage of each machine of the composition: the machine transitions the paths' edges are made of, and the states they enter. */
 export function machineCoverage(paths: readonly ModelPath[]): (Coverage & { machine: string })[] {
-  const taken = new Set(paths.flatMap((path) => path.edges.flatMap((edge) => GRAPH.through[EDGES.indexOf(edge)]!.map((ref) => `${ref.machine} ${ref.index}`))));
+  const taken = new Set(
+    paths.flatMap((path) => path.edges.flatMap((edge) => GRAPH.through[EDGES.indexOf(edge)]!.map((ref) => `${ref.machine} ${ref.index}`))),
+  );
   const visited = new Set(paths.flatMap((path) => path.states));
   return GRAPH.machines.map((machine) => {
     const isTaken = (index: number) => taken.has(`${machine.id} ${index}`);
@@ -291,7 +293,11 @@ export function machineCoverage(paths: readonly ModelPath[]): (Coverage & { mach
     return {
       machine: machine.id,
       states: { covered: machine.states.length - missingStates.length, total: machine.states.length, missing: missingStates },
-      transitions: { covered: machine.transitions.length - missingTransitions.length, total: machine.transitions.length, missing: missingTransitions },
+      transitions: {
+        covered: machine.transitions.length - missingTransitions.length,
+        total: machine.transitions.length,
+        missing: missingTransitions,
+      },
     };
   });
 }
