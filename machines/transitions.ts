@@ -1,7 +1,8 @@
 // What every machine of the iteration shares, built once: the typed placeholder of an actor the
-// driver provides, the failure transitions of an invoked actor (a bug ends the step "crashed"; any
-// other failure goes where the state says: a runner error to the recovery, or a failure sentence),
-// and the `route` every child machine hands back as its output.
+// driver provides; the failure transitions of an invoked actor (a bug ends the step "crashed"; any
+// other failure goes where the state says: a runner error to the recovery, or an ending with its
+// sentence); and a child machine's scaffolding: the `route` it hands back as its output, its final
+// states (one per route), the actions that set the route.
 import { assign, fromPromise, type AnyEventObject } from "xstate";
 import { errorMessage, isBug } from "../src/errors.js";
 import type { RunnerErrorKind } from "../src/core/runner-errors.js";
