@@ -1,15 +1,16 @@
-// The iteration machine's context, input and output (machines/iteration.ts holds only the machine).
-// Facts come from the actors (src/core/step-facts.ts); verdicts from src/core/step-verdicts.ts.
+// The records the machines of one iteration hand to each other (machines/iteration.ts composes them).
+// Each child machine is invoked with its input, every field of which its states rely on, and hands
+// back a Route as its output: the child the step goes on with (and that child's input), or how the
+// step ends. Facts come from the actors (src/core/step-facts.ts); verdicts from src/core/step-verdicts.ts.
 import type { AgentOutputCheck } from "../src/core/agent-output.js";
-import type { NodePolicyVerdict } from "../src/core/change-policy.js";
 import type { Judgement } from "../src/core/classify.js";
 import type { ResolvedConfig } from "../src/core/config.js";
 import type { IterationRecord } from "../src/core/iteration-record.js";
 import type { LoopRecord } from "../src/core/loop-history.js";
 import type { Problem } from "../src/core/problems.js";
-import type { RepositoryFacts } from "../src/core/safety.js";
-import type { AgentStatus, GuardOutcome, StateUpdateResult } from "../src/core/state-update.js";
+import type { InterruptedIteration } from "../src/core/safety.js";
 import type { LeafSelection } from "../src/core/select.js";
+import type { AgentStatus, GuardOutcome, StateUpdateResult } from "../src/core/state-update.js";
 import type {
   AgentRunFacts,
   CollectedFacts,
@@ -19,7 +20,7 @@ import type {
   RunnerErrorFact,
   StepKind,
 } from "../src/core/step-facts.js";
-import type { AgentRunVerdict, GuardVerdict, LoadVerdict, ResultVerdict, SafetyVerdict, SelectionVerdict } from "../src/core/step-verdicts.js";
+import type { AgentRunVerdict, GuardVerdict, ResultVerdict } from "../src/core/step-verdicts.js";
 import type { TaskTree } from "../src/core/tree.js";
 
 export interface StepInput {
@@ -45,6 +46,20 @@ export interface StepOutput {
   logError?: string;
   /** A bug: the unexpected exception an actor threw (outcome "crashed"). */
   error?: unknown;
+}
+
+/** What the step learns on its way, for the CLI and meta.json: gathered by the parent from the routes. */
+export interface StepTrace {
+  /** The run the step works on, once the safety check named it. */
+  runId?: string;
+  /** The iteration, once it is numbered (an interrupted one: as its journal names it). */
+  iteration?: IterationRef;
+  /** The guard's command, once the configuration is loaded. */
+  guardCommand?: readonly string[];
+  /** How the agent ran, when it did. */
+  agent?: AgentRunFacts;
+  /** How the guard ran, when it did. */
+  guard?: GuardFacts;
 }
 
 /**
@@ -81,10 +96,18 @@ export interface Identity {
   email: string;
 }
 
-/** Step 4: the prompt pack, and the selected node's policy verdict (an invalid sidecar refuses the iteration). */
-export interface PromptPhase {
-  text: string;
-  policy: NodePolicyVerdict;
+/** Names the iteration (its log folder is .runner/iterations/<runId>/<NNNN>/). */
+export interface IterationRef {
+  runId: string;
+  iteration: number;
+}
+
+/** Where an iteration starts: the run branch and its commit (the loop commit's parent). */
+export interface StartPoint {
+  branch: string;
+  head: string;
+  /** Where the run began, as `runner start` recorded it (named by the run's first loop commit, Runner-Start). */
+  runStart: string | undefined;
 }
 
 /** Step 5: how the agent ran, and what the runner makes of it. */
@@ -99,10 +122,22 @@ export interface AnswerPhase {
   verdict: ResultVerdict;
 }
 
+/** A result the runner accepted: the agent's answer and a valid tree. */
+export interface AcceptedAnswer {
+  collected: CollectedFacts;
+  verdict: Extract<ResultVerdict, { kind: "resultAccepted" }>;
+}
+
 /** Step 8: how the guard ran, and its verdict. */
 export interface GuardPhase {
   facts: GuardFacts;
   verdict: GuardVerdict;
+}
+
+/** A guard that ran to its end (it passed or failed). */
+export interface FinishedGuard {
+  facts: GuardFacts;
+  verdict: Extract<GuardVerdict, { kind: "guardFinished" }>;
 }
 
 /** Step 9 (or a runner error's recovery): the outcome the transition table was applied with, and the tree it gave. */
@@ -116,67 +151,134 @@ export interface UpdatePhase {
   progressed: boolean;
 }
 
-/**
- * The state of one step, in hand-off records: what the step was asked, the safety and load verdicts,
- * the start record (set once), then one field per later phase, each set by the state of its phase.
- */
-export interface IterationContext {
-  request: StepInput;
-  /** 1. What the safety check found (branch and HEAD the iteration starts from), and its verdict. */
-  repository?: RepositoryFacts;
-  safety?: SafetyVerdict;
-  /** 2. The loaded state's verdict. */
-  load?: LoadVerdict;
-  start?: IterationStart;
-  /** 3. The selection's verdict, and the selected leaf (none for a repair). */
-  selected?: SelectionVerdict;
-  leaf?: LeafSelection;
-  /** 4. The prompt pack. */
-  prompt?: PromptPhase;
-  /** The iteration's deadline (ms since the epoch), set when the agent (or a re-check's guard) starts; the guard shares it. */
-  deadlineMs?: number;
-  /** 5. The agent session. */
-  agent?: AgentPhase;
-  /** 6. What the agent left. */
-  answer?: AnswerPhase;
-  /** 7. Classification and the judgement of the agent's status and changes. */
-  judgement?: Judgement;
-  /** 8. The guard. */
-  guard?: GuardPhase;
-  /** 9. The state update. */
-  update?: UpdatePhase;
-  /** A runner error (seed 002): recorded as a retry, no attempt counted. */
-  runnerError?: RunnerErrorFact;
-  /** 10. The commit, and a local log it could not write. */
-  commit?: string;
-  logError?: string;
-  message?: string;
-  /** A bug: the unexpected exception an actor threw. */
-  bug?: unknown;
-  /** Set by the final state. */
-  ending?: StepOutcome;
+// The input of each child machine (machines/<name>.ts): what every one of its states relies on.
+
+/** resumption: an interrupted iteration to record, as its journal names it. */
+export interface ResumptionInput {
+  interrupted: InterruptedIteration;
+  runnerError: RunnerErrorFact;
+  from: StartPoint;
+  control: ControlSnapshot;
 }
+
+/** loading: the run, and where its next iteration starts. */
+export interface LoadingInput {
+  recheck: RecheckRequest | undefined;
+  runId: string;
+  from: StartPoint;
+  control: ControlSnapshot;
+}
+
+/** leafPrompt: a leaf step on the selected leaf. */
+export interface LeafPromptInput {
+  start: IterationStart;
+  leaf: LeafSelection;
+}
+
+/** repairPrompt: a repair of the tree (no leaf is selected). */
+export interface RepairPromptInput {
+  start: IterationStart;
+}
+
+/** recheckPrep: the guard alone judges a leaf; a plan-finished one with the others still pending (`batch`, it first). */
+export interface RecheckPrepInput {
+  start: IterationStart;
+  leaf: LeafSelection;
+  batch: readonly string[] | undefined;
+}
+
+/** The prompt the agent runs on, and what the selected node's policy lets it change. */
+export interface ReadyPrompt {
+  text: string;
+  allowedWritePaths: string[] | undefined;
+}
+
+/** agentSession: a fresh agent on the prompt (a repair: no leaf). */
+export interface AgentSessionInput {
+  start: IterationStart;
+  leaf: LeafSelection | undefined;
+  prompt: ReadyPrompt;
+}
+
+/** guarding: the guard after an agent's EXECUTE iteration, or for a re-check (no agent). */
+export type GuardingInput =
+  | {
+      kind: "leaf";
+      start: IterationStart;
+      leaf: LeafSelection;
+      deadlineMs: number;
+      answer: AcceptedAnswer;
+      judgement: Judgement;
+      /** The answer as the agent's session read it (a runner error's recovery collects with it). */
+      agentAnswer: AgentOutputCheck | undefined;
+    }
+  | { kind: "recheck"; start: IterationStart; leaf: LeafSelection; deadlineMs: number; batch: readonly string[] | undefined };
+
+/** stateUpdate: the outcome to apply to the tree, by step kind. */
+export type StateUpdateInput =
+  | { kind: "repair"; start: IterationStart; answer: AcceptedAnswer }
+  | { kind: "leaf"; start: IterationStart; leaf: LeafSelection; answer: AcceptedAnswer; judgement: Judgement; guard: FinishedGuard | undefined }
+  | { kind: "recheck"; start: IterationStart; leaf: LeafSelection; batch: readonly string[] | undefined; guard: FinishedGuard };
+
+/** recovery: a runner error (seed 002): what the iteration knew when it happened. */
+export interface RecoveryInput {
+  start: IterationStart;
+  /** The selected leaf (none for a repair, or an interrupted iteration whose node the tree no longer holds). */
+  leaf: LeafSelection | undefined;
+  runnerError: RunnerErrorFact;
+  /** The answer as the agent's session read it, if it ended (else the recovery reads it). */
+  agentAnswer: AgentOutputCheck | undefined;
+  /** What the iteration had collected of the agent's result before the error (kept when collecting fails again). */
+  answer: AnswerPhase | undefined;
+  /** The judgement of an agent's iteration whose guard failed to run. */
+  judgement: Judgement | undefined;
+  /** The node as an interrupted iteration's journal names it, when the tree does not hold it. */
+  journalNodeId: string | undefined;
+}
+
+/** recording: the iteration's record, persisted and committed. */
+export interface RecordingInput {
+  start: IterationStart;
+  record: IterationRecord;
+}
+
+// Routes: what a child machine hands back (its output), each to the parent's state of that name.
+
+/** How the step ends, by the parent's final state. */
+export type Ending =
+  | { to: "committed"; record: IterationRecord; commit: CommitFacts }
+  | { to: "failed"; message: string; record: IterationRecord | undefined; commit: CommitFacts | undefined }
+  | { to: "refused"; message: string }
+  | { to: "nothingToDo"; message: string }
+  | { to: "crashed"; error: unknown };
+
+/** Where the step goes on: the next child and its input, or how it ends; and what the step learnt. */
+export type Route = (
+  | Ending
+  | { to: "inspection"; input: StepInput }
+  | { to: "resumption"; input: ResumptionInput }
+  | { to: "loading"; input: LoadingInput }
+  | { to: "leafPrompt"; input: LeafPromptInput }
+  | { to: "repairPrompt"; input: RepairPromptInput }
+  | { to: "recheckPrep"; input: RecheckPrepInput }
+  | { to: "agentSession"; input: AgentSessionInput }
+  | { to: "guarding"; input: GuardingInput }
+  | { to: "stateUpdate"; input: StateUpdateInput }
+  | { to: "recovery"; input: RecoveryInput }
+  | { to: "recording"; input: RecordingInput }
+) & { learnt?: StepTrace };
+
+/** The input of each child machine, by the name of the parent's state that invokes it. */
+export type ChildInputs = { [R in Route as R extends { input: unknown } ? R["to"] : never]: R extends { input: infer Input } ? Input : never };
+
+export type ChildName = keyof ChildInputs;
 
 // What each actor is given (its `input`): everything it needs, nothing it must remember.
-
-/** Names the iteration (its log folder is .runner/iterations/<runId>/<NNNN>/). */
-export interface IterationRef {
-  runId: string;
-  iteration: number;
-}
 
 /** What loading the run's state needs: the run, and the commit the step starts from (its history is read at it). */
 export interface LoadRequest {
   runId: string;
-  head: string | undefined;
-}
-
-/** Where an iteration starts: the run branch and its commit (the loop commit's parent). */
-export interface StartPoint {
-  branch: string;
   head: string;
-  /** Where the run began, as `runner start` recorded it (named by the run's first loop commit, Runner-Start). */
-  runStart: string | undefined;
 }
 
 /** Step 4: the start record and the selected leaf (none for a repair). */
@@ -199,8 +301,8 @@ export interface AgentRequest {
 
 export interface GuardRequest {
   start: IterationStart;
-  leaf: LeafSelection | undefined;
-  /** The iteration's deadline, set when the agent started. */
+  leaf: LeafSelection;
+  /** The iteration's deadline, set when the agent (or the re-check) started. */
   deadlineMs: number;
   /** A re-check of plan-finished leaves: every leaf this one guard run judges (RUNNER_NODE_IDS), the selected one first. */
   batch?: readonly string[];

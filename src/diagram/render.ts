@@ -1,7 +1,8 @@
 // Renderers of the machine graph: Mermaid (the README's diagram), Graphviz DOT (with an optional
 // highlighted path: the states and transitions one iteration took), JSON, and SVG rendered offline
-// from DOT with @hpcc-js/wasm-graphviz.
-import type { DiagramGraph, DiagramTransition } from "./graph.js";
+// from DOT with @hpcc-js/wasm-graphviz. A composition's graph (graph.ts `compositionGraph`) is drawn
+// flat, each child machine's states grouped in a cluster (a Mermaid composite state) of its name.
+import type { CompositionGraph, DiagramCluster, DiagramGraph, DiagramTransition } from "./graph.js";
 
 export interface Highlight {
   /** States the iteration entered, in order (meta.json `path`). */
@@ -14,9 +15,18 @@ function edgeText(t: DiagramTransition): string {
   return t.guard ? `${t.label} [${t.guard}]` : t.label;
 }
 
-export function toMermaid(graph: DiagramGraph): string {
+const clustersOf = (graph: DiagramGraph | CompositionGraph): DiagramCluster[] => ("clusters" in graph ? graph.clusters : []);
+
+export function toMermaid(graph: DiagramGraph | CompositionGraph): string {
   const lines = ["stateDiagram-v2", `  [*] --> ${graph.initial}`];
-  for (const state of graph.states) if (state.invoke) lines.push(`  ${state.id}: ${state.id} (invokes ${state.invoke})`);
+  const clustered = new Set(clustersOf(graph).flatMap((cluster) => cluster.states));
+  const declare = (id: string, indent: string) => {
+    const invoke = graph.states.find((state) => state.id === id)?.invoke;
+    return `${indent}${invoke ? `${id}: ${id} (invokes ${invoke})` : id}`;
+  };
+  // (a state declared inside one composite state only: transitions between composites are drawn outside them)
+  for (const cluster of clustersOf(graph)) lines.push(`  state ${cluster.id} {`, ...cluster.states.map((id) => declare(id, "    ")), "  }");
+  for (const state of graph.states) if (state.invoke && !clustered.has(state.id)) lines.push(declare(state.id, "  "));
   for (const t of graph.transitions) lines.push(`  ${t.from} --> ${t.to}: ${edgeText(t)}`);
   for (const state of graph.states) if (state.final) lines.push(`  ${state.id} --> [*]`);
   return `${lines.join("\n")}\n`;
@@ -24,7 +34,7 @@ export function toMermaid(graph: DiagramGraph): string {
 
 const quote = (text: string) => `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`;
 
-export function toDot(graph: DiagramGraph, highlight?: Highlight): string {
+export function toDot(graph: DiagramGraph | CompositionGraph, highlight?: Highlight): string {
   const visited = new Set(highlight?.states ?? []);
   const taken = new Set((highlight?.transitions ?? []).map((t) => `${t.from}\u0000${t.event}\u0000${t.to}`));
   const lines = [
@@ -35,6 +45,14 @@ export function toDot(graph: DiagramGraph, highlight?: Highlight): string {
     '  __start [shape=point, width=0.15, label=""];',
     `  __start -> ${quote(graph.initial)};`,
   ];
+  const descriptions = new Map(("machines" in graph ? graph.machines : []).map((machine) => [machine.id, machine.description]));
+  for (const cluster of clustersOf(graph)) {
+    const description = descriptions.get(cluster.id);
+    const label = quote(description ? `${cluster.id}\ninput: ${description}` : cluster.id);
+    lines.push(
+      `  subgraph ${quote(`cluster_${cluster.id}`)} { label=${label}; style="rounded,dashed"; color="#607d8b"; fontname="Helvetica"; fontsize=10; ${cluster.states.map((id) => `${quote(id)};`).join(" ")} }`,
+    );
+  }
   for (const state of graph.states) {
     const attrs = [`label=${quote(state.invoke ? `${state.id}\n(${state.invoke})` : state.id)}`];
     if (state.final) attrs.push("peripheries=2");
@@ -51,8 +69,10 @@ export function toDot(graph: DiagramGraph, highlight?: Highlight): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function toJson(graph: DiagramGraph): string {
-  return `${JSON.stringify(graph, null, 2)}\n`;
+export function toJson(graph: DiagramGraph | CompositionGraph): string {
+  // (which machine transitions each flat one is made of is the recorder's business, not the reader's)
+  const { through: _through, ...shown } = graph as Partial<CompositionGraph> & DiagramGraph;
+  return `${JSON.stringify(shown, null, 2)}\n`;
 }
 
 export async function toSvg(dot: string): Promise<string> {

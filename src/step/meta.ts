@@ -1,12 +1,13 @@
 // meta.json of an iteration (CONTRACT §8): what happened, in one JSON object.
-import type { IterationContext, StepOutput } from "../../machines/iteration-types.js";
+import type { StepOutput, StepTrace } from "../../machines/iteration-types.js";
 import { commitSubjectOf, type IterationRecord } from "../core/iteration-record.js";
 import { formatCommitSubject } from "../core/run-id.js";
 import type { AgentRunFacts } from "../core/step-facts.js";
 import { keptSummary } from "../core/loop-history.js";
 
 export function iterationMeta(input: {
-  context: IterationContext;
+  /** What the step learnt on its way (machines/iteration.ts). */
+  trace: StepTrace;
   output: StepOutput;
   record: IterationRecord;
   path: readonly string[];
@@ -14,9 +15,9 @@ export function iterationMeta(input: {
   startedAt: number;
   finishedAt: number;
 }): object {
-  const { context, output, record, durations } = input;
-  const agent = context.agent?.facts;
-  const guard = context.guard?.facts;
+  const { trace, output, record, durations } = input;
+  const agent = trace.agent;
+  const guard = trace.guard;
   return {
     run_id: record.runId,
     iteration: record.iteration,
@@ -48,7 +49,7 @@ export function iterationMeta(input: {
     limit: agent?.limit ? { kind: agent.limit.kind, resets_at: agent.limit.resetsAt ?? null, message: agent.limit.message } : null,
     guard: guard
       ? {
-          command: context.start?.config.guard.command,
+          command: trace.guardCommand,
           exit_code: guard.exitCode ?? null,
           timed_out: guard.timedOut,
           spawn_error: guard.spawnError ?? null,

@@ -1,10 +1,11 @@
 // One `runner step`: the iteration machine run with the real actors; every transition appended to
 // events.jsonl as it happens, the iteration's meta.json written at the end.
 import { createActor, toPromise } from "xstate";
-import { iterationMachine, iterationNamed } from "../../machines/iteration.js";
+import { createIterationMachine, iterationMachine } from "../../machines/iteration.js";
 import type { RecheckRequest, StepOutput } from "../../machines/iteration-types.js";
 import { createRecorder, type Transition } from "../../machines/recorder.js";
 import { IterationLog } from "../adapters/iteration-log.js";
+import { compositionGraph } from "../diagram/graph.js";
 import { IterationError, isSystemError } from "../errors.js";
 import type { AgentLimit } from "../core/agent-limits.js";
 import type { AgentUsage } from "../core/agent-usage.js";
@@ -24,41 +25,55 @@ export interface StepResult extends StepOutput {
   limit?: AgentLimit;
 }
 
+/** The states and transitions the step records: the flat graph of the iteration's machines. */
+const GRAPH = compositionGraph(iterationMachine);
+/** Once one of these states is entered, the iteration is certain to be recorded (the agent starts, or a runner error is being recorded). */
+const RECORDED = new Set(GRAPH.states.filter((state) => state.tags?.includes("recorded")).map((state) => state.id));
+
 export async function runStep(step: StepDeps & { runIdOption?: string; recheck?: RecheckRequest }): Promise<StepResult> {
   const startedAt = step.now();
   const { actors, deps } = await createStepActors(step);
-  const machine = iterationMachine.provide({ actors: withInjectedFaults(step.env, actors) });
+  const machine = createIterationMachine(withInjectedFaults(step.env, actors));
 
   // Transitions are appended to events.jsonl once the iteration is certain to be recorded (a state
-  // tagged "recorded" was entered: the agent starts, or a runner error is being recorded): a refusal
-  // before that leaves no trace under an iteration number the next real iteration will reuse. Each
-  // is stamped when it happens.
+  // tagged "recorded" was entered): a refusal before that leaves no trace under an iteration number
+  // the next real iteration will reuse. Each is stamped when it happens, and appended once the
+  // machine that took it is at rest.
   let log: IterationLog | undefined;
   let recorded = false;
+  let started = false;
   const pending: (Transition & { time: string })[] = [];
   const flush = () => {
-    const snapshot = actor.getSnapshot();
-    recorded ||= snapshot.hasTag("recorded");
-    const named = iterationNamed(snapshot.context);
+    const named = started ? actor.getSnapshot().context.trace.iteration : undefined;
     if (!named || !recorded) return;
     log ??= new IterationLog(step.root, named.runId, named.iteration, deps.secrets);
     log.appendEvents(pending.splice(0).map((t) => ({ iteration: named.iteration, from: t.from, event: t.event, to: t.to, time: t.time })));
   };
-  const recorder = createRecorder("safetyCheck", {
-    onEnter: killOnEntry(step.env),
+  const kill = killOnEntry(step.env);
+  const recorder = createRecorder(GRAPH, {
+    onEnter: (state) => {
+      recorded ||= RECORDED.has(state);
+      kill?.(state);
+    },
     onTransition: (transition) => pending.push({ ...transition, time: new Date(step.now()).toISOString() }),
   });
-  const actor = createActor(machine, { input: { runIdOption: step.runIdOption, recheck: step.recheck }, inspect: recorder.inspect });
-  actor.subscribe({ next: flush, error: () => undefined });
+  const actor = createActor(machine, {
+    input: { runIdOption: step.runIdOption, recheck: step.recheck },
+    inspect: (event) => {
+      recorder.inspect(event);
+      if (event.type === "@xstate.snapshot") flush();
+    },
+  });
+  started = true;
   actor.start();
   const output = await toPromise(actor);
-  const context = actor.getSnapshot().context;
+  const { trace } = actor.getSnapshot().context;
   flush();
-  const named = iterationNamed(context);
+  const named = trace.iteration;
 
   const durations = {
-    agentMs: Math.round(context.agent?.facts.durationMs ?? 0),
-    guardMs: Math.round(context.guard?.facts.durationMs ?? 0),
+    agentMs: Math.round(trace.agent?.durationMs ?? 0),
+    guardMs: Math.round(trace.guard?.durationMs ?? 0),
     totalMs: Math.round(step.now() - startedAt),
   };
   const unwritten = (problem: string, cause?: unknown) => {
@@ -72,7 +87,7 @@ export async function runStep(step: StepDeps & { runIdOption?: string; recheck?:
     try {
       log.writeJson(
         "meta.json",
-        iterationMeta({ context, output, record: output.record, path: recorder.path, durations, startedAt, finishedAt: step.now() }),
+        iterationMeta({ trace, output, record: output.record, path: recorder.path, durations, startedAt, finishedAt: step.now() }),
       );
     } catch (error) {
       if (!isSystemError(error)) throw error;
@@ -83,10 +98,10 @@ export async function runStep(step: StepDeps & { runIdOption?: string; recheck?:
   return {
     ...output,
     iteration: named?.iteration,
-    runId: named?.runId ?? (context.safety?.kind === "safe" ? context.safety.runId : undefined),
+    runId: named?.runId ?? trace.runId,
     path: recorder.path,
     durations,
-    usage: context.agent?.facts.usage,
-    limit: context.agent?.facts.limit,
+    usage: trace.agent?.usage,
+    limit: trace.agent?.limit,
   };
 }

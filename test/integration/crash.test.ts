@@ -10,13 +10,15 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { iterationMachine } from "../../machines/iteration.js";
 import { serializeTree } from "../../src/core/canonical.js";
+import { compositionGraph } from "../../src/diagram/graph.js";
 import type { TaskTree } from "../../src/core/tree.js";
 import { ASKS_FOR_GIT, runRaw, stderrLines, tempFilesIn, type RawResult } from "../helpers/bad-input.js";
 import { execa } from "execa";
 import { node, RUNNER_BIN, tree } from "../helpers/sandbox.js";
 import { repairSubject, scenario, subject, TREE_FILE, type AgentAction, type Scenario, type ScenarioOptions } from "../helpers/scenario.js";
 
-const MACHINE_STATES = Object.keys(iterationMachine.root.states);
+/** The states an iteration goes through: those of the iteration's child machines, and its final states. */
+const MACHINE_STATES = compositionGraph(iterationMachine).states.map((state) => state.id);
 const RUN = "t1";
 
 /** root → a (attempts 1, selected first), b. */

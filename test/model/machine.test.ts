@@ -12,23 +12,41 @@
 // from real trees. Where a transition can be reached with several kinds of facts (a dirty working
 // tree or a protected branch; a timeout or an abort), the path is driven once per variant.
 import { setImmediate as tick } from "node:timers/promises";
-import { createActor, fromPromise, type Actor, type AnyMachineSnapshot, type AnyTransitionDefinition } from "xstate";
+import {
+  createActor,
+  fromPromise,
+  type Actor,
+  type AnyActorRef,
+  type AnyMachineSnapshot,
+  type AnyStateMachine,
+  type AnyTransitionDefinition,
+} from "xstate";
 import { describe, expect, it } from "vitest";
-import { iterationMachine, iterationNamed, runIdOf } from "../../machines/iteration.js";
+import { createIterationMachine, iterationMachine } from "../../machines/iteration.js";
 import type {
+  AgentPhase,
   AgentRequest,
+  AnswerPhase,
   CollectRequest,
+  CommitFacts,
   CommitRequest,
+  GuardPhase,
   GuardRequest,
-  IterationContext,
+  IterationStart,
   LoadRequest,
   PersistRequest,
   PromptRequest,
   RecheckPrepareRequest,
   StepInput,
   StepOutput,
+  UpdatePhase,
 } from "../../machines/iteration-types.js";
-import { createRecorder, type Recorder } from "../../machines/recorder.js";
+import { createRecorder, type MachineStep, type Recorder, type Transition } from "../../machines/recorder.js";
+import type { Judgement } from "../../src/core/classify.js";
+import type { InterruptedIteration } from "../../src/core/safety.js";
+import type { LeafSelection } from "../../src/core/select.js";
+import type { RunnerErrorFact } from "../../src/core/step-facts.js";
+import type { SafetyVerdict } from "../../src/core/step-verdicts.js";
 import { iterationRecord, type IterationRecord } from "../../src/core/iteration-record.js";
 import type {
   AgentGitFacts,
@@ -52,8 +70,10 @@ import { selectLeftmostOpenLeaf } from "../../src/core/select.js";
 import { walkTree, type TaskNode, type TaskTree } from "../../src/core/tree.js";
 import { node, tree } from "../helpers/sandbox.js";
 import {
+  CHILD_MACHINES,
   EDGES,
   FACT_DECIDED_CONTEXT_GUARDS,
+  GRAPH,
   FINAL_STATES,
   INVOKES,
   MODEL_CONTEXT_GUARDS,
@@ -61,6 +81,7 @@ import {
   coverage,
   describeEdge,
   formatCoverage,
+  machineCoverage,
   machinePaths,
   recordedTransitions,
   type ModelContext,
@@ -533,22 +554,64 @@ function planFor(path: ModelPath, variant: number): Plan {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The driver: the real machine, its actors settled one transition at a time.
+// The driver: the real machines, their actors settled one transition at a time.
 
-interface Microstep {
-  transitions: AnyTransitionDefinition[];
-  snapshot: AnyMachineSnapshot;
+/**
+ * What the iteration's machines know at a point of the run: the contexts of every machine that has
+ * run so far merged in the order they started, each with the input it handed to the next child (its
+ * route's `input`). The machines name each record alike (`start`, `leaf`, `answer`, `judgement`,
+ * `guard`, `update`, …), so this reads as the one context the iteration has: what the checks below
+ * and `iterationRecord` read.
+ */
+interface View {
+  request?: StepInput;
+  safety?: SafetyVerdict;
+  runId?: string;
+  interrupted?: InterruptedIteration;
+  start?: IterationStart;
+  leaf?: LeafSelection;
+  batch?: readonly string[];
+  agent?: AgentPhase;
+  answer?: AnswerPhase;
+  judgement?: Judgement;
+  guard?: GuardPhase;
+  deadlineMs?: number;
+  update?: UpdatePhase;
+  runnerError?: RunnerErrorFact;
+  journalNodeId?: string;
+  /** The branch selectLeaf takes. */
+  selection?: string;
+  /** The selection of a re-check of plan-finished leaves, as a record reads it. */
+  selected?: { kind: string; batch?: readonly string[] };
 }
 
+/** One transition the recorder recorded with a target (one model edge), and what the machines knew after it. */
+interface Step {
+  transition: Transition;
+  /** The machine transitions it is made of: a child's, then the parent's route when it went into a final state. */
+  steps: MachineStep[];
+  view: View;
+  /** The state of the machine whose state the transition entered. */
+  value: unknown;
+}
+
+/** The machine each state of the flat graph belongs to (a child's id, or the parent's for its final states). */
+const OWNER: ReadonlyMap<string, string> = new Map([
+  ...GRAPH.clusters.flatMap((cluster) => cluster.states.map((state) => [state, cluster.id] as const)),
+  ...FINAL_STATES.map((state) => [state, GRAPH.id] as const),
+]);
+
 class Driver {
-  /** Microsteps that changed the state (one per model edge). */
-  readonly microsteps: Microstep[] = [];
-  /** Transitions without a target (an actor's result recorded as a verdict), as `<state> <event>`. */
-  readonly recorded: string[] = [];
+  /** The recorded transitions with a target (one per model edge). */
+  readonly steps: Step[] = [];
   /** The runner's own recorder (meta.json path, events.jsonl), fed by the same inspection events. */
-  readonly recorder: Recorder = createRecorder("safetyCheck");
-  /** Every actor the machine invoked, in order, with its input. */
+  readonly recorder: Recorder;
+  /** Every actor the machines invoked, in order, with its input. */
   readonly invoked: { id: string; input: unknown }[] = [];
+  /** The latest snapshot of each machine that has run, by its id, in the order they started. */
+  private readonly latest = new Map<string, AnyMachineSnapshot>();
+  /** The state each machine started in (a child whose first state is eventless leaves it as it starts). */
+  private readonly startedIn = new Map<string, unknown>();
   private readonly pending = new Map<string, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
   readonly actor: Actor<typeof iterationMachine>;
 
@@ -558,41 +621,71 @@ class Driver {
         this.invoked.push({ id: self.id, input });
         return new Promise<T>((resolve, reject) => this.pending.set(self.id, { resolve: resolve as (value: unknown) => void, reject }));
       });
-    const machine = iterationMachine.provide({
-      actors: {
-        inspectRepository: scripted<RepositoryFacts, { runIdOption: string | undefined }>(),
-        loadInterrupted: scripted<InterruptedState, LoadRequest>(),
-        loadState: scripted<LoadedState, LoadRequest>(),
-        preparePrompt: scripted<PromptFacts, PromptRequest>(),
-        prepareRecheck: scripted<{ deadlineMs: number }, RecheckPrepareRequest>(),
-        runAgent: scripted<AgentRunFacts, AgentRequest>(),
-        collectResult: scripted<CollectedFacts, CollectRequest>(),
-        runGuard: scripted<GuardFacts, GuardRequest>(),
-        persistIteration: scripted<void, PersistRequest>(),
-        commitIteration: scripted<{ sha: string }, CommitRequest>(),
+    const machine = createIterationMachine({
+      inspectRepository: scripted<RepositoryFacts, { runIdOption: string | undefined }>(),
+      loadInterrupted: scripted<InterruptedState, LoadRequest>(),
+      loadState: scripted<LoadedState, LoadRequest>(),
+      preparePrompt: scripted<PromptFacts, PromptRequest>(),
+      prepareRecheck: scripted<{ deadlineMs: number }, RecheckPrepareRequest>(),
+      runAgent: scripted<AgentRunFacts, AgentRequest>(),
+      collectResult: scripted<CollectedFacts, CollectRequest>(),
+      runGuard: scripted<GuardFacts, GuardRequest>(),
+      persistIteration: scripted<void, PersistRequest>(),
+      commitIteration: scripted<CommitFacts, CommitRequest>(),
+    });
+    this.recorder = createRecorder(GRAPH, {
+      onTransition: (transition, steps) => {
+        if (!steps.some((step) => step.transition.target !== undefined)) return;
+        const owner = OWNER.get(transition.to) ?? "";
+        // Into the next child (through the parent's route): the state that child started in.
+        const value = steps.length > 1 && owner !== GRAPH.id ? this.startedIn.get(owner) : this.latest.get(owner)?.value;
+        this.steps.push({ transition, steps, view: this.view(), value });
       },
     });
-    // (the inspector sees events of the spawned actors too: keep the root's microsteps only)
-    const root: { ref?: unknown } = {};
     this.actor = createActor(machine, {
       input: plan.world.input,
       inspect: (event) => {
-        if (event.type !== "@xstate.microstep" || event.actorRef !== root.ref) return;
+        if (event.type === "@xstate.microstep") this.capture({ snapshot: event.snapshot as AnyMachineSnapshot, _transitions: event._transitions });
         this.recorder.inspect(event);
-        const targeted = event._transitions.filter((t) => t.target !== undefined && t.target.length > 0);
-        for (const t of event._transitions.filter((t) => !targeted.includes(t))) this.recorded.push(`${t.source.key} ${t.eventType}`);
-        if (targeted.length > 0 || event._transitions.length === 0)
-          this.microsteps.push({ transitions: targeted, snapshot: event.snapshot as AnyMachineSnapshot });
       },
     });
-    root.ref = this.actor;
+  }
+
+  /** A machine's snapshot after a microstep, and those of the child machines it has started. */
+  private capture(event: { snapshot: AnyMachineSnapshot; _transitions: AnyTransitionDefinition[] }): void {
+    const { snapshot } = event;
+    if (!this.startedIn.has(snapshot.machine.id)) this.startedIn.set(snapshot.machine.id, event._transitions[0]?.source.key ?? snapshot.value);
+    this.latest.set(snapshot.machine.id, snapshot);
+    for (const child of Object.values(snapshot.children as Record<string, AnyActorRef | undefined>)) {
+      const childSnapshot = child?.getSnapshot() as AnyMachineSnapshot | undefined;
+      if (!childSnapshot?.machine) continue;
+      if (!this.startedIn.has(childSnapshot.machine.id)) this.startedIn.set(childSnapshot.machine.id, childSnapshot.value);
+      this.latest.set(childSnapshot.machine.id, childSnapshot);
+    }
+  }
+
+  view(): View {
+    const view: Record<string, unknown> = {};
+    for (const snapshot of this.latest.values()) {
+      const context = snapshot.context as Record<string, unknown> & { route?: { input?: object } };
+      Object.assign(view, context, context.route?.input);
+    }
+    const batch = view.batch as readonly string[] | undefined;
+    return { ...(view as View), ...(batch !== undefined ? { selected: { kind: "selected", batch } } : {}) };
+  }
+
+  /** The state the running machines rest in: the parent's final state, or the running child's state. */
+  restsIn(): unknown {
+    const parent = this.actor.getSnapshot();
+    const child = (parent.children as Record<string, { getSnapshot(): AnyMachineSnapshot } | undefined>)[String(parent.value)];
+    return child ? child.getSnapshot().value : parent.value;
   }
 
   /** Settles the actor invoked by `state` as planned. */
   settle(state: string): void {
     const id = INVOKES.get(state)!;
     const pending = this.pending.get(id);
-    if (!pending) throw new Error(`the machine is in ${String(this.actor.getSnapshot().value)}; no ${id} actor is running to settle`);
+    if (!pending) throw new Error(`the machine rests in ${String(this.restsIn())}; no ${id} actor is running to settle`);
     this.pending.delete(id);
     const settle = this.plan.settles.get(id);
     if (!settle) throw new Error(`the plan has no outcome for ${id}`);
@@ -600,9 +693,9 @@ class Driver {
     else pending.reject(settle.error);
   }
 
-  /** Lets the settled promise reach the machine (and its eventless transitions run). */
+  /** Lets the settled promise reach the machines (and their eventless transitions run). */
   async until(count: number): Promise<void> {
-    for (let i = 0; i < 20 && this.microsteps.length < count; i++) await tick();
+    for (let i = 0; i < 20 && this.steps.length < count; i++) await tick();
   }
 
   inputOf(id: string): unknown {
@@ -614,14 +707,30 @@ class Driver {
 // What must hold in each state.
 
 /** The step's kind: the start record's, or before it, the interrupted iteration's journal's. */
-function stepKindOf(context: IterationContext): string | undefined {
+function stepKindOf(context: View): string | undefined {
   return context.start?.stepKind ?? (context.safety?.kind === "interrupted" ? context.safety.interrupted.stepKind : undefined);
 }
 
 /** The agent's answer, when the result verdict carries one. */
-function outputOf(context: IterationContext) {
+function outputOf(context: View) {
   const verdict = context.answer?.verdict;
   return verdict && "output" in verdict ? verdict.output : undefined;
+}
+
+/** The selection found a leaf (to work on, or to re-check). */
+function leafWasSelected(context: View): boolean {
+  return context.selection === "leafSelected" || context.selection === "finishedSelected" || context.selection === "recheckSelected";
+}
+
+/** The run the step works on, as the machines know it. */
+function runIdOf(context: View): string | undefined {
+  return context.runId ?? context.start?.runId;
+}
+
+/** The iteration the step records, once it is numbered (an interrupted one: as its journal names it). */
+function iterationNamed(context: View): { runId: string; iteration: number } | undefined {
+  const named = context.start ?? context.interrupted;
+  return named ? { runId: named.runId, iteration: named.iteration } : undefined;
 }
 
 const guardOf = (transition: AnyTransitionDefinition): string | undefined => {
@@ -673,27 +782,45 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
   const edge = path.edges[k - 1];
   const plan = driver.plan;
   const where = `${path.name} (facts variant ${plan.variant}), step ${k} (${state})`;
-  const snapshot = k === 0 ? driver.actor.getSnapshot() : driver.microsteps[k - 1]?.snapshot;
-  if (!snapshot) {
+  const step = k === 0 ? undefined : driver.steps[k - 1];
+  if (k > 0 && !step) {
     throw new Error(
-      `${where}: the machine did not take ${describeEdge(edge!)}; it rests in ${String(driver.actor.getSnapshot().value)} with path ${JSON.stringify(driver.recorder.path)}`,
+      `${where}: the machine did not take ${describeEdge(edge!)}; it rests in ${String(driver.restsIn())} with path ${JSON.stringify(driver.recorder.path)}`,
     );
   }
-  const context = snapshot.context as IterationContext;
+  const context = step ? step.view : driver.view();
 
-  // The transition the machine took is the model's, and it is where the model is.
-  if (edge) {
-    const taken = driver.microsteps[k - 1]!.transitions;
-    expect(taken.length, where).toBe(1);
-    const t = taken[0]!;
-    expect({ from: t.source.key, event: t.eventType || "always", guard: guardOf(t), to: t.target?.map((n) => n.key) }, where).toEqual({
+  // The transition the machines took is the model's, and they are where the model is: one child's
+  // transition, followed (when it went into the child's final state) by the parent's route, the
+  // machine transitions the flat graph says the edge is made of.
+  if (edge && step) {
+    const [taken, route, ...more] = step.steps;
+    expect(more, where).toEqual([]);
+    const t = taken!.transition;
+    expect({ from: t.source.key, event: t.eventType || "always", guard: guardOf(t) }, where).toEqual({
       from: edge.from,
       event: edge.event,
       guard: edge.guard,
-      to: [edge.to],
     });
+    expect({ from: step.transition.from, event: step.transition.event, to: step.transition.to }, where).toEqual({
+      from: edge.from,
+      event: edge.event,
+      to: edge.to,
+    });
+    const via = GRAPH.through[EDGES.indexOf(edge)]!;
+    expect(
+      step.steps.map((s) => ({ machine: s.machine, from: s.transition.source.key, to: s.transition.target?.map((n) => n.key) })),
+      `${where}: the machine transitions`,
+    ).toEqual(
+      via.map((ref) => {
+        const machine = GRAPH.machines.find((m) => m.id === ref.machine)!;
+        const transition = machine.transitions[ref.index]!;
+        return { machine: machine.id, from: transition.from, to: [transition.to] };
+      }),
+    );
+    if (route) expect((route.transition.guard as { params?: { to?: string } } | undefined)?.params?.to, where).toBe(t.target?.[0]?.key);
   }
-  expect(snapshot.value, where).toBe(state);
+  expect(step ? step.value : driver.restsIn(), where).toBe(state);
   // What the recorder keeps for meta.json and events.jsonl: the states entered, every transition
   // taken (`always` told apart from the actor event before it), and before an `always` branch out
   // of an actor's state, the actor's result recorded as a transition to the same state.
@@ -724,7 +851,7 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
 
   // A state that invokes an actor runs exactly it, once.
   if (INVOKES.has(state)) {
-    expect(driver.actor.getSnapshot().value, where).toBe(state);
+    expect(driver.restsIn(), where).toBe(state);
     expect(
       driver.invoked.map((entry) => entry.id).filter((id) => id === INVOKES.get(state)),
       where,
@@ -741,13 +868,13 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
       break;
     case "selectLeaf": {
       const selection = selectLeftmostOpenLeaf(context.start!.previousTree);
-      const named = context.request.recheck?.nodeId;
+      const named = context.request?.recheck?.nodeId;
       const expected =
-        named === undefined ? (selection.kind === "leaf" ? selection.leaf.id : undefined) : context.selected?.kind === "selected" ? named : undefined;
+        named === undefined ? (selection.kind === "leaf" ? selection.leaf.id : undefined) : leafWasSelected(context) ? named : undefined;
       expect(context.leaf?.leaf.id, where).toBe(expected);
       expect(context.start?.iteration, where).toBe(plan.world.iteration);
       // A plan-finished leaf: every pending one is judged with it, it first.
-      const batch = context.selected?.kind === "selected" ? context.selected.batch : undefined;
+      const batch = leafWasSelected(context) ? context.batch : undefined;
       if (path.edges.some((e) => e.key === "selectLeaf:always:finishedSelected")) expect(batch, where).toEqual(FINISHED_LEAVES);
       else expect(batch, where).toBeUndefined();
       break;
@@ -795,7 +922,7 @@ function checkState(driver: Driver, path: ModelPath, k: number): void {
           expected,
         );
         // The plan-finished leaves judged with it pass exactly when it does, attempts untouched.
-        const batch = context.selected?.kind === "selected" ? (context.selected.batch ?? []) : [];
+        const batch = context.batch ?? [];
         for (const other of batch.filter((each) => each !== id))
           expect(
             { attempts: find(updated.tree, other)!.attempts, passes: find(updated.tree, other)!.passes },
@@ -918,22 +1045,40 @@ const PATHS = generated.paths;
 const driven: ModelPath[] = [];
 
 describe("model-based tests, machine layer: the real iteration machine on every model path", () => {
-  it("the model has one state per machine state and one event per machine transition", () => {
-    expect(STATES).toEqual(Object.keys(iterationMachine.root.states));
+  it("the model has one state per state of the iteration's machines and one event per machine transition", () => {
+    // The children's states, and the parent's final states (its other states each invoke a child).
+    const finals = (machine: AnyStateMachine) => Object.keys(machine.root.states).filter((key) => machine.root.states[key]!.type === "final");
+    expect(STATES).toEqual([
+      ...CHILD_MACHINES.flatMap((child) => Object.keys(child.root.states).filter((key) => !finals(child).includes(key))),
+      ...finals(iterationMachine),
+    ]);
+    expect(Object.values(iterationMachine.root.states).filter((node) => node.type !== "final").length).toBe(CHILD_MACHINES.length);
     expect(new Set(EDGES.map((edge) => edge.key)).size, "transition keys are unique").toBe(EDGES.length);
-    let count = 0;
-    // (a transition without a target records an actor's result as a verdict: it is checked in the recorded transitions)
-    for (const state of Object.values(iterationMachine.root.states)) {
-      for (const list of state.transitions.values()) count += list.filter((t) => (t.target?.length ?? 0) > 0).length;
-      count += state.always?.length ?? 0;
-    }
-    expect(EDGES.length).toBe(count);
-    // Every guard is either decided by an actor's facts, decided by earlier facts, or tracked by the model.
-    for (const guard of Object.keys(iterationMachine.implementations.guards)) {
-      const decided = guard === "isBug" || EDGES.some((edge) => edge.guard === guard && FACTS[edge.key]);
-      expect(decided || guard in MODEL_CONTEXT_GUARDS || FACT_DECIDED_CONTEXT_GUARDS.includes(guard), `guard ${guard} has facts or a model`).toBe(
-        true,
-      );
+    const targeted = (machine: AnyStateMachine) => {
+      let count = 0;
+      // (a transition without a target records an actor's result as a verdict: it is checked in the recorded transitions)
+      for (const state of Object.values(machine.root.states)) {
+        for (const list of state.transitions.values()) count += list.filter((t) => (t.target?.length ?? 0) > 0).length;
+        count += state.always?.length ?? 0;
+      }
+      return count;
+    };
+    // One model event per child transition; each of the parent's transitions follows a child's final state.
+    expect(EDGES.length).toBe(CHILD_MACHINES.reduce((sum, child) => sum + targeted(child), 0));
+    const parent = GRAPH.machines[0]!;
+    expect(parent.transitions.length).toBe(targeted(iterationMachine));
+    expect(parent.transitions.length).toBe(CHILD_MACHINES.reduce((sum, child) => sum + finals(child).length, 0));
+    for (const route of parent.transitions) expect(route.to, `${route.from}: a route names the state it leads to`).toBe(route.params?.to);
+    // Every guard is either decided by an actor's facts, decided by earlier facts, or tracked by the model
+    // (isBug: by the error an actor throws; routesTo: by the child's final state).
+    for (const machine of [iterationMachine, ...CHILD_MACHINES]) {
+      for (const guard of Object.keys(machine.implementations.guards)) {
+        const decided = guard === "isBug" || guard === "routesTo" || EDGES.some((edge) => edge.guard === guard && FACTS[edge.key]);
+        expect(
+          decided || guard in MODEL_CONTEXT_GUARDS || FACT_DECIDED_CONTEXT_GUARDS.includes(guard),
+          `guard ${guard} of ${machine.id} has facts or a model`,
+        ).toBe(true);
+      }
     }
   });
 
@@ -956,14 +1101,25 @@ describe("model-based tests, machine layer: the real iteration machine on every 
     });
   });
 
-  it("covers every state and every transition of the machine (coverage printed)", () => {
+  it("covers every state and every transition of every machine (coverage printed, per machine)", () => {
     // Runs after the paths (tests in a file run in order); counts only paths that passed.
     const cover = coverage(driven);
+    const machines = machineCoverage(driven);
     console.log(
-      `${formatCoverage("machine layer", cover, driven.length)} — generated ${generated.shortest} shortest + ${generated.simple} simple-to-final paths, ${PATHS.length} after de-duplication`,
+      [
+        `${formatCoverage("machine layer", cover, driven.length)} — generated ${generated.shortest} shortest + ${generated.simple} simple-to-final paths, ${PATHS.length} after de-duplication`,
+        ...machines.map(
+          (each) =>
+            `  ${formatCoverage(each.machine, each, driven.filter((p) => p.edges.some((e) => GRAPH.through[EDGES.indexOf(e)]!.some((ref) => ref.machine === each.machine))).length)}`,
+        ),
+      ].join("\n"),
     );
     expect(cover.states.missing, "states no path reaches").toEqual([]);
     expect(cover.transitions.missing, "transitions no path takes").toEqual([]);
+    for (const each of machines) {
+      expect(each.states.missing, `states of ${each.machine} no path reaches`).toEqual([]);
+      expect(each.transitions.missing, `transitions of ${each.machine} no path takes`).toEqual([]);
+    }
     expect(driven.length).toBe(PATHS.length);
   });
 });

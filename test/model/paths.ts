@@ -1,10 +1,13 @@
-// The model of the iteration machine that the model-based tests walk, and the paths over it.
+// The model of the iteration's machines that the model-based tests walk, and the paths over it.
 //
-// The model is derived from the machine definition (`machineGraph(iterationMachine)`, which reads
-// `iterationMachine.root`, `always` transitions included): one model state per machine state, one
-// model event per machine transition, i.e. per (state, actor outcome): `done` + guard, `error`, or
-// `always` + guard. Actor outcomes are events, so `xstate/graph`'s `TestModel` can walk it
-// (`createTestModel` refuses machines that invoke actors).
+// The model is derived from the machine definitions (`compositionGraph(iterationMachine)`, which
+// reads the parent machine and each child machine it invokes, `always` transitions included): one
+// model state per state of the flat graph (the children's states and the parent's final states),
+// one model event per child transition, i.e. per (state, actor outcome): `done` + guard, `error`, or
+// `always` + guard — a transition into a child's final state going on where the parent's route for
+// it leads. Actor outcomes are events, so `xstate/graph`'s `TestModel` can walk it
+// (`createTestModel` refuses machines that invoke actors). Coverage is counted on the flat graph and
+// on each machine (`machineCoverage`): every state and transition of every machine.
 //
 // A state that invokes an actor records the actor's result as one verdict (a transition without a
 // target, which the graph leaves out) and then leaves by an `always` branch on the verdict: in the
@@ -16,12 +19,17 @@
 // model would offer paths the machine can never take (e.g. recover → persist → commit →
 // committed), so the model carries that much of the context (MODEL_CONTEXT_GUARDS, modelEffect).
 // The machine-layer test checks at every step that the real machine's context agrees with it.
-import { assign, createMachine, type AnyMachineSnapshot } from "xstate";
+import { assign, createMachine, type AnyMachineSnapshot, type AnyStateMachine } from "xstate";
 import { TestModel, type TestPath } from "xstate/graph";
 import { iterationMachine } from "../../machines/iteration.js";
-import { machineGraph, type DiagramTransition } from "../../src/diagram/graph.js";
+import { compositionGraph, type DiagramTransition } from "../../src/diagram/graph.js";
 
-export const GRAPH = machineGraph(iterationMachine);
+export const GRAPH = compositionGraph(iterationMachine);
+/** The child machines the parent invokes, in the order of its states. */
+export const CHILD_MACHINES: readonly AnyStateMachine[] = Object.values(iterationMachine.root.states).flatMap((node) => {
+  const src = node.invoke[0]?.src;
+  return typeof src === "string" ? [(iterationMachine.implementations.actors as Record<string, AnyStateMachine>)[src]!] : [];
+});
 export const STATES = GRAPH.states.map((state) => state.id);
 export const FINAL_STATES = GRAPH.states.filter((state) => state.final).map((state) => state.id);
 export const INVOKES: ReadonlyMap<string, string> = new Map(GRAPH.states.filter((s) => s.invoke).map((s) => [s.id, s.invoke!]));
@@ -265,6 +273,33 @@ export function coverage(paths: readonly ModelPath[], edges: readonly ModelEdge[
     states: { covered: STATES.length - missingStates.length, total: STATES.length, missing: missingStates },
     transitions: { covered: edges.length - missingEdges.length, total: edges.length, missing: missingEdges },
   };
+}
+
+/** Coverage of each machine of the composition: the machine transitions the paths' edges are made of, and the states they enter. */
+export function machineCoverage(paths: readonly ModelPath[]): (Coverage & { machine: string })[] {
+  const taken = new Set(
+    paths.flatMap((path) => path.edges.flatMap((edge) => GRAPH.through[EDGES.indexOf(edge)]!.map((ref) => `${ref.machine} ${ref.index}`))),
+  );
+  const visited = new Set(paths.flatMap((path) => path.states));
+  return GRAPH.machines.map((machine) => {
+    const isTaken = (index: number) => taken.has(`${machine.id} ${index}`);
+    // A machine's states: its first one when it ran (the parent always does; a child when one of its states was visited), and each one a taken transition enters.
+    const ran = machine.id === GRAPH.id || machine.states.some((state) => visited.has(state.id));
+    const entered = new Set([...(ran ? [machine.initial] : []), ...machine.transitions.filter((_, i) => isTaken(i)).map((t) => t.to)]);
+    const missingStates = machine.states.filter((state) => !entered.has(state.id)).map((state) => state.id);
+    const missingTransitions = machine.transitions
+      .filter((_, i) => !isTaken(i))
+      .map((t) => `${t.from} → ${t.to} (${t.label}${t.guard ? ` [${t.guard}${t.params?.to ? ` ${String(t.params.to)}` : ""}]` : ""})`);
+    return {
+      machine: machine.id,
+      states: { covered: machine.states.length - missingStates.length, total: machine.states.length, missing: missingStates },
+      transitions: {
+        covered: machine.transitions.length - missingTransitions.length,
+        total: machine.transitions.length,
+        missing: missingTransitions,
+      },
+    };
+  });
 }
 
 export function formatCoverage(layer: string, cover: Coverage, paths: number): string {

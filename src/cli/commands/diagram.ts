@@ -1,8 +1,9 @@
 // `runner diagram [--format mermaid|dot|json|svg] [--output FILE]`: the iteration machine as a
-// diagram, generated from the machine itself.
+// diagram, generated from the machines themselves: the states an iteration goes through, grouped by
+// the child machine each belongs to (machines/iteration.ts).
 import { writeFile } from "node:fs/promises";
 import { iterationMachine } from "../../../machines/iteration.js";
-import { machineGraph } from "../../diagram/graph.js";
+import { compositionGraph } from "../../diagram/graph.js";
 import { toDot, toJson, toMermaid, toSvg, type Highlight } from "../../diagram/render.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";
@@ -10,7 +11,7 @@ import { printLine } from "../output.js";
 export type DiagramFormat = "mermaid" | "dot" | "json" | "svg";
 
 export async function renderMachine(format: DiagramFormat, highlight?: Highlight): Promise<string> {
-  const graph = machineGraph(iterationMachine);
+  const graph = compositionGraph(iterationMachine);
   switch (format) {
     case "mermaid":
       return toMermaid(graph);

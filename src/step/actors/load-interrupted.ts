@@ -14,10 +14,11 @@ import { leftTreeInvalid, loopRecords } from "../../core/loop-history.js";
 import { formatProblem } from "../../core/problems.js";
 import type { InterruptedState } from "../../core/step-facts.js";
 import { IterationError } from "../../errors.js";
+import type { LoadRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 
 export function loadInterruptedActor({ root, env, git, state }: ActorDeps) {
-  return fromPromise<InterruptedState, { runId: string; head: string | undefined }>(async ({ input }) => {
+  return fromPromise<InterruptedState, LoadRequest>(async ({ input }) => {
     const [config, commits, headText] = await Promise.all([
       loadConfig(root),
       runHistory(git, state, input.runId, input.head).then((history) => history.commits),

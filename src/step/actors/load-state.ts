@@ -11,13 +11,14 @@ import { acceptedTree, lastValidTree } from "../../adapters/run-trees.js";
 import { checkAgentTree } from "../../core/iteration.js";
 import { lastLeafNode, leftTreeInvalid, loopRecords } from "../../core/loop-history.js";
 import type { LoadedState } from "../../core/step-facts.js";
+import type { LoadRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 
 /** A loaded tree's text is kept up to this many characters (a 10,000-node tree is about 4 MB). */
 export const KEPT_TREE_TEXT = 8 * 1024 * 1024;
 
 export function loadStateActor({ root, env, git, state }: ActorDeps) {
-  return fromPromise<LoadedState, { runId: string; head: string | undefined }>(async ({ input }) => {
+  return fromPromise<LoadedState, LoadRequest>(async ({ input }) => {
     // The tree file of the runner's own last commit (and the work tree is clean: the safety check
     // passed) is one it wrote from a valid tree: parsed, not checked again.
     const kept = await keptHistory(state, input.runId, input.head);
