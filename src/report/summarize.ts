@@ -15,7 +15,9 @@ import {
 } from "./model.js";
 
 /** The facts of an iteration as src/core/iteration-outcome.ts names and counts them. */
-export function reportFacts(it: Pick<ReportIteration, "kind" | "guard" | "agentStatus" | "failure" | "runnerError" | "treeLeftInvalid">): IterationFacts {
+export function reportFacts(
+  it: Pick<ReportIteration, "kind" | "guard" | "agentStatus" | "failure" | "runnerError" | "treeLeftInvalid">,
+): IterationFacts {
   return {
     kind: it.kind,
     guard: it.guard,

@@ -33,7 +33,9 @@ describe("labels that say what happened", () => {
 
     // The unreadable answer: a runner error of kind output parse, no agent status.
     expect(s.meta(1).runner_error?.kind).toBe("output_parse_error");
-    expect(run.stdout).toMatch(/^Iteration 1: node hard, runner error \(output parse\), guard=skipped; hard open, attempts 0\/2 \(commit [0-9a-f]{7}\) — the output file [^\n]* is not valid JSON/m);
+    expect(run.stdout).toMatch(
+      /^Iteration 1: node hard, runner error \(output parse\), guard=skipped; hard open, attempts 0\/2 \(commit [0-9a-f]{7}\) — the output file [^\n]* is not valid JSON/m,
+    );
     expect(run.stdout).not.toMatch(/Iteration 1:[^\n]*agent said/);
     // Failures: the runner error and the two retries that spent the leaf's attempts.
     expect(run.stdout).toContain("3 iterations, 0 passed, 3 failed (2 agent retries, 1 runner error)");
@@ -77,7 +79,9 @@ describe("labels that say what happened", () => {
     child.kill("SIGINT");
     const run = await child;
     expect(run.exitCode).toBe(1);
-    expect(String(run.stdout)).toMatch(/^Iteration 1: node root, interrupted, guard=skipped; root open, attempts 0\/3 \(commit [0-9a-f]{7}\) — the run was stopped while the agent ran$/m);
+    expect(String(run.stdout)).toMatch(
+      /^Iteration 1: node root, interrupted, guard=skipped; root open, attempts 0\/3 \(commit [0-9a-f]{7}\) — the run was stopped while the agent ran$/m,
+    );
     expect(String(run.stdout)).not.toContain("agent said");
     const log = JSON.parse((await s.runner(["log", "--json"])).stdout) as { iterations: { outcome: string }[] };
     expect(log.iterations.map((it) => it.outcome)).toEqual(["interrupted"]);

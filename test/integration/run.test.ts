@@ -8,7 +8,8 @@ import { DONE_WHEN_SCRIPT, isAlive, scenario, subject } from "../helpers/scenari
 import { hasScript, node, RUNNER_BIN, tree } from "../helpers/sandbox.js";
 import { PID_RECORDING_AGENT } from "../helpers/fake-agents.js";
 
-const SUMMARY = /^(\d+) iterations?, (\d+) passed, (\d+) failed(?: \([^)]*\))?; time: agent (\d+\.\d)s, guard (\d+\.\d)s, runner (\d+\.\d)s \(total (\d+\.\d)s\)$/;
+const SUMMARY =
+  /^(\d+) iterations?, (\d+) passed, (\d+) failed(?: \([^)]*\))?; time: agent (\d+\.\d)s, guard (\d+\.\d)s, runner (\d+\.\d)s \(total (\d+\.\d)s\)$/;
 const ITERATION_LINE = /^Iteration (\d+): node (\S+) (decompose|execute), agent said (\w+), guard=(pass|fail|skipped); .* \(commit [0-9a-f]{7}\)/;
 
 function lines(text: string): string[] {

@@ -160,7 +160,6 @@ async function toEntry(root: string, runId: string, record: LoopRecord): Promise
   };
 }
 
-
 function object(value: unknown): Record<string, unknown> | undefined {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
