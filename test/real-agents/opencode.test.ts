@@ -14,7 +14,16 @@ import { describe, expect, it } from "vitest";
 import { documentedFlags } from "../helpers/fake-agents.js";
 import type { ErrorTurn, MockServerHandle, ModelTurn } from "../helpers/mock-model-script.js";
 import { opencodeMockConfig, startMockOpenCode } from "../helpers/mock-opencode.js";
-import { checkLogFile, expectLeafRun, processesOf, realAgent, realAgentScenario, threeLeafModel } from "../helpers/real-agent-repo.js";
+import {
+  checkLogFile,
+  expectLeafRun,
+  processesOf,
+  realAgent,
+  HANG_BUDGET_SECONDS,
+  realAgentScenario,
+  REAL_AGENT_TEST_TIMEOUT,
+  threeLeafModel,
+} from "../helpers/real-agent-repo.js";
 import { subject, type Scenario } from "../helpers/scenario.js";
 import { PROJECT_ROOT, runEvents, tempDir } from "../helpers/sandbox.js";
 
@@ -102,7 +111,7 @@ async function opencodeRepo(
 
 const chatRequests = (mock: MockServerHandle) => mock.requests.filter((request) => request.path === "/v1/chat/completions");
 
-describe("runner with the real opencode", () => {
+describe("runner with the real opencode", { timeout: REAL_AGENT_TEST_TIMEOUT }, () => {
   it("`runner run` drives a tree to passes=true: a decomposition into one leaf, `just ci` run by the agent and by the guard, one guard failure and a retry, two 429s OpenCode waits out itself, usage and cost recorded", async () => {
     const mock = await opencode.mock(opencodeOneLeafModel());
     const { s, checkLog } = await opencodeRepo("opencode-run", mock);
@@ -172,10 +181,13 @@ describe("runner with the real opencode", () => {
 
   it("a model that hangs: OpenCode is killed at the deadline, nothing of it is left, the timeout is a runner error", async () => {
     const mock = await opencode.mock([{ kind: "hang", mode: "mid-stream" }]);
-    const { s } = await opencodeRepo("opencode-hang", mock, { timeoutSeconds: 8 });
+    // A budget OpenCode reaches its model request within on a loaded machine (it took up to 22 s to start there).
+    const { s } = await opencodeRepo("opencode-hang", mock, { timeoutSeconds: HANG_BUDGET_SECONDS });
     const step = await s.step();
     expect(step.exitCode).toBe(1);
-    expect(step.stderr).toContain("Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of 8 s and was killed");
+    expect(step.stderr).toContain(
+      `Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of ${HANG_BUDGET_SECONDS} s and was killed`,
+    );
     expect(mock.requests.some((request) => request.answeredWith === "hang")).toBe(true);
     expect(s.meta(1).executor).toMatchObject({ timed_out: true });
     expect(processesOf(realpathSync(s.dir))).toEqual([]);
