@@ -178,5 +178,7 @@ max_iterations = 50 # overnight
     await expectRefused(s, ["config", "executor.kind", "--set", "command", "--set", "executor.command=x"], form);
     await expectRefused(s, ["config", "executor.sandbox", "--unset", "executor.sandbox"], form);
     await expectRefused(s, ["config", "--unset", "executor.kind=codex"], /^--unset takes a key alone/);
+    // `--set guard.command=npm test` unquoted: the shell made "test" a word of its own.
+    await expectRefused(s, ["config", "--set", "guard.command=npm", "test"], /^"test" belongs to no --set; quote a value that has spaces/);
   });
 });

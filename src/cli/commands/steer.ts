@@ -178,6 +178,9 @@ function configChanges(
 ): ConfigChange[] {
   const sets = argv.set ?? [];
   const unsets = argv.unset ?? [];
+  if (argv.key !== undefined && sets.some((set) => /^[a-z_]+\.[a-z_]+=/.test(set)))
+    // (`--set guard.command=npm test` unquoted: the shell made "test" a word of its own)
+    throw new UsageError(`"${argv.key}" belongs to no --set; quote a value that has spaces (--set 'guard.command=npm test'): ${CONFIG_FORM}.`);
   if (argv.key !== undefined) {
     // The one-key form: `runner config guard.command --set "npm test"` (the value taken whole, `=` and all).
     if (sets.length !== 1 || unsets.length > 0)
@@ -192,7 +195,7 @@ function configChanges(
     const at = set.indexOf("=");
     if (at < 0) throw new UsageError(`--set ${set} needs =value: ${CONFIG_FORM}.`);
     const key = set.slice(0, at).trim();
-    changes.push({ key, value: configValue(key, set.slice(at + 1)) });
+    changes.push({ key, value: configValue(key, set.slice(at + 1).trim()) });
   }
   for (const key of unsets) {
     if (key.includes("="))
