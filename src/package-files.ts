@@ -27,3 +27,16 @@ export function schemaFile(name: "task_tree" | "agent_output" | "config" | "poli
 export function packageVersion(): string {
   return (JSON.parse(readFileSync(path.join(packageRoot(), "package.json"), "utf8")) as { version: string }).version;
 }
+
+/**
+ * A section of the contract as a sentence cites it for a user: the package ships docs/contract.md
+ * (package.json "files"), so the citation names that file where it is installed.
+ */
+export function contractSection(section: number): string {
+  return `docs/contract.md §${section} (${path.join(packageRoot(), "docs", "contract.md")})`;
+}
+
+/** The configuration reference the package ships (docs/configuration.md), where it is installed. */
+export function configurationDoc(): string {
+  return path.join(packageRoot(), "docs", "configuration.md");
+}

@@ -181,11 +181,18 @@ function runGit(cwd: string, args: readonly string[], where: GitLocation = {}, c
         writeError = error;
       }
     };
+    // Once the file has all it may keep, git is stopped: the rest would be read only to be dropped
+    // (a 450 MB binary file is a 560 MB patch that git deflates and encodes, seconds of work).
+    let full = false;
     child.stdout?.on("data", (chunk: Buffer) => {
       if (!sink) return void out.push(chunk);
       const kept = chunk.subarray(0, Math.max(0, sink.room));
       sink.room -= kept.length;
       if (kept.length > 0) write(sink.redactor.push(sink.decoder.write(kept)));
+      if (kept.length < chunk.length && !full) {
+        full = true;
+        child.kill("SIGKILL");
+      }
     });
     child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
     child.once("error", reject);
@@ -195,7 +202,7 @@ function runGit(cwd: string, args: readonly string[], where: GitLocation = {}, c
         closeSync(sink.fd);
       }
       if (writeError !== undefined) reject(writeError);
-      else resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") });
+      else resolve({ code: full ? 0 : code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString("utf8") });
     });
     if (input !== undefined && child.stdin) {
       child.stdin.on("error", () => undefined);

@@ -8,6 +8,7 @@ import path from "node:path";
 import { findAgent } from "../agents/registry.js";
 import type { ResolvedConfig } from "../core/config.js";
 import { definesRecipe, JUSTFILE_NAMES, justRecipe, summaryRecipes } from "../core/justfile.js";
+import { contractSection } from "../package-files.js";
 import { withRunnerJust } from "./just-bin.js";
 import { interpreterProblem, lookupProgram } from "./program-path.js";
 
@@ -101,7 +102,7 @@ function scriptCheck(command: readonly string[], root: string): PreflightCheck |
   return {
     name: "agent's program",
     detail: `${script} (missing)`,
-    problem: `The agent's script ${JSON.stringify(script)} ([executor] command = ${JSON.stringify(command)}) does not exist in the repository; write it (CONTRACT §6 describes what it receives) and commit it, or fix [executor] command in .runner/state/config.toml.`,
+    problem: `The agent's script ${JSON.stringify(script)} ([executor] command = ${JSON.stringify(command)}) does not exist in the repository; write it (${contractSection(6)} describes what it receives) and commit it, or fix [executor] command in .runner/state/config.toml.`,
   };
 }
 

@@ -69,6 +69,12 @@ export interface ProcessRequest {
   containment?: ContainmentMethod | "auto" | "off";
   /** Called right after the spawn with what the crash journal needs to end a killed runner's child. */
   onSpawn?: (record: ContainmentRecord) => void;
+  /**
+   * Time between SIGTERM and SIGKILL of the group, and how long the pipes may stay open after the
+   * child exits (default 2 s). A test lengthens it to tell "at once" from "after the grace period"
+   * without measuring time.
+   */
+  graceMs?: number;
 }
 
 export interface ProcessResult {
@@ -220,6 +226,7 @@ async function supervise(request: ProcessRequest, program: string, start: Contai
     }
   }
 
+  const graceMs = request.graceMs ?? GRACE_MS;
   let timedOut = false;
   let aborted = false;
   let exited = false;
@@ -233,7 +240,7 @@ async function supervise(request: ProcessRequest, program: string, start: Contai
     if (reason === "deadline") timedOut = true;
     else aborted = true;
     killGroup(pid, "SIGTERM");
-    graceTimer = setTimeout(() => killGroup(pid, "SIGKILL"), GRACE_MS);
+    graceTimer = setTimeout(() => killGroup(pid, "SIGKILL"), graceMs);
   };
   const armDeadline = (): void => {
     const remaining = request.deadlineMs - Date.now();
@@ -260,7 +267,7 @@ async function supervise(request: ProcessRequest, program: string, start: Contai
     drainTimer = setTimeout(() => {
       subprocess.stdout?.destroy();
       subprocess.stderr?.destroy();
-    }, GRACE_MS);
+    }, graceMs);
   };
 
   if (pid !== undefined) {

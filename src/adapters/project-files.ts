@@ -9,6 +9,7 @@ import { pathEntryProblem } from "../core/path-rules.js";
 import { parseFinished } from "../core/plan-finished.js";
 import { jsonSyntaxMessage, type Problem } from "../core/problems.js";
 import { validatePolicySchema } from "../core/schema.js";
+import { configurationDoc } from "../package-files.js";
 export { loadTree } from "./tree-store.js";
 
 export function projectPath(root: string, relative: string): string {
@@ -28,7 +29,10 @@ export async function readOptional(file: string): Promise<string | undefined> {
 export async function loadConfig(root: string): Promise<ConfigResult> {
   const text = await readOptional(projectPath(root, LAYOUT.config));
   if (text === undefined) {
-    return { ok: false, problems: [{ path: "$", message: "the file does not exist; `runner init` writes one, or create it as CONTRACT §5 shows" }] };
+    return {
+      ok: false,
+      problems: [{ path: "$", message: `the file does not exist; \`runner init\` writes one, or create it as ${configurationDoc()} shows` }],
+    };
   }
   return parseConfig(text);
 }

@@ -140,10 +140,21 @@ export const COMMANDS: AnyCommand[] = [
   }),
   command({
     name: "config",
-    describe: "A person's edit of .runner/state/config.toml: set one key (e.g. guard.command), checked, committed and audited",
-    positional: { name: "key", describe: "section.key, e.g. guard.command or limits.max_iterations", required: true },
+    describe:
+      "A person's edit of .runner/state/config.toml: set or unset keys (e.g. switch the agent) in one edit, checked as a whole, committed and audited",
+    positional: {
+      name: "key",
+      describe: "With one --set <value>: the key to set, e.g. guard.command (or name each in --set key=value)",
+      required: false,
+    },
     options: {
-      set: { type: "string", describe: 'The new value: a TOML value, or plain text (an argv key splits it: "npm test")', value: "value" },
+      set: {
+        type: "string",
+        multiple: true,
+        describe: 'section.key=value: a TOML value, or plain text (an argv key splits it: guard.command="npm test")',
+        value: "key=value",
+      },
+      unset: { type: "string", multiple: true, describe: "section.key: remove the key (its default applies again)", value: "key" },
       wait,
     },
     load: async () => ({ run: (await steer()).config }),

@@ -4,6 +4,7 @@ import { EXIT, exitCodeOfError } from "../exit-codes.js";
 import { packageVersion } from "../package-files.js";
 import { printLine, reportError } from "./output.js";
 import { parseCommandLine } from "./parse.js";
+import { checkWorkFolder } from "./repo.js";
 
 export async function main(argv: string[]): Promise<number> {
   const debug = argv.includes("--debug");
@@ -18,6 +19,7 @@ export async function main(argv: string[]): Promise<number> {
       printLine(packageVersion());
       return EXIT.ok;
     }
+    checkWorkFolder(parsed.args.C);
     const { run } = await parsed.spec.load();
     return await run(parsed.args);
   } catch (error) {

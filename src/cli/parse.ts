@@ -26,13 +26,17 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
   }
   const wantsHelp = tokens.some((token) => token === "--help" || token === "-h");
   if (commandAt < 0) {
-    if (tokens.includes("--version") || tokens.includes("-V")) return { kind: "version" };
+    if (tokens.includes("--version") || tokens.includes("-V") || tokens.includes("-v")) return { kind: "version" };
     const unknown = tokens.find((token) => token.startsWith("-") && !["--help", "-h", "--debug", "-C"].includes(token) && !token.startsWith("-C"));
     if (unknown && !wantsHelp)
       throw new UsageError(`Unknown option ${unknown}; name a command first (${COMMANDS.map((c) => c.name).join(", ")}). See \`${PROGRAM} --help\`.`);
     return { kind: "help", text: programHelp() };
   }
-  const name = tokens[commandAt]!;
+  // `runner help [command]` is `runner [command] --help`.
+  const asksHelp = tokens[commandAt] === "help";
+  const helpFor = asksHelp ? tokens.slice(commandAt + 1).find((token) => !token.startsWith("-")) : undefined;
+  if (asksHelp && helpFor === undefined) return { kind: "help", text: programHelp() };
+  const name = helpFor ?? tokens[commandAt]!;
   const spec = COMMANDS.find((candidate) => candidate.name === name);
   if (!spec) {
     throw new UsageError(
@@ -42,7 +46,7 @@ export function parseCommandLine(argv: readonly string[]): Parsed {
       )}; the commands are ${COMMANDS.map((c) => c.name).join(", ")}. See \`${PROGRAM} --help\`.`,
     );
   }
-  if (wantsHelp) return { kind: "help", text: commandHelp(spec) };
+  if (wantsHelp || asksHelp) return { kind: "help", text: commandHelp(spec) };
   tokens.splice(commandAt, 1);
   return { kind: "run", spec, args: parseOptions(spec, tokens) };
 }
@@ -163,8 +167,8 @@ export function programHelp(): string {
     "",
     "Options of every command:",
     ...optionLines(GLOBAL_OPTIONS, [
-      ["--help, -h", "Show help (of a command: runner <command> --help)"],
-      ["--version", "Show the runner's version"],
+      ["--help, -h", "Show help (of a command: runner <command> --help, or runner help <command>)"],
+      ["--version, -v", "Show the runner's version"],
     ]),
     "",
   ].join("\n");

@@ -6,6 +6,7 @@
 // line. After an iteration whose guard failed, the last lines of the guard's output. The summary
 // adds the run's tokens and cost, and names the report command.
 import { describeUsage } from "../core/agent-usage.js";
+import { describeFailures } from "../core/iteration-outcome.js";
 import type { RunNotice, RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";
 import type { ProgressEvent } from "../step/deps.js";
@@ -55,7 +56,7 @@ function seconds(ms: number): string {
  */
 export function summaryLines(summary: RunSummary): string[] {
   const counts = [
-    `${summary.iterations} iteration${summary.iterations === 1 ? "" : "s"}, ${summary.passes} passed, ${summary.failures} failed; time: agent ${seconds(summary.agentMs)}, guard ${seconds(summary.guardMs)}${summary.waitMs > 0 ? `, waiting ${seconds(summary.waitMs)}` : ""}, runner ${seconds(summary.runnerMs)} (total ${seconds(summary.totalMs)})`,
+    `${summary.iterations} iteration${summary.iterations === 1 ? "" : "s"}, ${summary.passes} passed, ${describeFailures(summary.failures)}; time: agent ${seconds(summary.agentMs)}, guard ${seconds(summary.guardMs)}${summary.waitMs > 0 ? `, waiting ${seconds(summary.waitMs)}` : ""}, runner ${seconds(summary.runnerMs)} (total ${seconds(summary.totalMs)})`,
     ...(summary.usage ? [`usage: ${describeUsage(summary.usage)}`] : []),
   ];
   if (summary.exitCode === EXIT.ok || summary.exitCode === EXIT.stoppedEarly) return [summary.reason, ...counts];
@@ -83,9 +84,9 @@ function noticeLine(notice: RunNotice, style: Style): string {
   return notice.type === "stuck" ? style.warning(notice.message) : style.dim(notice.message);
 }
 
-/** A stall notice ends the run, whose summary opens with the same sentence: a person reads it once (the JSON events keep both). */
+/** A notice that ends the run (a stall, a stuck leaf under --halt-on-stuck) is the summary's first sentence: a person reads it once (the JSON events keep both). */
 export function shownAsLine(notice: RunNotice): boolean {
-  return !(notice.type === "stuck" && notice.cause === "no-progress");
+  return !(notice.type === "stuck" && notice.endsRun);
 }
 
 /** One JSON object per line on stdout. */

@@ -2,8 +2,20 @@
 // holds `.runner/`.
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { RefusalError } from "../errors.js";
+import { RefusalError, UsageError } from "../errors.js";
 import { RUNNER_DIR } from "../core/layout.js";
+
+/** Refuses a -C folder that does not exist, or is a file, before any command looks for its repository there. */
+export function checkWorkFolder(dir: string): void {
+  const full = path.resolve(dir);
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(full).isDirectory();
+  } catch {
+    throw new UsageError(`The folder ${full} (-C) does not exist; give -C the path of your repository.`);
+  }
+  if (!isFolder) throw new UsageError(`-C ${full} is a file, not a folder; give -C the path of your repository.`);
+}
 
 export function findProjectRoot(start: string): string {
   let dir = path.resolve(start);

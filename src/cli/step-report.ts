@@ -2,6 +2,8 @@
 // JSON, and its exit code. Shared by `runner step`, `runner recheck`, `runner run`'s live view and
 // its --json events.
 import { totalsOf, type UsageTotals } from "../core/agent-usage.js";
+import { outcomeLabel } from "../core/iteration-outcome.js";
+import { recordFacts } from "../core/iteration-record.js";
 import { firstFew } from "../core/text-limits.js";
 import { bugSentence } from "../errors.js";
 import { EXIT, exitCodeOfStep } from "../exit-codes.js";
@@ -79,10 +81,13 @@ function describeIteration(result: StepResult): string | undefined {
       ? `Iteration ${record.iteration}: re-checked node ${record.nodeId}, guard=pass; ${record.nodeId} passed${also}${commit}.`
       : `Iteration ${record.iteration}: re-checked node ${record.nodeId}, guard=${record.guard}; ${record.nodeId} stays open, attempts ${record.attemptsAfter}/${record.maxAttempts}${commit}${failed}`;
   }
-  const head = `Iteration ${record.iteration}: node ${record.nodeId} ${record.kind}, agent said ${record.status ?? "?"}, guard=${record.guard}`;
+  // A runner error is named as what it was (an unreadable answer, an interruption), not by the retry the runner records for it.
+  const head = record.runnerError
+    ? `Iteration ${record.iteration}: node ${record.nodeId}, ${outcomeLabel(recordFacts(record))}, guard=${record.guard}`
+    : `Iteration ${record.iteration}: node ${record.nodeId} ${record.kind}, agent said ${record.status ?? "?"}, guard=${record.guard}`;
   if (!record.treeToWrite) return `${head}; the agent left the task tree invalid${commit}, so the next step repairs it.`;
   const result2 = record.passesAfter ? `${record.nodeId} passed` : `${record.nodeId} open, attempts ${record.attemptsAfter}/${record.maxAttempts}`;
-  const failure = record.runnerError ? ` — runner error: ${record.runnerError.message}` : record.failure ? ` — ${record.failure.split("\n")[0]}` : "";
+  const failure = record.runnerError ? ` — ${record.runnerError.message}` : record.failure ? ` — ${record.failure.split("\n")[0]}` : "";
   return `${head}; ${result2}${commit}${failure}`;
 }
 

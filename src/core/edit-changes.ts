@@ -23,8 +23,14 @@ export type EditChange =
   | { kind: "finished"; count: number }
   /** Finished items a plan import left out (`--skip-done`), listed in GOAL.md. */
   | { kind: "goal-done"; count: number }
-  | { kind: "config"; key: string; value: unknown }
-  | { kind: "config-unset"; key: string };
+  /** A config key set; `was`: what it held before (told, not compared: the diff says what changed). */
+  | { kind: "config"; key: string; value: unknown; was?: Previous }
+  | { kind: "config-unset"; key: string; was?: Previous };
+
+/** A config key's value before an edit: unset, or a value. */
+export type Previous = { set: false } | { set: true; value: unknown };
+
+const previous = (was: Previous | undefined) => (was === undefined ? "" : ` (was ${was.set ? JSON.stringify(was.value) : "not set"})`);
 
 const quote = (id: string) => JSON.stringify(id);
 
@@ -48,9 +54,9 @@ export function formatChange(change: EditChange): string {
     case "goal-done":
       return `${change.count} finished items left out, listed in ${LAYOUT.goal}`;
     case "config":
-      return `${change.key} = ${JSON.stringify(change.value)}`;
+      return `${change.key} = ${JSON.stringify(change.value)}${previous(change.was)}`;
     case "config-unset":
-      return `${change.key} unset`;
+      return `${change.key} unset${previous(change.was)}`;
   }
 }
 
@@ -75,7 +81,7 @@ const LINE_PATTERNS: [RegExp, (m: RegExpExecArray) => EditChange][] = [
       ...(m[3] !== undefined ? { from: Number(m[3]), to: Number(m[4]) } : {}),
     }),
   ],
-  [/^([a-z_]+\.[a-z_]+) unset$/, (m) => ({ kind: "config-unset", key: m[1]! })],
+  [/^([a-z_]+\.[a-z_]+) unset(?: \(was .*\))?$/, (m) => ({ kind: "config-unset", key: m[1]! })],
   [/^(\d+) finished leaves for the guard to judge first$/, (m) => ({ kind: "finished", count: Number(m[1]) })],
   [/^(\d+) finished items left out, listed in \S+$/, (m) => ({ kind: "goal-done", count: Number(m[1]) })],
 ];
@@ -87,11 +93,16 @@ export function parseChange(line: string): EditChange | undefined {
     if (match) return build(match);
   }
   const config = /^([a-z_]+\.[a-z_]+) = (.*)$/.exec(line);
-  if (config) {
+  if (!config) return undefined;
+  // The value, then perhaps " (was …)": the longest prefix that is JSON is the value.
+  const rest = config[2]!;
+  const ends = [rest.length];
+  for (let at = rest.lastIndexOf(" (was "); at > 0; at = rest.lastIndexOf(" (was ", at - 1)) ends.push(at);
+  for (const end of ends) {
     try {
-      return { kind: "config", key: config[1]!, value: JSON.parse(config[2]!) as unknown };
+      return { kind: "config", key: config[1]!, value: JSON.parse(rest.slice(0, end)) as unknown };
     } catch {
-      return undefined;
+      // not JSON up to there
     }
   }
   return undefined;

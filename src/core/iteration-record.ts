@@ -2,6 +2,7 @@
 // machine's hand-off records, whatever path the iteration took.
 import { classifyChangedPaths, type Judgement } from "./classify.js";
 import type { IterationKind } from "./run-id.js";
+import type { IterationFacts } from "./iteration-outcome.js";
 import type { ResolvedConfig } from "./config.js";
 import { pathsInside } from "./path-rules.js";
 import { testFilesIn } from "./test-files.js";
@@ -149,4 +150,16 @@ export function describeAgentGit(git: AgentGitFacts | undefined): string | undef
 export function commitSubjectOf(record: IterationRecord): CommitSubject {
   if (record.stepKind === "repair" || record.kind === "repair") return { kind: "repair", runId: record.runId, iteration: record.iteration };
   return { kind: record.kind, runId: record.runId, iteration: record.iteration, nodeId: record.nodeId!, guard: record.guard };
+}
+
+/** The facts of a record as its commit will tell them (src/core/iteration-outcome.ts names and counts them). */
+export function recordFacts(record: IterationRecord): IterationFacts {
+  return {
+    kind: record.kind,
+    guard: record.guard,
+    status: record.stepKind === "repair" ? undefined : record.status,
+    runnerError: record.runnerError ? `${record.runnerError.kind}: ${record.runnerError.message}` : undefined,
+    failure: record.failure,
+    treeLeftInvalid: record.treeToWrite === undefined,
+  };
 }

@@ -1,5 +1,6 @@
 // The run's history as the branch records it: loop commits (subject + body + trailers). The runner
 // reads it to number iterations, count repairs, and give the agent its node's earlier summaries.
+import type { IterationFacts } from "./iteration-outcome.js";
 import type { AgentStatus } from "./state-update.js";
 import { formatCommitSubject, parseCommitSubject, type CommitSubject } from "./run-id.js";
 import { clip, oneLine, safeText, truncateForAgent } from "./text-limits.js";
@@ -99,6 +100,19 @@ function testsTrailer(tests: readonly string[]): string {
   }
   const more = tests.length - shown.length;
   return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+/** The facts of a loop commit, as src/core/iteration-outcome.ts names and counts them. */
+export function commitFacts(record: LoopRecord): IterationFacts {
+  const subject = record.subject;
+  return {
+    kind: subject.kind,
+    guard: subject.kind === "repair" ? "skipped" : subject.guard,
+    status: record.trailers.status,
+    runnerError: record.trailers.error,
+    failure: record.trailers.failure,
+    treeLeftInvalid: leftTreeInvalid(record),
+  };
 }
 
 /** The test files a loop commit's Runner-Tests trailer names, "and N more" last when it names fewer than it changed. */

@@ -14,8 +14,13 @@ export type PersonEditVerb = EditVerb | "config";
 export interface PersonEditSubject {
   runId: string | undefined;
   verb: PersonEditVerb;
-  /** The node (plan verbs) or the config key (config). */
+  /** The node (plan verbs), or the config keys changed, joined by ", " (config). */
   target: string;
+}
+
+/** The config keys a config edit's subject names (its target), in order. */
+export function configKeysOf(subject: PersonEditSubject): string[] {
+  return subject.verb === "config" ? subject.target.split(", ") : [];
 }
 
 function formatPersonEditSubject(subject: PersonEditSubject): string {
@@ -25,7 +30,7 @@ function formatPersonEditSubject(subject: PersonEditSubject): string {
 }
 
 const SUBJECT =
-  /^chore\(runner\): (?:run ([A-Za-z0-9._-]{1,64}) )?edit (?:(add|edit|move|remove|unstick|extend|import) node ([A-Za-z0-9][A-Za-z0-9._-]{0,127})|config ([A-Za-z0-9_.-]{1,64}))$/;
+  /^chore\(runner\): (?:run ([A-Za-z0-9._-]{1,64}) )?edit (?:(add|edit|move|remove|unstick|extend|import) node ([A-Za-z0-9][A-Za-z0-9._-]{0,127})|config ([A-Za-z0-9_.-]{1,64}(?:, [A-Za-z0-9_.-]{1,64})*))$/;
 
 export function parsePersonEditSubject(line: string): PersonEditSubject | undefined {
   const match = SUBJECT.exec(line);
@@ -64,13 +69,14 @@ export function formatPersonEditMessage(
   const { note, client } = options;
   const trailers = [
     `Runner-Edit: ${subject.verb}`,
-    `Runner-${subject.verb === "config" ? "Key" : "Node"}: ${subject.target}`,
+    // A config edit names every key it changed, one Runner-Key line each.
+    ...(subject.verb === "config" ? configKeysOf(subject).map((key) => `Runner-Key: ${key}`) : [`Runner-Node: ${subject.target}`]),
     `Runner-Person: ${person}`,
     ...changes.map((change) => `Runner-Change: ${change.replace(/\s+/g, " ")}`),
     ...(client ? [`Runner-Client: ${clientTrailerValue(client)}`] : []),
   ];
   const body = note?.trim() ? `${note.trim()}\n\n` : "";
-  return `${formatPersonEditSubject(subject)}\n\n${body}A person's edit of the plan, made with \`runner ${subject.verb}\`${client ? " through `runner mcp`" : ""}.\n\n${trailers.join("\n")}\n`;
+  return `${formatPersonEditSubject(subject)}\n\n${body}A person's edit of ${subject.verb === "config" ? "the config" : "the plan"}, made with \`runner ${subject.verb}\`${client ? " through `runner mcp`" : ""}.\n\n${trailers.join("\n")}\n`;
 }
 
 /** The Runner-* trailers of a message's last paragraph, in order: [key in lower case, value]. */

@@ -80,7 +80,7 @@ export function judgeLoadedState(loaded: LoadedState, options: { recheck?: boole
   if (!tree.ok && tree.missing && loaded.lastValidTree === undefined) {
     return {
       kind: "treeMissing",
-      message: `.runner/state/tree.json does not exist and no valid tree exists in this branch's history; write one by hand (CONTRACT §3) and commit it, or, to start over, remove .runner/ and run \`runner init\`.`,
+      message: `.runner/state/tree.json does not exist and no valid tree exists in this branch's history; write one by hand (docs/contract.md §3 of the runner's package says how) and commit it, or, to start over, remove .runner/ and run \`runner init\`.`,
     };
   }
   const start = { config: config.config, records, iteration: nextIterationNumber(records) };

@@ -3,7 +3,9 @@
 // the slot behind a failed iteration is tinted, and the badge under it names the outcome. Each mark
 // links to the iteration's section and carries a <title> tooltip, so it reads without JavaScript.
 // Pure and deterministic: the same iterations give the same SVG.
+import { outcomeLabel } from "../core/iteration-outcome.js";
 import { duration, escapeHtml } from "./format.js";
+import { reportFacts } from "./summarize.js";
 import type { IterationOutcome, ReportIteration } from "./model.js";
 
 export const OUTCOME_STYLE: Record<IterationOutcome, { label: string; color: string; symbol: string }> = {
@@ -44,9 +46,9 @@ function fit(text: string, max: number): string {
 }
 
 function tooltip(it: ReportIteration): string {
-  const what = it.kind === "repair" ? "repair" : `${it.nodeId ?? "?"} · ${it.kind}`;
+  const what = it.kind === "repair" ? "repair" : `${it.nodeId ?? "?"} · ${it.runnerError !== undefined ? outcomeLabel(reportFacts(it)) : it.kind}`;
   const parts = [`Iteration ${it.iteration}: ${what} · ${OUTCOME_STYLE[it.outcome].label}`];
-  if (it.agentStatus) parts.push(`agent said ${it.agentStatus}, guard ${it.guard}`);
+  if (it.agentStatus && it.runnerError === undefined) parts.push(`agent said ${it.agentStatus}, guard ${it.guard}`);
   if (it.attempts) parts.push(`attempts ${it.attempts.after}/${it.attempts.max}`);
   const local = it.local;
   if (local?.totalMs !== undefined) {

@@ -115,10 +115,14 @@ export interface Totals {
   repair: number;
   /** Iterations whose guard passed. */
   passes: number;
-  /** Iterations with a failed guard, a recorded failure or a runner error (as `runner run` counts them). */
+  /** Iterations that failed, as every view counts them (src/core/iteration-outcome.ts): the sum of the kinds below. */
   failures: number;
   guardFailures: number;
+  /** The agent said retry (or broke the contract, counted as a retry): an attempt spent. */
+  retries: number;
   runnerErrors: number;
+  invalidTrees: number;
+  otherFailures: number;
   nodes?: { total: number; passed: number; stuck: number };
   /** Summed over the iterations with a local log (`timed` of them). */
   time?: { agentMs: number; guardMs: number; runnerMs: number; totalMs: number; timed: number };

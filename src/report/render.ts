@@ -4,6 +4,8 @@
 // that got past it anyway.
 import { OUTCOME_STYLE, renderTimeline, TIME_COLORS } from "./chart.js";
 import { formatCost } from "../core/agent-usage.js";
+import { failureParts, outcomeLabel } from "../core/iteration-outcome.js";
+import { reportFacts } from "./summarize.js";
 import { count, duration, escapeHtml as esc, plural, timestamp } from "./format.js";
 import type { IterationDiff, NoteAddition, Report, ReportIteration, ReportNode, Totals, Usage } from "./model.js";
 import { SCRIPT, scriptHash, STYLE } from "./style.js";
@@ -42,9 +44,15 @@ function renderTiles(totals: Totals, iterations: number, notes: readonly NoteAdd
   const tiles: string[] = [];
   tiles.push(tile("Iterations", count(totals.iterations), `${totals.decompose} decompose · ${totals.execute} execute · ${totals.repair} repair`));
   tiles.push(tile("Guard passed", count(totals.passes), `of ${plural(totals.execute, "execute iteration")}`, totals.passes > 0 ? "good" : ""));
-  const other = totals.failures - totals.guardFailures - totals.runnerErrors;
-  const kinds = [`${totals.guardFailures} guard`, plural(totals.runnerErrors, "runner error"), ...(other > 0 ? [`${other} other`] : [])];
-  tiles.push(tile("Failures", count(totals.failures), kinds.join(" · "), totals.failures > 0 ? "bad" : ""));
+  const kinds = failureParts({
+    total: totals.failures,
+    guard: totals.guardFailures,
+    retry: totals.retries,
+    runner_error: totals.runnerErrors,
+    invalid_tree: totals.invalidTrees,
+    other: totals.otherFailures,
+  });
+  tiles.push(tile("Failures", count(totals.failures), kinds.length > 0 ? kinds.join(" · ") : "none", totals.failures > 0 ? "bad" : ""));
   if (totals.nodes) {
     tiles.push(
       tile(
@@ -210,8 +218,12 @@ export function renderIteration(it: ReportIteration): string {
   const failed = it.outcome === "fail" || it.outcome === "error" || it.outcome === "invalid-tree";
   const local = it.local;
   const facts: string[] = [`<span class="tag" style="background:${style.color}">${esc(`${style.symbol} ${style.label}`)}</span>`];
-  facts.push(`kind ${esc(it.kind)}`);
-  if (it.agentStatus) facts.push(`agent said ${esc(it.agentStatus)}`);
+  // A runner error was not judged: its words (an unreadable answer, an interruption), not a kind and the retry the runner records for it.
+  if (it.runnerError !== undefined) facts.push(esc(outcomeLabel(reportFacts(it))));
+  else {
+    facts.push(`kind ${esc(it.kind)}`);
+    if (it.agentStatus) facts.push(`agent said ${esc(it.agentStatus)}`);
+  }
   facts.push(`guard ${esc(it.guard)}`);
   if (it.attempts) facts.push(`attempts ${it.attempts.after}/${it.attempts.max}`);
   if (local?.totalMs !== undefined)

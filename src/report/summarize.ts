@@ -1,5 +1,6 @@
 // Pure decisions of the report: what each iteration came to, the tree's node states, the run's
 // totals and its outcome (can the branch be merged?). No I/O: gather.ts hands the facts in.
+import { countFailures, failureKindOf, type IterationFacts } from "../core/iteration-outcome.js";
 import { selectLeftmostOpenLeaf } from "../core/select.js";
 import { orderedChildren, type TaskNode, type TaskTree } from "../core/tree.js";
 import {
@@ -12,6 +13,20 @@ import {
   type Totals,
   type Usage,
 } from "./model.js";
+
+/** The facts of an iteration as src/core/iteration-outcome.ts names and counts them. */
+export function reportFacts(
+  it: Pick<ReportIteration, "kind" | "guard" | "agentStatus" | "failure" | "runnerError" | "treeLeftInvalid">,
+): IterationFacts {
+  return {
+    kind: it.kind,
+    guard: it.guard,
+    status: it.agentStatus,
+    runnerError: it.runnerError,
+    failure: it.failure,
+    treeLeftInvalid: it.treeLeftInvalid,
+  };
+}
 
 /** The one word for an iteration; a runner error or a tree left invalid outranks what the agent said. */
 export function iterationOutcome(
@@ -81,15 +96,19 @@ export function sumUsage(usages: readonly (Usage | undefined)[]): (Usage & { rec
 
 export function totalsOf(iterations: readonly ReportIteration[], root: ReportNode | undefined): Totals {
   const count = (test: (it: ReportIteration) => boolean) => iterations.filter(test).length;
+  const failed = countFailures(iterations.map((it) => failureKindOf(reportFacts(it))));
   const totals: Totals = {
     iterations: iterations.length,
     decompose: count((it) => it.kind === "decompose"),
     execute: count((it) => it.kind === "execute"),
     repair: count((it) => it.kind === "repair"),
     passes: count((it) => it.guard === "pass"),
-    failures: count((it) => it.runnerError !== undefined || it.guard === "fail" || it.failure !== undefined),
-    guardFailures: count((it) => it.guard === "fail"),
-    runnerErrors: count((it) => it.runnerError !== undefined),
+    failures: failed.total,
+    guardFailures: failed.guard,
+    retries: failed.retry,
+    runnerErrors: failed.runner_error,
+    invalidTrees: failed.invalid_tree,
+    otherFailures: failed.other,
   };
   if (root) {
     const nodes = [...nodesOf(root)];

@@ -11,6 +11,8 @@
 import { setTimeout as wait } from "node:timers/promises";
 import { loadConfig, loadTree } from "../adapters/project-files.js";
 import { addUsage, type UsageTotals } from "../core/agent-usage.js";
+import { countFailures, failureKindOf, type FailureCounts } from "../core/iteration-outcome.js";
+import { recordFacts } from "../core/iteration-record.js";
 import { DEFAULT_LIMITS, type ResolvedConfig } from "../core/config.js";
 import { checkDerivedPasses } from "../core/invariants.js";
 import { formatDuration } from "../core/durations.js";
@@ -65,6 +67,8 @@ export type RunNotice =
       nodeId: string | undefined;
       /** A leaf whose attempts reached max_attempts, or a run that stops for lack of progress. */
       cause: "attempts" | "no-progress";
+      /** The run stops on it (its message is the summary's reason, which a person reads once). */
+      endsRun: boolean;
       attempts?: number;
       maxAttempts?: number;
       message: string;
@@ -77,7 +81,8 @@ export interface RunSummary {
   runId?: string;
   iterations: number;
   passes: number;
-  failures: number;
+  /** The iterations that failed, by kind (src/core/iteration-outcome.ts: the one rule for every view). */
+  failures: FailureCounts;
   agentMs: number;
   guardMs: number;
   runnerMs: number;
@@ -115,7 +120,7 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
     reason: "",
     iterations: 0,
     passes: 0,
-    failures: 0,
+    failures: countFailures([]),
     agentMs: 0,
     guardMs: 0,
     runnerMs: 0,
@@ -192,6 +197,7 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
           attempts: stuck.attempts,
           maxAttempts: stuck.max,
           message: reason,
+          endsRun: true,
         });
         return finish(EXIT.stoppedEarly, reason);
       }
@@ -215,7 +221,11 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
       summary.guardMs += result.durations.guardMs;
       summary.usage = addUsage(summary.usage, result.usage);
       if (record.passesAfter && record.guard === "pass") summary.passes += 1;
-      if (record.runnerError || record.guard === "fail" || record.failure) summary.failures += 1;
+      const failed = failureKindOf(recordFacts(record));
+      if (failed) {
+        summary.failures.total += 1;
+        summary.failures[failed] += 1;
+      }
     }
     await options.onStep?.(result);
     // The iteration that made the root pass ends the run, whatever the iteration limit.
@@ -248,6 +258,7 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
           attempts: record.attemptsAfter,
           maxAttempts: record.maxAttempts,
           message: `Leaf ${record.nodeId} is stuck (${record.attemptsAfter}/${record.maxAttempts} attempts); the next iteration asks the agent to decompose it.`,
+          endsRun: false,
         });
       }
       if (record.progressed) {
@@ -258,7 +269,7 @@ export async function runLoop(options: RunOptions): Promise<RunSummary> {
       stalledLeaf = record.nodeId ?? stalledLeaf;
       if (limits.maxStalledIterations > 0 && stalled >= limits.maxStalledIterations) {
         const reason = stallSentence(stalledLeaf, stalled, stallReason(record));
-        await options.onNotice?.({ type: "stuck", nodeId: stalledLeaf, cause: "no-progress", message: reason });
+        await options.onNotice?.({ type: "stuck", nodeId: stalledLeaf, cause: "no-progress", message: reason, endsRun: true });
         return finish(EXIT.stoppedEarly, reason);
       }
       continue;

@@ -250,6 +250,15 @@ export const AGENT_ENV_UNSET = [
  * A repository on run branch `runId` (guard `just ci`, check.mjs, act.mjs, CHECK_LOG in `env`) whose
  * `[executor]` is `executor`, committed and started with `runner start`.
  */
+/** A real-agent test's time limit (ms): several sessions of a slow-starting agent on a loaded machine, with room to spare. */
+export const REAL_AGENT_TEST_TIMEOUT = 480_000;
+
+/**
+ * The iteration budget of a "model that hangs" test: the agent must reach its model request before
+ * the deadline, which took a real agent up to 22 s on a machine loaded by other test runs.
+ */
+export const HANG_BUDGET_SECONDS = 45;
+
 export async function realAgentScenario(
   runId: string,
   options: { env: Record<string, string>; executor: string[]; timeoutSeconds?: number; tree?: ReturnType<typeof tree> },
@@ -265,6 +274,9 @@ export async function realAgentScenario(
   writeFiles(s.dir, {
     [CONFIG_FILE]: ["[executor]", ...options.executor, "", "[limits]", `iteration_timeout_seconds = ${options.timeoutSeconds ?? 120}`, ""].join("\n"),
   });
+  // A real agent took 20–30 s a session on a machine loaded by other test runs (docs/decisions.md,
+  // 2026-11-26): each call gets 5 minutes, and the real-agent tests 8 (REAL_AGENT_TEST_TIMEOUT).
+  s.callTimeout = 300_000;
   await s.git(["commit", "-q", "-am", "use the agent"]);
   const start = await s.runner(["start", "--run-id", runId]);
   expect(start.stderr).toBe("");

@@ -253,12 +253,16 @@ export class Scenario {
   }
 
   /** `runner step` through the built binary. */
-  step(args: string[] = []): Promise<CliResult> {
-    return this.runner(["step", ...args]);
+  step(args: string[] = [], options: { timeout?: number } = {}): Promise<CliResult> {
+    return this.runner(["step", ...args], options);
   }
 
-  runner(args: string[]): Promise<CliResult> {
-    return runner(this.dir, args, { env: this.env });
+  /** How long one call of the binary may take (ms): longer for a real agent, slow to start on a loaded machine (real-agent-repo.ts). */
+  callTimeout = 60_000;
+
+  /** The built binary; `timeout` (ms) overrides callTimeout. */
+  runner(args: string[], options: { timeout?: number } = {}): Promise<CliResult> {
+    return runner(this.dir, args, { env: this.env, timeout: options.timeout ?? this.callTimeout });
   }
 
   /** git in the repository (setup environment: with an identity). */

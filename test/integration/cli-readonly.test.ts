@@ -335,7 +335,7 @@ describe.concurrent("inside a real git repository", () => {
     const dir = await repoOnRun();
     const text = await runner(dir, ["status"]);
     expect(text.exitCode).toBe(0);
-    expect(text.stdout.split("\n")[0]).toBe("run r1 (branch runner/r1): 1 iteration committed");
+    expect(text.stdout.split("\n")[0]).toBe("run r1 (branch runner/r1): 1 iteration committed, 0 failed");
     const json = await runner(dir, ["status", "--json"]);
     expect(json.stderr).toBe("");
     expect(JSON.parse(json.stdout)).toMatchObject({ run_id: "r1", branch: "runner/r1", iterations: 1, next: { id: "b" } });

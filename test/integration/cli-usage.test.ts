@@ -1,10 +1,10 @@
 // First contact with the command line: help, version, and usage errors that name the argument and
 // what it may be (one sentence on stderr, exit 1), through the built binary.
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT, runner, tempDir } from "../helpers/sandbox.js";
-import { oneSentence } from "../helpers/scenario.js";
+import { oneSentence, scenario } from "../helpers/scenario.js";
 
 describe.concurrent("the command line", () => {
   it("`runner` alone prints the help: every command, and how to get a command's options", async () => {
@@ -22,6 +22,49 @@ describe.concurrent("the command line", () => {
     for (const args of [["--version"], ["-C", ".", "--version"]]) {
       const result = await runner(tempDir(), args);
       expect([result.exitCode, result.stdout, result.stderr]).toEqual([0, version, ""]);
+    }
+  });
+
+  it("`runner help` and `runner help <command>` are --help; `runner -v` is --version", async () => {
+    const dir = tempDir();
+    const version = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }).version;
+    expect(await runner(dir, ["help"])).toEqual(await runner(dir, ["--help"]));
+    expect(await runner(dir, ["help", "diagram"])).toEqual(await runner(dir, ["diagram", "--help"]));
+    const unknown = await runner(dir, ["help", "nope"]);
+    expect(unknown.exitCode).toBe(1);
+    expect(oneSentence(unknown.stderr)).toMatch(/^Unknown command "nope"/);
+    const short = await runner(dir, ["-v"]);
+    expect([short.exitCode, short.stdout, short.stderr]).toEqual([0, version, ""]);
+  });
+
+  it("-C naming a folder that does not exist (or a file) is one sentence from every command, exit 1", async () => {
+    const help = (await runner(tempDir(), ["--help"])).stdout;
+    const commands = [...help.matchAll(/^ {2}([a-z]+) {2,}\S/gm)].map((match) => match[1]!);
+    expect(commands).toContain("status");
+    const missing = path.join(tempDir(), "nonexistent");
+    const file = path.join(tempDir(), "a-file.txt");
+    writeFileSync(file, "not a folder\n");
+    // (what each command needs to get past its own argument checks)
+    const positional: Record<string, string[]> = {
+      show: ["a"],
+      add: ["root", "--title", "T"],
+      edit: ["a", "--title", "T"],
+      move: ["a", "--parent", "b"],
+      remove: ["a"],
+      unstick: ["a"],
+      cleanup: ["r1"],
+      config: ["guard.command", "--set", "x"],
+      extend: ["--title", "T"],
+    };
+    for (const command of commands) {
+      for (const [where, pattern] of [
+        [missing, /^The folder .*nonexistent \(-C\) does not exist; give -C the path of your repository\.$/],
+        [file, /^-C .*a-file\.txt is a file, not a folder; give -C the path of your repository\.$/],
+      ] as const) {
+        const result = await runner(tempDir(), ["-C", where, command, ...(positional[command] ?? [])]);
+        expect(result.exitCode, `${command}: ${result.stderr}`).toBe(1);
+        expect(oneSentence(result.stderr), command).toMatch(pattern);
+      }
     }
   });
 
@@ -89,5 +132,34 @@ describe.concurrent("the command line", () => {
       expect(result.exitCode, args.join(" ")).toBe(1);
       expect(oneSentence(result.stderr), args.join(" ")).toBe(sentence);
     }
+  });
+});
+
+describe("what the runner cites, a user of the package has", () => {
+  it("`runner doctor` names docs/contract.md §6 of the installed package, a file that exists, for a missing agent script", async () => {
+    const s = await scenario({ executor: ["bash", "agent.sh"] });
+    const doctor = await s.runner(["doctor"]);
+    expect(doctor.exitCode).toBe(1);
+    const out = doctor.stdout + doctor.stderr;
+    expect(out).not.toContain("CONTRACT");
+    const cited = /docs\/contract\.md §6 \(([^)]+)\)/.exec(out);
+    expect(cited, out).not.toBeNull();
+    expect(existsSync(cited![1]!)).toBe(true);
+    expect(cited![1]).toBe(path.join(PROJECT_ROOT, "docs", "contract.md"));
+  });
+
+  it('no sentence in src/ cites "CONTRACT §" (code comments may: they are for the developers, who have docs/contract.md)', () => {
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".generated.ts"))
+          for (const [i, line] of readFileSync(full, "utf8").split("\n").entries())
+            if (/CONTRACT §/.test(line.replace(/\/\/.*$|^\s*(\/\*\*?|\*).*$/, ""))) offenders.push(`${path.relative(PROJECT_ROOT, full)}:${i + 1}`);
+      }
+    };
+    walk(path.join(PROJECT_ROOT, "src"));
+    expect(offenders).toEqual([]);
   });
 });

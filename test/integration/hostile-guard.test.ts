@@ -6,7 +6,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { expectAudit, expectLoopHistory, expectPassesReplay, GUARD_SH, hostileScenario, runHistory } from "../helpers/hostile.js";
-import { node, tempDir, tree } from "../helpers/sandbox.js";
+import { node, runner, tempDir, tree } from "../helpers/sandbox.js";
 import { subject } from "../helpers/scenario.js";
 
 describe.concurrent("the guard judges what is committed", () => {
@@ -220,14 +220,19 @@ describe.concurrent("smaller things that must not block the loop", () => {
   });
 
   it("a file whose patch is longer than a JavaScript string can be (450 MB of random bytes) is committed and reported as committed; diff.patch stays bounded", async () => {
-    const s = await hostileScenario();
+    // Honest time limits with room to spare on a loaded machine: writing and hashing 900 MB is disk
+    // work that took 35–60 s beside other test runs (the iteration budget covers the agent's write).
+    const s = await hostileScenario({ timeoutSeconds: 900 });
     s.script({ 1: { write: { "src/a.txt": "ok\n" }, status: "done", sh: "head -c 450M /dev/urandom > big.bin" } });
-    const step = await s.step();
+    // Cheaper, and beside the point of the test: git stores the object without deflating 450 MB of
+    // random bytes (the runner stops `git diff` once diff.patch has its 16 MB).
+    await s.git(["config", "core.looseCompression", "0"]);
+    const step = await runner(s.dir, ["step"], { env: s.env, timeout: 600_000 });
     expect(step.exitCode, step.stderr).toBe(0);
     expect(s.meta(1).commit).toBe(await s.head());
     expect(await s.git(["ls-tree", "HEAD", "big.bin"])).toMatch(/big\.bin$/);
     expect(statSync(path.join(s.dir, s.iterFile(1, "diff.patch"))).size).toBeLessThanOrEqual(16 * 1024 * 1024);
-  }, 180_000);
+  }, 900_000);
 });
 
 describe.concurrent("the stricter mode: the guard in a clean checkout of the candidate commit", () => {

@@ -19,6 +19,7 @@ interface Entry {
   failure: string | null;
   runner_error: string | null;
   usage: unknown;
+  outcome: string;
 }
 
 // iteration → node, kind, status column, guard, attempts, summary
@@ -26,7 +27,7 @@ const EXPECTED: [number, string, string, string, string, string, string][] = [
   [1, "root", "decompose", "decomposed", "skipped", "0/3", "split root"],
   [2, "a", "execute", "done", "fail", "1/3", "wrote a, badly"],
   [3, "a", "execute", "done", "pass", "1/3", "fixed a"],
-  [4, "b", "execute", "error", "skipped", "0/3", "output_parse_error"],
+  [4, "b", "-", "runner error (output parse)", "skipped", "0/3", "output_parse_error"],
   [5, "b", "execute", "done", "pass", "0/3", "wrote b"],
 ];
 
@@ -84,7 +85,7 @@ describe("runner log", () => {
     expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
     const out = result.stdout.split("\n").filter(Boolean);
-    expect(out[0]).toBe("run log-1: 5 iterations");
+    expect(out[0]).toBe("run log-1: 5 iterations, 2 failed (1 red guard, 1 runner error)");
     expect(out[1]!.split(/\s+/).filter(Boolean)).toEqual([
       "iter",
       "node",
@@ -119,11 +120,14 @@ describe("runner log", () => {
     expect(log.iterations.map((entry) => entry.commit)).toEqual(shas);
     for (const [i, [iteration, nodeId, kind, status, guard, attempts, summary]] of EXPECTED.entries()) {
       const entry = log.iterations[i]!;
-      expect(entry).toMatchObject({ iteration, node_id: nodeId, kind, guard_outcome: guard, attempts });
-      expect(entry.agent_status).toBe(status === "error" ? "retry" : status);
+      // A runner error: the commit's kind and the retry seed 002 records for it stay in the JSON; `outcome` names it.
+      const error = status.startsWith("runner error");
+      expect(entry).toMatchObject({ iteration, node_id: nodeId, kind: error ? "execute" : kind, guard_outcome: guard, attempts });
+      expect(entry.agent_status).toBe(error ? "retry" : status);
+      expect(entry.outcome).toBe(error ? status : `agent said ${status}`);
       expect(entry.duration_ms).toBe(s.meta(iteration).durations.total_ms);
       expect(entry.duration_ms).toBeGreaterThan(0);
-      if (status === "error") expect(entry.runner_error).toContain(summary);
+      if (error) expect(entry.runner_error).toContain(summary);
       else expect(entry.summary).toContain(summary);
     }
     expect(log.iterations[1]!.failure).toContain("guard");

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { adapterRepo } from "../helpers/adapter-repo.js";
 import { PROJECT_ROOT, node, runEvents, tree } from "../helpers/sandbox.js";
 import { scenario } from "../helpers/scenario.js";
+import { RESET_MARGIN_SECONDS } from "../../src/core/run-policy.js";
 
 const SCHEMA_FILE = path.join(PROJECT_ROOT, "schemas", "agent_output", "v1.agent.json");
 const LEAVES = ["a", "b", "c"];
@@ -24,17 +25,23 @@ describe("a rate or usage limit: run waits for the reset and goes on", () => {
       limit: { calls: 1, resetInSeconds: 120 },
     });
     s.env = { ...s.env, ...FAST_WAITS };
+    const before = Date.now();
     const result = await s.runner(["run", "--json"]);
+    const after = Date.now();
     expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
     const events = runEvents(result.stdout);
     const waits = events.filter((event) => event.type === "wait");
     expect(waits).toHaveLength(1);
     expect(waits[0]).toMatchObject({ cause: "limit" });
-    // Codex names the reset's minute, rounded down (here the minute of now + 120 s): the wait runs to
-    // the end of that minute (121–180 s from now), margin included.
-    expect(waits[0]!.seconds as number).toBeGreaterThan(120);
-    expect(waits[0]!.seconds as number).toBeLessThanOrEqual(186);
+    // Codex names the reset's minute, rounded down (here the minute of its now + 120 s): the reset is
+    // the end of that minute (120–180 s after the fake's now, which lies between before and after),
+    // and the wait runs to it, the margin included — bounds the machine's load cannot move.
+    const reset = Date.parse((s.meta(1).limit as { resets_at: string }).resets_at);
+    expect(reset).toBeGreaterThanOrEqual(before + 120_000);
+    expect(reset).toBeLessThanOrEqual(after + 180_000);
+    expect(Date.parse(String(waits[0]!.until)) - reset).toBeGreaterThanOrEqual(RESET_MARGIN_SECONDS * 1000);
+    expect(Date.parse(String(waits[0]!.until)) - reset).toBeLessThan((RESET_MARGIN_SECONDS + 1) * 1000);
     expect(String(waits[0]!.message)).toMatch(
       /^Waiting (\d+(\.\d)? s|\d+ min \d\d s) for the agent's usage limit \(it resets at \d\d:\d\d:00\); Ctrl-C stops the run\.$/,
     );
@@ -58,9 +65,13 @@ describe("a rate or usage limit: run waits for the reset and goes on", () => {
     expect(result.exitCode).toBe(0);
     const waits = runEvents(result.stdout).filter((event) => event.type === "wait");
     expect(waits.map((event) => event.cause)).toEqual(["limit", "limit"]);
-    for (const wait of waits) {
-      expect(wait.seconds as number).toBeGreaterThanOrEqual(30);
-      expect(wait.seconds as number).toBeLessThanOrEqual(36);
+    // Each wait runs to its reset (30 s after the fake's now), the margin included: measured from the
+    // reset the run recorded, not from the clock, so however late the runner got to it under load.
+    for (const [i, wait] of waits.entries()) {
+      const reset = Date.parse((s.meta(i + 1).limit as { resets_at: string }).resets_at);
+      expect(Date.parse(String(wait.until)) - reset).toBeGreaterThanOrEqual(RESET_MARGIN_SECONDS * 1000);
+      expect(Date.parse(String(wait.until)) - reset).toBeLessThan((RESET_MARGIN_SECONDS + 1) * 1000);
+      expect(wait.seconds as number).toBeLessThanOrEqual(30 + RESET_MARGIN_SECONDS + 1);
     }
     expect(s.meta(2).runner_error?.message).toMatch(/Usage limit reached/);
     expect(s.readTree().root.passes).toBe(true);

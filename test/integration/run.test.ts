@@ -8,7 +8,8 @@ import { DONE_WHEN_SCRIPT, isAlive, scenario, subject } from "../helpers/scenari
 import { hasScript, node, RUNNER_BIN, tree } from "../helpers/sandbox.js";
 import { PID_RECORDING_AGENT } from "../helpers/fake-agents.js";
 
-const SUMMARY = /^(\d+) iterations?, (\d+) passed, (\d+) failed; time: agent (\d+\.\d)s, guard (\d+\.\d)s, runner (\d+\.\d)s \(total (\d+\.\d)s\)$/;
+const SUMMARY =
+  /^(\d+) iterations?, (\d+) passed, (\d+) failed(?: \([^)]*\))?; time: agent (\d+\.\d)s, guard (\d+\.\d)s, runner (\d+\.\d)s \(total (\d+\.\d)s\)$/;
 const ITERATION_LINE = /^Iteration (\d+): node (\S+) (decompose|execute), agent said (\w+), guard=(pass|fail|skipped); .* \(commit [0-9a-f]{7}\)/;
 
 function lines(text: string): string[] {
@@ -133,12 +134,11 @@ describe("runner run", () => {
   it("a runner error (an executor timeout) stops the whole run with exit 1 after its iteration was committed", async () => {
     const s = await scenario({ runId: "run-4", timeoutSeconds: 1 });
     s.script({
-      1: { write: { "src/slow.txt": "started\n" }, status: "done", sleep: 20 },
+      // (an agent that would sleep past the test's own time limit: the run ends only because the runner killed it at its budget)
+      1: { write: { "src/slow.txt": "started\n" }, status: "done", sleep: 600 },
       2: { write: { "src/a.txt": "a\n" }, status: "done" },
     });
-    const started = Date.now();
     const result = await s.runner(["run"]);
-    expect(Date.now() - started).toBeLessThan(15_000);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain("did not finish within the iteration budget of 1 s");
     expect(await s.subjects()).toEqual([subject("run-4", 1, "root", "execute", "skipped")]);

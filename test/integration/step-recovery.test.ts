@@ -48,12 +48,11 @@ describe.concurrent("runner error recovery", () => {
     const s = await scenario({ timeoutSeconds: 2, tree: tree(node("root", { attempts: 1 })) });
     s.script({
       // The agent even wrote a valid "retry" before hanging: still no attempt is used.
-      1: { write: { "partial.txt": "partial\n" }, status: "retry", spawnChild: true, sleep: 30 },
+      // (it would sleep past the test's own time limit: the step ends only because the runner kills it at its budget)
+      1: { write: { "partial.txt": "partial\n" }, status: "retry", spawnChild: true, sleep: 600 },
       2: { status: "retry" },
     });
-    const started = Date.now();
     const result = await s.step();
-    expect(Date.now() - started).toBeLessThan(20_000);
     await expectRecovered(
       s,
       result,
@@ -125,10 +124,9 @@ describe.concurrent("runner error recovery", () => {
 
   it("guard timeout: the guard is killed with its children, recorded as a runner error", async () => {
     const s = await scenario({ timeoutSeconds: 3 });
-    s.script({ 1: { write: { "x.txt": "done\n" }, status: "done", guard: { spawnChild: true, sleep: 30 } } });
-    const started = Date.now();
+    // (the guard would sleep past the test's own time limit: the step ends only because the runner kills it at its budget)
+    s.script({ 1: { write: { "x.txt": "done\n" }, status: "done", guard: { spawnChild: true, sleep: 600 } } });
     const result = await s.step();
-    expect(Date.now() - started).toBeLessThan(20_000);
     await expectRecovered(
       s,
       result,

@@ -112,7 +112,7 @@ describe("run's ending", () => {
     expect(result.exitCode).toBe(1);
     expect(oneSentence(result.stderr)).toMatch(/did not finish within the iteration budget of 1 s/);
     expect(result.stdout).not.toContain("ended in a runner error");
-    expect(result.stdout).toMatch(/^Iteration 1: node root decompose, agent said retry, guard=skipped; .* — runner error: the agent did not finish/m);
+    expect(result.stdout).toMatch(/^Iteration 1: node root, runner error \(timeout\), guard=skipped; .* — the agent did not finish/m);
   });
 });
 

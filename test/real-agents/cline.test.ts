@@ -22,6 +22,8 @@ import {
   processesOf,
   realAgent,
   realAgentScenario,
+  HANG_BUDGET_SECONDS,
+  REAL_AGENT_TEST_TIMEOUT,
 } from "../helpers/real-agent-repo.js";
 import { subject, type Scenario } from "../helpers/scenario.js";
 import { PROJECT_ROOT, runEvents, runner, tempDir } from "../helpers/sandbox.js";
@@ -76,7 +78,7 @@ const drive = (s: Scenario, args: string[]) => runner(s.dir, args, { env: s.env,
 
 const chatRequests = (mock: MockServerHandle) => mock.requests.filter((request) => request.path === "/v1/chat/completions");
 
-describe("runner with the real cline", () => {
+describe("runner with the real cline", { timeout: REAL_AGENT_TEST_TIMEOUT }, () => {
   it(
     "`runner run` drives a tree to passes=true: a decomposition into one leaf, `just ci` run by the agent and by the guard, one guard failure and a retry, two 429s Cline waits out itself, usage recorded",
     async () => {
@@ -168,11 +170,11 @@ describe("runner with the real cline", () => {
     "a model that hangs: Cline is killed at the deadline, nothing of it is left, the timeout is a runner error",
     async () => {
       const mock = await clineAgent.mock([{ kind: "hang", mode: "mid-stream" }]);
-      const { s } = await clineRepo("cline-hang", mock, { timeoutSeconds: 25 });
+      const { s } = await clineRepo("cline-hang", mock, { timeoutSeconds: HANG_BUDGET_SECONDS });
       const step = await drive(s, ["step"]);
       expect(step.exitCode).toBe(1);
       expect(step.stderr).toContain(
-        "Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of 25 s and was killed",
+        `Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of ${HANG_BUDGET_SECONDS} s and was killed`,
       );
       expect(mock.requests.some((request) => request.answeredWith === "hang")).toBe(true);
       expect(s.meta(1).executor).toMatchObject({ timed_out: true });

@@ -16,7 +16,16 @@ import { agentsCacheDir } from "../../scripts/install-test-agents.mjs";
 import { documentedFlags } from "../helpers/fake-agents.js";
 import { copilotMockEnv, startMockCopilot } from "../helpers/mock-copilot.js";
 import type { ErrorTurn, MockServerHandle, ModelTurn } from "../helpers/mock-model-script.js";
-import { checkLogFile, expectLeafRun, processesOf, realAgent, realAgentScenario, threeLeafModel } from "../helpers/real-agent-repo.js";
+import {
+  checkLogFile,
+  expectLeafRun,
+  processesOf,
+  realAgent,
+  realAgentScenario,
+  threeLeafModel,
+  HANG_BUDGET_SECONDS,
+  REAL_AGENT_TEST_TIMEOUT,
+} from "../helpers/real-agent-repo.js";
 import { subject, type Scenario } from "../helpers/scenario.js";
 import { PROJECT_ROOT, runEvents, tempDir } from "../helpers/sandbox.js";
 
@@ -117,7 +126,7 @@ async function copilotRepo(
 
 const chatRequests = (mock: MockServerHandle) => mock.requests.filter((request) => request.path === "/v1/chat/completions");
 
-describe("runner with the real copilot", () => {
+describe("runner with the real copilot", { timeout: REAL_AGENT_TEST_TIMEOUT }, () => {
   it("`runner run` drives a tree to passes=true: a decomposition into one leaf, `just ci` run by the agent and by the guard, one guard failure and a retry, two 429s Copilot waits out itself, usage from its usage report", async () => {
     const mock = await copilot.mock(copilotOneLeafModel());
     const { s, checkLog } = await copilotRepo("copilot-run", mock);
@@ -204,10 +213,12 @@ describe("runner with the real copilot", () => {
 
   it("a model that hangs: Copilot is killed at the deadline, nothing of it is left, the timeout is a runner error", async () => {
     const mock = await copilot.mock([{ kind: "hang", mode: "mid-stream" }]);
-    const { s } = await copilotRepo("copilot-hang", mock, { timeoutSeconds: 8 });
+    const { s } = await copilotRepo("copilot-hang", mock, { timeoutSeconds: HANG_BUDGET_SECONDS });
     const step = await s.step();
     expect(step.exitCode).toBe(1);
-    expect(step.stderr).toContain("Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of 8 s and was killed");
+    expect(step.stderr).toContain(
+      `Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of ${HANG_BUDGET_SECONDS} s and was killed`,
+    );
     expect(mock.requests.some((request) => request.answeredWith === "hang")).toBe(true);
     expect(s.meta(1).executor).toMatchObject({ timed_out: true });
     expect(processesOf(realpathSync(s.dir))).toEqual([]);

@@ -7,6 +7,7 @@
 import { execa } from "execa";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { REAL_AGENT_TEST_TIMEOUT } from "../helpers/real-agent-repo.js";
 import { describe, expect, it } from "vitest";
 import { agentPins } from "../../scripts/install-test-agents.mjs";
 import { startMockAnthropic } from "../helpers/mock-anthropic.js";
@@ -29,7 +30,7 @@ function toolResults(body: unknown): string[] {
 }
 const version = agentPins().claude!.version;
 
-describe(`Claude Code ${version} as the MCP client of \`runner mcp\``, () => {
+describe(`Claude Code ${version} as the MCP client of \`runner mcp\``, { timeout: REAL_AGENT_TEST_TIMEOUT }, () => {
   it("its model calls status, then add: the edit is committed on the run branch naming Claude Code, and the audit is clean", async () => {
     const s = await scenario({ runId: "cc" });
     s.script({ 1: { status: "retry", summary: "not yet" } });

@@ -24,6 +24,8 @@ import {
   realAgent,
   realAgentScenario,
   runOneLeafTree,
+  HANG_BUDGET_SECONDS,
+  REAL_AGENT_TEST_TIMEOUT,
 } from "../helpers/real-agent-repo.js";
 import type { Scenario } from "../helpers/scenario.js";
 import { tempDir } from "../helpers/sandbox.js";
@@ -75,7 +77,7 @@ async function opencodeRepo(
 
 const chatRequests = (mock: MockServerHandle) => mock.requests.filter((request) => request.path === "/v1/chat/completions");
 
-describe("runner with the real opencode", () => {
+describe("runner with the real opencode", { timeout: REAL_AGENT_TEST_TIMEOUT }, () => {
   it("`runner run` drives a tree to passes=true: a decomposition into one leaf, `just ci` run by the agent and by the guard, one guard failure and a retry, two 429s OpenCode waits out itself, usage and cost recorded", async () => {
     // b's first request meets two 429s, which OpenCode waits out itself.
     const mock = await opencode.mock(answerFileOneLeafModel([RATE_LIMITED, RATE_LIMITED]));
@@ -141,7 +143,7 @@ describe("runner with the real opencode", () => {
 
   it("a model that hangs: OpenCode is killed at the deadline, nothing of it is left, the timeout is a runner error", async () => {
     const mock = await opencode.mock([{ kind: "hang", mode: "mid-stream" }]);
-    const { s } = await opencodeRepo("opencode-hang", mock, { timeoutSeconds: 8 });
+    const { s } = await opencodeRepo("opencode-hang", mock, { timeoutSeconds: HANG_BUDGET_SECONDS });
     await expectKilledAtDeadline(s, mock, 8);
   });
 

@@ -22,6 +22,8 @@ import {
   realAgent,
   realAgentScenario,
   runOneLeafTree,
+  HANG_BUDGET_SECONDS,
+  REAL_AGENT_TEST_TIMEOUT,
 } from "../helpers/real-agent-repo.js";
 import type { Scenario } from "../helpers/scenario.js";
 import { tempDir } from "../helpers/sandbox.js";
@@ -56,7 +58,7 @@ async function piRepo(
 
 const chatRequests = (mock: MockServerHandle) => mock.requests.filter((request) => request.path === "/v1/chat/completions");
 
-describe("runner with the real pi", () => {
+describe("runner with the real pi", { timeout: REAL_AGENT_TEST_TIMEOUT }, () => {
   it("`runner run` drives a tree to passes=true: a decomposition into one leaf, `just ci` run by the agent and by the guard, one guard failure and a retry, two 429s pi waits out itself, usage and cost recorded", async () => {
     // b's first request meets two 429s, which pi (its OpenAI SDK) waits out itself.
     const mock = await pi.mock(answerFileOneLeafModel([RATE_LIMITED, RATE_LIMITED]));
@@ -128,7 +130,7 @@ describe("runner with the real pi", () => {
 
   it("a model that hangs: pi is killed at the deadline, nothing of it is left, the timeout is a runner error", async () => {
     const mock = await pi.mock([{ kind: "hang", mode: "mid-stream" }]);
-    const { s } = await piRepo("pi-hang", mock, { timeoutSeconds: 20 });
+    const { s } = await piRepo("pi-hang", mock, { timeoutSeconds: HANG_BUDGET_SECONDS });
     await expectKilledAtDeadline(s, mock, 20);
   });
 

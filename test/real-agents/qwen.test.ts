@@ -13,7 +13,16 @@ import { describe, expect, it } from "vitest";
 import { documentedFlags } from "../helpers/fake-agents.js";
 import type { MockServerHandle, ModelTurn } from "../helpers/mock-model-script.js";
 import { startMockOpenAIChat } from "../helpers/mock-openai-chat.js";
-import { checkLogFile, expectLeafRun, processesOf, realAgent, realAgentScenario, threeLeafModel } from "../helpers/real-agent-repo.js";
+import {
+  checkLogFile,
+  expectLeafRun,
+  processesOf,
+  realAgent,
+  HANG_BUDGET_SECONDS,
+  realAgentScenario,
+  REAL_AGENT_TEST_TIMEOUT,
+  threeLeafModel,
+} from "../helpers/real-agent-repo.js";
 import type { Scenario } from "../helpers/scenario.js";
 import { PROJECT_ROOT, runEvents, tempDir } from "../helpers/sandbox.js";
 
@@ -48,45 +57,49 @@ async function qwenRepo(
 
 const modelRequests = (server: MockServerHandle) => server.requests.filter((request) => request.path.endsWith("/chat/completions"));
 
-describe("runner with the real qwen", () => {
+describe("runner with the real qwen", { timeout: REAL_AGENT_TEST_TIMEOUT }, () => {
   // One leaf (b) instead of Codex's and Claude's three: the same path (decompose, execute, guard
   // failure, retry, pass) in 3 sessions instead of 5; a Qwen session takes 4–6 s to start here.
-  it("`runner run` drives a one-leaf tree to passes=true: a decomposition that edits the tree, `just ci` run by the agent and by the guard, one guard failure and a retry, usage recorded", async () => {
-    const server = await mock(threeLeafModel(["b"]));
-    const { s, checkLog } = await qwenRepo("qwen-run", server);
-    const started = Date.now();
-    const run = await s.runner(["run"]);
-    console.log(`qwen: runner run of 3 iterations in ${Date.now() - started} ms`);
-    expect(run.stderr).toBe("");
-    expect(run.exitCode).toBe(0);
-    await expectLeafRun(s, checkLog, ["b"]);
-    // The answer came through --json-schema's structured_output tool.
-    expect(modelRequests(server).some((request) => JSON.stringify(request.body).includes('"name":"structured_output"'))).toBe(true);
-    for (let iteration = 1; iteration <= 3; iteration++) {
-      const meta = s.meta(iteration);
-      expect((meta.executor as { argv: string[] }).argv.slice(5, 9)).toEqual([
-        "--approval-mode",
-        "auto-edit",
-        "--allowed-tools",
-        "run_shell_command(just ci)",
-      ]);
-      expect(meta.executor).toMatchObject({ exit_code: 0, error: null, session_id: expect.any(String), isolation: "user" });
-      expect(meta.usage, `iteration ${iteration}`).toMatchObject({
-        input_tokens: expect.any(Number),
-        cached_input_tokens: expect.any(Number),
-        output_tokens: expect.any(Number),
-        cost_usd: null,
-        qwen: { usage: expect.any(Object) },
-      });
-      expect((meta.usage as { input_tokens: number }).input_tokens).toBeGreaterThan(1000);
-    }
-    expect(run.stdout).toMatch(/\nusage: tokens [\d,]+ in \([\d,]+ cached\), [\d,]+ out/);
-    for (let iteration = 1; iteration <= 3; iteration++) {
-      for (const file of readdirSync(path.join(s.dir, s.iterFile(iteration, "")))) {
-        expect(readFileSync(path.join(s.dir, s.iterFile(iteration, file)), "utf8"), file).not.toContain(KEY);
+  it(
+    "`runner run` drives a one-leaf tree to passes=true: a decomposition that edits the tree, `just ci` run by the agent and by the guard, one guard failure and a retry, usage recorded",
+    async () => {
+      const server = await mock(threeLeafModel(["b"]));
+      const { s, checkLog } = await qwenRepo("qwen-run", server);
+      const started = Date.now();
+      const run = await s.runner(["run"]);
+      console.log(`qwen: runner run of 3 iterations in ${Date.now() - started} ms`);
+      expect(run.stderr).toBe("");
+      expect(run.exitCode).toBe(0);
+      await expectLeafRun(s, checkLog, ["b"]);
+      // The answer came through --json-schema's structured_output tool.
+      expect(modelRequests(server).some((request) => JSON.stringify(request.body).includes('"name":"structured_output"'))).toBe(true);
+      for (let iteration = 1; iteration <= 3; iteration++) {
+        const meta = s.meta(iteration);
+        expect((meta.executor as { argv: string[] }).argv.slice(5, 9)).toEqual([
+          "--approval-mode",
+          "auto-edit",
+          "--allowed-tools",
+          "run_shell_command(just ci)",
+        ]);
+        expect(meta.executor).toMatchObject({ exit_code: 0, error: null, session_id: expect.any(String), isolation: "user" });
+        expect(meta.usage, `iteration ${iteration}`).toMatchObject({
+          input_tokens: expect.any(Number),
+          cached_input_tokens: expect.any(Number),
+          output_tokens: expect.any(Number),
+          cost_usd: null,
+          qwen: { usage: expect.any(Object) },
+        });
+        expect((meta.usage as { input_tokens: number }).input_tokens).toBeGreaterThan(1000);
       }
-    }
-  }, 180_000);
+      expect(run.stdout).toMatch(/\nusage: tokens [\d,]+ in \([\d,]+ cached\), [\d,]+ out/);
+      for (let iteration = 1; iteration <= 3; iteration++) {
+        for (const file of readdirSync(path.join(s.dir, s.iterFile(iteration, "")))) {
+          expect(readFileSync(path.join(s.dir, s.iterFile(iteration, file)), "utf8"), file).not.toContain(KEY);
+        }
+      }
+    },
+    REAL_AGENT_TEST_TIMEOUT,
+  );
 
   it("a 401 from the model API is reported within seconds of Qwen's exit, in its own words (isolation = clean)", async () => {
     const server = await mock([{ kind: "error", status: 401 }]);
@@ -108,11 +121,13 @@ describe("runner with the real qwen", () => {
 
   it("a model that hangs: Qwen is killed at the deadline, nothing of it is left, the timeout is a runner error", async () => {
     const server = await mock([{ kind: "hang", mode: "mid-stream" }]);
-    // Qwen Code takes 4–6 s to start on the loaded 2-core CI machine: the deadline leaves it time to ask.
-    const { s } = await qwenRepo("qwen-hang", server, { timeoutSeconds: 10 });
+    // Qwen Code takes 4–6 s to start on a quiet 2-core machine, far more beside other test runs: the deadline leaves it time to ask.
+    const { s } = await qwenRepo("qwen-hang", server, { timeoutSeconds: HANG_BUDGET_SECONDS });
     const step = await s.step();
     expect(step.exitCode).toBe(1);
-    expect(step.stderr).toContain("Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of 10 s and was killed");
+    expect(step.stderr).toContain(
+      `Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of ${HANG_BUDGET_SECONDS} s and was killed`,
+    );
     expect(modelRequests(server).length).toBeGreaterThan(0);
     expect(s.meta(1).executor).toMatchObject({ timed_out: true });
     expect(processesOf(realpathSync(s.dir))).toEqual([]);
@@ -138,7 +153,7 @@ describe("runner with the real qwen", () => {
   });
 });
 
-describe("runner with the real qwen: its own limits", () => {
+describe("runner with the real qwen: its own limits", { timeout: REAL_AGENT_TEST_TIMEOUT }, () => {
   it("max_turns is --max-session-turns; reaching it is a failure in Qwen's words (exit 53, said on stderr: no result event)", async () => {
     const server = await mock([
       { kind: "shell", command: "just ci" },

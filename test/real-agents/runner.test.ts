@@ -13,7 +13,15 @@ import { documentedFlags } from "../helpers/fake-agents.js";
 import { startMockAnthropic } from "../helpers/mock-anthropic.js";
 import type { MockServerHandle, ModelTurn } from "../helpers/mock-model-script.js";
 import { codexMockProviderArgs, startMockOpenAI } from "../helpers/mock-openai.js";
-import { checkLogFile, expectLeafRun, processesOf, realAgentScenario, threeLeafModel } from "../helpers/real-agent-repo.js";
+import {
+  checkLogFile,
+  expectLeafRun,
+  processesOf,
+  HANG_BUDGET_SECONDS,
+  realAgentScenario,
+  REAL_AGENT_TEST_TIMEOUT,
+  threeLeafModel,
+} from "../helpers/real-agent-repo.js";
 import { subject, type Scenario } from "../helpers/scenario.js";
 import { PROJECT_ROOT, runEvents, tempDir, type tree } from "../helpers/sandbox.js";
 
@@ -86,7 +94,7 @@ async function agentRepo(
 }
 
 for (const agent of ["codex", "claude"] as const) {
-  describe(`runner with the real ${agent}`, () => {
+  describe(`runner with the real ${agent}`, { timeout: REAL_AGENT_TEST_TIMEOUT }, () => {
     it("`runner run` drives a three-leaf tree to passes=true: a decomposition that edits the tree, `just ci` run by the agent and by the guard, one guard failure and a retry, usage recorded", async () => {
       const mock = await mockFor(agent, threeLeafModel());
       const { s, checkLog } = await agentRepo(agent, `${agent}-run`, mock);
@@ -146,11 +154,12 @@ for (const agent of ["codex", "claude"] as const) {
 
     it("a model that hangs: the agent is killed at the deadline, nothing of it is left, the timeout is a runner error", async () => {
       const mock = await mockFor(agent, [{ kind: "hang", mode: agent === "codex" ? "mid-stream" : "no-response" }]);
-      const { s } = await agentRepo(agent, `${agent}-hang`, mock, { timeoutSeconds: 5 });
+      // A budget the agent reaches its model within on a loaded machine (real agents took 20–30 s to start there).
+      const { s } = await agentRepo(agent, `${agent}-hang`, mock, { timeoutSeconds: HANG_BUDGET_SECONDS });
       const step = await s.step();
       expect(step.exitCode).toBe(1);
       expect(step.stderr).toContain(
-        "Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of 5 s and was killed",
+        `Iteration 1 ended in a runner error: the agent did not finish within the iteration budget of ${HANG_BUDGET_SECONDS} s and was killed`,
       );
       expect(mock.requests.some((request) => request.path === (agent === "codex" ? "/v1/responses" : "/v1/messages"))).toBe(true);
       expect(s.meta(1).executor).toMatchObject({ timed_out: true });
@@ -242,7 +251,7 @@ for (const agent of ["codex", "claude"] as const) {
   });
 }
 
-describe("runner with the real claude: its own limits", () => {
+describe("runner with the real claude: its own limits", { timeout: REAL_AGENT_TEST_TIMEOUT }, () => {
   it("max_turns reached: the runner error is Claude's own error_max_turns message", async () => {
     const mock = await mockFor("claude", [
       { kind: "shell", command: "just ci" },

@@ -22,7 +22,7 @@ const SUMMARY: RunSummary = {
   runId: "r1",
   iterations: 2,
   passes: 1,
-  failures: 0,
+  failures: { total: 0, guard: 0, retry: 0, runner_error: 0, invalid_tree: 0, other: 0 },
   agentMs: 1200,
   guardMs: 300,
   runnerMs: 100,

@@ -17,7 +17,8 @@ import { addUsage, describeUsage, formatCost, shortCount, usageFromMeta, type Us
 import { eventsFile, iterationDir } from "../../core/layout.js";
 import { oneLine } from "../../core/text-limits.js";
 import type { Highlight } from "../../diagram/render.js";
-import { loopRecords, recheckedOf, testsOf, type LoopRecord } from "../../core/loop-history.js";
+import { countFailures, describeFailures, failureKindOf, outcomeLabel, type FailureKind, type FailureCounts } from "../../core/iteration-outcome.js";
+import { commitFacts, loopRecords, recheckedOf, testsOf, type LoopRecord } from "../../core/loop-history.js";
 import { parseCommitSubject } from "../../core/run-id.js";
 import { personEditsAmong, type PersonEditEntry } from "../../core/person-edit.js";
 import { runBase } from "../../adapters/run-audit.js";
@@ -61,6 +62,10 @@ export interface LogEntry {
   tree_after?: string | null;
   /** Test files the iteration changed (its commit's Runner-Tests; "and N more" where it lists fewer). */
   tests_changed: string[];
+  /** What it came to in words: `agent said done`, `runner error (output parse)`, `interrupted`, … (src/core/iteration-outcome.ts). */
+  outcome: string;
+  /** Why it counts as failed (`guard`, `retry`, `runner_error`, `invalid_tree`, `other`), or null. */
+  failed: FailureKind | null;
 }
 
 /** How many of the guard's last lines one iteration shows. */
@@ -132,6 +137,7 @@ async function toEntry(root: string, runId: string, record: LoopRecord): Promise
   const durations = object(meta?.durations);
   const executor = object(meta?.executor);
   const limit = object(meta?.limit);
+  const facts = commitFacts(record);
   return {
     iteration: subject.iteration,
     commit: record.sha,
@@ -155,6 +161,8 @@ async function toEntry(root: string, runId: string, record: LoopRecord): Promise
     guard_output_tail: guardOutput === undefined ? [] : failingLines(guardOutput, GUARD_LINES),
     guard_log: guardFailed ? await guardLogTail(root, runId, record, meta) : null,
     tests_changed: testsOf(record),
+    outcome: outcomeLabel(facts),
+    failed: failureKindOf(facts) ?? null,
   };
 }
 
@@ -199,6 +207,8 @@ function fieldText(key: string, value: LogEntry[keyof LogEntry]): string {
 export interface RunLogReport {
   run_id: string;
   iterations: LogEntry[];
+  /** The failed iterations by kind (src/core/iteration-outcome.ts). */
+  failures: FailureCounts;
   person_edits: PersonEditEntry[];
   usage: UsageTotals | null;
   in_progress: RunInProgress | null;
@@ -209,7 +219,14 @@ export async function readRunLog(folder: string, runIdOption: string | undefined
   const root = findProjectRoot(folder);
   const [resolved, working] = await Promise.all([readRun(root, runIdOption), runInProgress(root)]);
   const { entries, personEdits } = await runLog(root, resolved);
-  return { run_id: resolved.runId, iterations: entries, person_edits: personEdits, usage: runUsage(entries) ?? null, in_progress: working ?? null };
+  return {
+    run_id: resolved.runId,
+    iterations: entries,
+    failures: countFailures(entries.map((entry) => entry.failed)),
+    person_edits: personEdits,
+    usage: runUsage(entries) ?? null,
+    in_progress: working ?? null,
+  };
 }
 
 /** One iteration in full (`runner log --iteration N --json`, `runner mcp`'s log tool with an iteration), and its tree snapshots. */
@@ -287,12 +304,13 @@ export async function run(
     printLine(`run ${runId}: no iterations yet (\`runner step\` makes the first).`);
     return 0;
   }
-  printLine(`run ${runId}: ${entries.length} iteration${entries.length === 1 ? "" : "s"}`);
+  printLine(`run ${runId}: ${entries.length} iteration${entries.length === 1 ? "" : "s"}, ${describeFailures(report.failures)}`);
   const rows = entries.map((e) => [
     String(e.iteration),
     e.node_id ?? "(repair)",
-    e.kind,
-    e.runner_error ? "error" : (e.agent_status ?? "-"),
+    // A runner error was not judged: no kind, and its words instead of the retry the runner records for it.
+    e.runner_error && e.kind !== "interrupted" ? "-" : e.kind,
+    e.runner_error ? e.outcome : (e.agent_status ?? "-"),
     e.guard_outcome,
     e.attempts ?? "-",
     e.duration_ms === null ? "-" : formatDuration(e.duration_ms, "timer"),
@@ -340,8 +358,8 @@ async function iterationPath(root: string, runId: string, iteration: number): Pr
   return { states, transitions };
 }
 
-/** A row's colour: red for a runner error or a red guard, green for a green one. */
+/** A row's colour: red for a failed iteration, green for a green guard. */
 function rowTone(entry: LogEntry): "failed" | "passed" | undefined {
-  if (entry.runner_error || entry.guard_outcome === "fail") return "failed";
+  if (entry.failed) return "failed";
   return entry.guard_outcome === "pass" ? "passed" : undefined;
 }

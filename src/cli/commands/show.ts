@@ -5,6 +5,7 @@
 // showNode is also `runner mcp`'s show tool.
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { countFailures, describeFailures } from "../../core/iteration-outcome.js";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { findNode, orderedChildren, parentIds, type TaskNode, type TaskTree } from "../../core/tree.js";
 import { RefusalError } from "../../errors.js";
@@ -168,17 +169,19 @@ export function renderNode(
     lines.push(`iterations on ${node.id} in run ${facts.runId}: none`);
     return lines;
   }
-  lines.push(`iterations on ${node.id} in run ${facts.runId}: ${facts.entries.length}`);
+  lines.push(
+    `iterations on ${node.id} in run ${facts.runId}: ${facts.entries.length}, ${describeFailures(countFailures(facts.entries.map((entry) => entry.failed)))}`,
+  );
   for (const entry of facts.entries) lines.push(...entryLines(entry, style));
   return lines;
 }
 
 /** One iteration: its head line, its summary, and what failed. */
 function entryLines(entry: LogEntry, style: Style): string[] {
-  const agent = entry.runner_error ? "runner error" : `agent ${entry.agent_status ?? "-"}`;
-  const head = `  iteration ${entry.iteration}: ${entry.kind}, ${agent}, guard ${entry.guard_outcome}, attempts ${entry.attempts ?? "-"} (commit ${entry.commit.slice(0, 7)})`;
-  const failed = entry.runner_error !== null || entry.guard_outcome === "fail" || entry.failure !== null;
-  const lines = [failed ? style.failed(head) : entry.guard_outcome === "pass" ? style.passed(head) : head];
+  // A runner error was not judged: its words (an unreadable answer, an interruption) instead of a kind and the retry the runner records for it.
+  const what = entry.runner_error ? entry.outcome : `${entry.kind}, agent ${entry.agent_status ?? "-"}`;
+  const head = `  iteration ${entry.iteration}: ${what}, guard ${entry.guard_outcome}, attempts ${entry.attempts ?? "-"} (commit ${entry.commit.slice(0, 7)})`;
+  const lines = [entry.failed ? style.failed(head) : entry.guard_outcome === "pass" ? style.passed(head) : head];
   for (const line of firstLines(entry.summary, 3)) lines.push(`      ${line}`);
   if (entry.tests_changed.length > 0) lines.push(style.warning(`      tests changed: ${entry.tests_changed.join(", ")}`));
   if (entry.runner_error) lines.push(style.failed(`      runner error: ${entry.runner_error}`));

@@ -6,7 +6,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { sumIterationUsage } from "../../adapters/iteration-usage.js";
 import { describeUsage, type UsageTotals } from "../../core/agent-usage.js";
-import { parseCommitSubject } from "../../core/run-id.js";
+import { countFailures, describeFailures, failureKindOf, type FailureCounts } from "../../core/iteration-outcome.js";
+import { commitFacts, loopRecords } from "../../core/loop-history.js";
 import { selectLeftmostOpenLeaf } from "../../core/select.js";
 import { orderedChildren, walkTree, type TaskNode } from "../../core/tree.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -22,6 +23,8 @@ interface RunInfo {
   branch: string | null;
   runId: string | null;
   iterations: number;
+  /** The run's failed iterations by kind (src/core/iteration-outcome.ts). */
+  failures: FailureCounts;
   usage: UsageTotals | undefined;
 }
 
@@ -40,6 +43,8 @@ export interface Status {
   run_id: string | null;
   branch: string | null;
   iterations: number;
+  /** The run's failed iterations by kind (src/core/iteration-outcome.ts). */
+  failures: FailureCounts;
   usage: UsageTotals | null;
   complete: boolean;
   next: { id: string; path: string[]; stuck: boolean } | null;
@@ -60,6 +65,7 @@ export async function readStatus(folder: string, runIdOption: string | undefined
     run_id: runInfo.runId,
     branch: runInfo.branch,
     iterations: runInfo.iterations,
+    failures: runInfo.failures,
     usage: runInfo.usage ?? null,
     complete: selection.kind === "complete",
     next: selection.kind === "leaf" ? { id: selection.leaf.id, path: selection.path.map((n) => n.id), stuck: selection.stuck } : null,
@@ -81,7 +87,7 @@ export async function run(argv: GlobalArgs & { json?: boolean; runId?: string })
   const style = styleFor(process.stdout);
   printLine(
     status.run_id
-      ? `run ${status.run_id} (branch ${status.branch ?? "?"}): ${status.iterations} iteration${status.iterations === 1 ? "" : "s"} committed${status.usage ? `; ${describeUsage(status.usage)}` : ""}`
+      ? `run ${status.run_id} (branch ${status.branch ?? "?"}): ${status.iterations} iteration${status.iterations === 1 ? "" : "s"} committed, ${describeFailures(status.failures)}${status.usage ? `; ${describeUsage(status.usage)}` : ""}`
       : `no run: ${status.branch ? `branch ${status.branch} is not a runner/<id> branch` : "not on a branch"} (\`runner start\` begins one)`,
   );
   if (status.in_progress) printLine(style.warning(describeRunInProgress(status.in_progress, Date.now())));
@@ -168,10 +174,18 @@ export function renderTree(root: TaskNode, nextId: string | undefined, style: St
 }
 
 async function readRunInfo(root: string, runIdOption: string | undefined): Promise<RunInfo> {
-  if (!existsSync(path.join(root, ".git"))) return { branch: null, runId: runIdOption ?? null, iterations: 0, usage: undefined };
+  const none = countFailures([]);
+  if (!existsSync(path.join(root, ".git"))) return { branch: null, runId: runIdOption ?? null, iterations: 0, failures: none, usage: undefined };
   const { locateRun } = await import("../../adapters/resolve-run.js");
   const { run, branch } = await locateRun(root, runIdOption);
-  if (run === undefined) return { branch: branch ?? null, runId: null, iterations: 0, usage: undefined };
-  const iterations = run.loopCommits.map((commit) => ({ iteration: parseCommitSubject(commit.subject)!.iteration, commit: commit.sha }));
-  return { branch: run.branch ?? null, runId: run.runId, iterations: iterations.length, usage: await sumIterationUsage(root, run.runId, iterations) };
+  if (run === undefined) return { branch: branch ?? null, runId: null, iterations: 0, failures: none, usage: undefined };
+  const records = loopRecords(run.loopCommits, run.runId);
+  const iterations = records.map((record) => ({ iteration: record.subject.iteration, commit: record.sha }));
+  return {
+    branch: run.branch ?? null,
+    runId: run.runId,
+    iterations: iterations.length,
+    failures: countFailures(records.map((record) => failureKindOf(commitFacts(record)))),
+    usage: await sumIterationUsage(root, run.runId, iterations),
+  };
 }

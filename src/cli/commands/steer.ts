@@ -10,7 +10,7 @@ import { commitPersonEdit, type PersonEditCommit } from "../../adapters/person-e
 import { projectPath } from "../../adapters/project-files.js";
 import { serializeTree } from "../../core/canonical.js";
 import { formatChange } from "../../core/edit-changes.js";
-import { configValue, setConfigValue } from "../../core/config-edit.js";
+import type { ConfigChange } from "../../core/config-edit.js";
 import { LAYOUT } from "../../core/layout.js";
 import { formatFinished, parseFinished } from "../../core/plan-finished.js";
 import { doneSection, importPlanNodes } from "../../core/plan-import.js";
@@ -147,7 +147,8 @@ export interface ImportArgs {
 }
 export interface ConfigArgs {
   key?: string;
-  set?: string;
+  set?: string[];
+  unset?: string[];
 }
 
 async function addEdit(request: EditRequest, args: AddArgs): Promise<EditOutcome> {
@@ -279,29 +280,65 @@ async function readOptionalFile(root: string, relative: string): Promise<string 
   return readFile(projectPath(root, relative), "utf8").catch(() => undefined);
 }
 
+/** How `runner config` is used, for a sentence that refuses a wrong form. */
+const CONFIG_FORM =
+  '`runner config --set section.key=value … --unset section.key …` (e.g. `runner config --set executor.kind=command --set \'executor.command=["bash", "agent.sh"]\' --unset executor.sandbox`), or `runner config <section.key> --set <value>` for one key';
+
+/** The changes a `runner config` command line asks for, in the order given. */
+function configChanges(
+  argv: { key?: string; set?: string[]; unset?: string[] },
+  configValue: (key: string, text: string) => unknown,
+): ConfigChange[] {
+  const sets = argv.set ?? [];
+  const unsets = argv.unset ?? [];
+  if (argv.key !== undefined && sets.some((set) => /^[a-z_]+\.[a-z_]+=/.test(set)))
+    // (`--set guard.command=npm test` unquoted: the shell made "test" a word of its own)
+    throw new UsageError(`"${argv.key}" belongs to no --set; quote a value that has spaces (--set 'guard.command=npm test'): ${CONFIG_FORM}.`);
+  if (argv.key !== undefined) {
+    // The one-key form: `runner config guard.command --set "npm test"` (the value taken whole, `=` and all).
+    if (sets.length !== 1 || unsets.length > 0)
+      throw new UsageError(
+        `With a key before the options, give it one --set <value> and nothing else; to change several keys, name each: ${CONFIG_FORM}.`,
+      );
+    return [{ key: argv.key, value: configValue(argv.key, sets[0]!) }];
+  }
+  if (sets.length === 0 && unsets.length === 0) throw new UsageError(`\`runner config\` needs what to change: ${CONFIG_FORM}.`);
+  const changes: ConfigChange[] = [];
+  for (const set of sets) {
+    const at = set.indexOf("=");
+    if (at < 0) throw new UsageError(`--set ${set} needs =value: ${CONFIG_FORM}.`);
+    const key = set.slice(0, at).trim();
+    changes.push({ key, value: configValue(key, set.slice(at + 1).trim()) });
+  }
+  for (const key of unsets) {
+    if (key.includes("="))
+      throw new UsageError(`--unset takes a key alone (--unset ${key.slice(0, key.indexOf("="))}), not a value; ${CONFIG_FORM}.`);
+    changes.push({ key, unset: true });
+  }
+  return changes;
+}
+
 async function configEdit(request: EditRequest, args: ConfigArgs): Promise<EditOutcome> {
-  const key = args.key ?? "";
-  if (args.set === undefined) throw new UsageError('`runner config` needs --set <value>, e.g. `runner config guard.command --set "npm test"`.');
+  // (the TOML syntax tree library is loaded by `runner config` alone, not by the plan edits beside it)
+  const { configValue, editConfig } = await import("../../core/config-edit.js");
+  const changes = configChanges(args, configValue);
   const root = findProjectRoot(request.folder);
   return withEditLock(root, "runner config", request, async (lock) => {
     const file = projectPath(root, LAYOUT.config);
     const before = await readFile(file, "utf8").catch(() => {
       throw new RefusalError(`${LAYOUT.config} does not exist; run \`runner init\` first.`);
     });
-    const value = configValue(key, args.set!);
-    const text = refuseBadEdit(() => setConfigValue(before, key, value));
-    if (text === before) return { committed: false, message: `${key} is already ${JSON.stringify(value)}; nothing to change.` };
-    const change = `${key} = ${JSON.stringify(value)}`;
+    const edit = refuseBadEdit(() => editConfig(before, changes));
     const commit = await commitPersonEdit({
       root,
       env: processEnv(),
-      subject: { verb: "config", target: key },
-      changes: [change],
-      files: { [LAYOUT.config]: text },
+      subject: { verb: "config", target: edit.keys.join(", ") },
+      changes: edit.changes,
+      files: { [LAYOUT.config]: edit.text },
       lockLost: () => lock.lost(),
       client: request.client,
     });
-    return { committed: true, changes: [change], commit };
+    return { committed: true, changes: edit.changes, commit };
   });
 }
 
