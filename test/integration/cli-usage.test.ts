@@ -55,6 +55,7 @@ describe.concurrent("the command line", () => {
       cleanup: ["r1"],
       config: ["guard.command", "--set", "x"],
       extend: ["--title", "T"],
+      import: ["plan.md"],
     };
     for (const command of commands) {
       for (const [where, pattern] of [

@@ -160,7 +160,7 @@ describe("runner mcp: the tools", () => {
       ["remove", { node_id: "write-the-docs" }, ["remove", "write-the-docs"]],
       [
         "config",
-        { key: "guard.command", set: '["node", "guard.mjs", "fixed"]' },
+        { key: "guard.command", set: ['["node", "guard.mjs", "fixed"]'] },
         ["config", "guard.command", "--set", '["node", "guard.mjs", "fixed"]'],
       ],
     ];
@@ -186,14 +186,14 @@ describe("runner mcp: the tools", () => {
       expect(viaMcp.read(CONFIG_FILE)).toBe(viaCli.read(CONFIG_FILE));
     }
     expect(viaMcp.node("a")).toMatchObject({ attempts: 3, max_attempts: 4 });
-    // The same value again: nothing to change, no commit.
-    const head = await viaMcp.head();
-    expect(answerOf(await mcp.call("config", { key: "guard.command", set: '["node", "guard.mjs", "fixed"]' }))).toMatchObject({
-      committed: false,
-      message: 'guard.command is already ["node","guard.mjs","fixed"]; nothing to change.',
-      commit: null,
-    });
-    expect(await viaMcp.head()).toBe(head);
+    // The same value again: refused like a no-op edit, no commit.
+    await expectRefused(
+      viaMcp,
+      mcp,
+      "config",
+      { key: "guard.command", set: ['["node", "guard.mjs", "fixed"]'] },
+      /^Nothing to change: guard\.command is already \["node","guard\.mjs","fixed"\]\.$/,
+    );
 
     // The audit judges each as a person's edit made by a runner command, valid; the run goes on with them.
     expect((await viaMcp.step()).exitCode).toBe(0);
@@ -291,7 +291,7 @@ describe("runner mcp: every refusal is a tool error with one sentence, nothing w
     await expectRefused(s, mcp, "add", { title: "x" }, /^The add tool needs `parent_id`: The open node to add under\.$/);
     await expectRefused(s, mcp, "add", { parent_id: "b" }, /^`runner add` needs --title/);
     await expectRefused(s, mcp, "status", { run_id: "bad id!" }, /^Run id "bad id!" is not valid: use 1 to 64 letters/);
-    await expectRefused(s, mcp, "config", { key: "limits.max_iterations", set: "-3" }, /^With limits\.max_iterations = -3 the config is invalid/);
+    await expectRefused(s, mcp, "config", { key: "limits.max_iterations", set: ["-3"] }, /^With limits\.max_iterations = -3 the config is invalid/);
   });
 
   it("an unknown node, a passed node, a node id taken: the command line's sentences", async () => {
@@ -382,7 +382,7 @@ describe("runner mcp: every refusal is a tool error with one sentence, nothing w
         `await client.connect(new StdioClientTransport({ command: process.execPath, args: [${JSON.stringify(RUNNER_BIN)}, "mcp"], env: process.env }));`,
         'const status = await client.callTool({ name: "status", arguments: {} });',
         'const add = await client.callTool({ name: "add", arguments: { parent_id: "root", title: "Agent steers", wait: true } });',
-        'const config = await client.callTool({ name: "config", arguments: { key: "guard.command", set: "[\\"true\\"]" } });',
+        'const config = await client.callTool({ name: "config", arguments: { key: "guard.command", set: ["[\\"true\\"]"] } });',
         'const recheck = await client.callTool({ name: "recheck", arguments: {} });',
         'writeFileSync(process.env.SCENARIO_DIR + "/mcp-agent.json", JSON.stringify({ status, add, config, recheck }));',
         "await client.close();",
