@@ -3,7 +3,7 @@
 // is (src/step/actors/commit-iteration.ts) — on the current branch, with the person's git identity,
 // the edit's own subject and trailers, the branch's tip as its only parent. Only the files of the
 // edit are staged; anything else in the work tree is left as it was.
-import { formatPersonEditMessage, type EditClient, type PersonEditSubject } from "../core/person-edit.js";
+import { formatPersonEditMessage, type EditClient, type PersonEditSubject } from "../core/commit-message.js";
 import { RefusalError } from "../errors.js";
 import type { CommitIdentity, GitRepo } from "./git.js";
 import { checkedOutTarget, commitFiles } from "./runner-commit.js";

@@ -3,7 +3,8 @@
 // or fetched, else HEAD), and its loop commits there, newest first.
 import { GitRepo, type LoopCommit } from "./git.js";
 import { checkedOutBranch } from "./run-trees.js";
-import { loopSubjectPattern, parseCommitSubject, runIdFromBranch } from "../core/run-id.js";
+import { runIdFromBranch } from "../core/run-id.js";
+import { loopSubjectPattern, parseCommitSubject } from "../core/commit-message.js";
 import { RefusalError } from "../errors.js";
 
 export interface ResolvedRun {

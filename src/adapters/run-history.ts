@@ -9,7 +9,7 @@ import path from "node:path";
 import { FALLBACK_IDENTITY, parseIdent, type CommitIdentity, type GitRepo, type LoopCommit } from "./git.js";
 import type { RepositoryStatePaths } from "./runner-state.js";
 import { writeFileAtomic } from "./tree-store.js";
-import { loopSubjectPattern } from "../core/run-id.js";
+import { loopSubjectPattern } from "../core/commit-message.js";
 
 interface HistoryFile {
   runId: string;

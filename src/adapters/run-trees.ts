@@ -4,7 +4,8 @@
 import path from "node:path";
 import { LAYOUT } from "../core/layout.js";
 import { leftTreeInvalid, loopRecords, type LoopRecord } from "../core/loop-history.js";
-import { loopSubjectPattern, runIdFromBranch, runIdProblem } from "../core/run-id.js";
+import { runIdFromBranch, runIdProblem } from "../core/run-id.js";
+import { loopSubjectPattern } from "../core/commit-message.js";
 import type { TaskTree } from "../core/tree.js";
 import { gitDir, type GitRepo } from "./git.js";
 import { readOptional } from "./project-files.js";

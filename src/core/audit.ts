@@ -6,8 +6,9 @@ import { classifyChangedPaths } from "./classify.js";
 import { checkDerivedPasses, checkPassedImmutable } from "./invariants.js";
 import { LAYOUT } from "./layout.js";
 import { ownedFieldProblems } from "./owned-fields.js";
-import { leftTreeInvalid, parseLoopCommit, recheckedOf, type LoopRecord } from "./loop-history.js";
-import { judgePersonEdit, onlyRunnerFiles, parsePersonEditSubject, type PersonEditFinding } from "./person-edit.js";
+import { leftTreeInvalid, loopRecordOf, recheckedOf, type LoopRecord } from "./loop-history.js";
+import { judgePersonEdit, onlyRunnerFiles, type PersonEditFinding } from "./person-edit.js";
+import { commitKindOf, type CommitKind } from "./commit-message.js";
 import { formatProblem } from "./problems.js";
 import { selectLeftmostOpenLeaf } from "./select.js";
 import { nodesById, type TaskNode, type TaskTree } from "./tree.js";
@@ -130,19 +131,21 @@ export async function auditRun(
   // Commits not made by the runner that changed the guard's definition, held the same way.
   let definitionChanges: { sha: string; changed: string[]; position: number }[] = [];
   // A person's edit: made by a runner command (its subject), or by hand changing only the runner's files.
-  const isPersonEdit = (commit: AuditCommit) => parsePersonEditSubject(commit.subject) !== undefined || onlyRunnerFiles(commit.changedPaths);
+  const isPersonEdit = (commit: AuditCommit, kind: CommitKind) => kind.kind === "person-edit" || onlyRunnerFiles(commit.changedPaths);
   const personEdits: PersonEditFinding[] = [];
   // The run's identity: the first loop commit's author; every loop commit is by it and committed by it.
   let identity: string | undefined;
   for await (const commit of commits) {
     firstSha ??= commit.sha;
     pass = 0;
-    const record = parseLoopCommit(commit.sha, commit.subject, commit.body, runId);
+    // What the commit is, decided once: its subject parsed here and handed on.
+    const kind = commitKindOf(commit.subject, commit.body, runId);
+    const record = kind.kind === "loop" ? loopRecordOf(commit.sha, kind.subject, commit.body) : undefined;
     const definitionChanged = commit.definitionChanged ?? [];
     if (!record) {
-      if (!isPersonEdit(commit)) notLoop.push({ sha: commit.sha, subject: commit.subject, position });
+      if (!isPersonEdit(commit, kind)) notLoop.push({ sha: commit.sha, subject: commit.subject, position });
       // (a person's edit made through a runner command is the sanctioned way to change the guard)
-      if (definitionChanged.length > 0 && parsePersonEditSubject(commit.subject) === undefined)
+      if (definitionChanged.length > 0 && kind.kind !== "person-edit")
         definitionChanges.push({ sha: commit.sha, changed: definitionChanged, position });
     } else {
       for (const other of definitionChanges)
@@ -192,7 +195,7 @@ export async function auditRun(
       });
     }
     pass = 1;
-    audit(commit, record);
+    audit(commit, record, kind);
     if (record && record.subject.kind !== "repair") named.add(record.subject.nodeId);
     if (commit.finished !== undefined) finished = new Set(commit.finished);
     position++;
@@ -202,13 +205,13 @@ export async function auditRun(
   found.sort((a, b) => a.position - b.position || a.pass - b.pass);
   return { loopCommits, otherCommits, violations: found.map((entry) => entry.violation), personEdits };
 
-  function audit(commit: AuditCommit, record: LoopRecord | undefined): void {
+  function audit(commit: AuditCommit, record: LoopRecord | undefined, kind: CommitKind): void {
     const fail = (message: string) => violations.push({ sha: commit.sha, iteration: record?.subject.iteration, message });
     // An iteration that left the tree invalid commits it as the agent wrote it (Runner-Tree: invalid);
     // the runner did not accept it, so it is not checked here, and the next loop commit must repair it.
     const after = record && leftTreeInvalid(record) ? undefined : commit.tree;
 
-    if (!record && isPersonEdit(commit)) {
+    if (!record && isPersonEdit(commit, kind)) {
       otherCommits++;
       const { finished: finishedAfter, ...rest } = commit;
       const finding = judgePersonEdit({
@@ -216,6 +219,7 @@ export async function auditRun(
         before: lastValid,
         after,
         runId,
+        ...(kind.kind === "person-edit" ? { said: kind } : {}),
         ...(finishedAfter !== undefined ? { finished: { before: [...finished], after: finishedAfter } } : {}),
       });
       personEdits.push(finding);

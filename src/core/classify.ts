@@ -2,7 +2,7 @@
 // the agent's declared status judged against what it did, and the change policy applied.
 import { checkChangePolicy, type PolicyResult } from "./change-policy.js";
 import { isRunnerPath, pathsOutside } from "./path-rules.js";
-import type { IterationKind } from "./run-id.js";
+import type { IterationKind } from "./commit-message.js";
 import type { AgentStatus, GuardOutcome } from "./state-update.js";
 import type { AgentGitFacts } from "./agent-git.js";
 import { findNode, type TaskNode, type TaskTree } from "./tree.js";

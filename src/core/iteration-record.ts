@@ -1,7 +1,7 @@
 // What an iteration hands to persist and commit (and meta.json): one record built from the
 // machine's hand-off records, whatever path the iteration took.
 import { classifyChangedPaths, type Judgement } from "./classify.js";
-import type { IterationKind } from "./run-id.js";
+import type { IterationKind } from "./commit-message.js";
 import type { IterationFacts } from "./iteration-outcome.js";
 import type { ResolvedConfig } from "./config.js";
 import { pathsInside } from "./path-rules.js";
@@ -9,7 +9,7 @@ import { testFilesIn } from "./test-files.js";
 import type { Problem } from "./problems.js";
 import type { AgentStatus, GuardOutcome, StateUpdateResult } from "./state-update.js";
 import type { AgentGitFacts, CollectedFacts, RunnerErrorFact, StepKind } from "./step-facts.js";
-import type { CommitSubject } from "./run-id.js";
+import type { CommitSubject } from "./commit-message.js";
 import type { LeafSelection } from "./select.js";
 import type { ResultVerdict } from "./step-verdicts.js";
 import type { TaskTree } from "./tree.js";

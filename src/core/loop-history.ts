@@ -2,7 +2,7 @@
 // reads it to number iterations, count repairs, and give the agent its node's earlier summaries.
 import type { IterationFacts } from "./iteration-outcome.js";
 import type { AgentStatus } from "./state-update.js";
-import { formatCommitSubject, parseCommitSubject, type CommitSubject } from "./run-id.js";
+import { formatCommitSubject, parseCommitSubject, splitTrailers, trailerRecord, type CommitSubject } from "./commit-message.js";
 import { clip, oneLine, safeText, truncateForAgent } from "./text-limits.js";
 
 export interface LoopRecord {
@@ -143,18 +143,14 @@ export function loopRecords(commits: readonly { sha: string; subject: string; bo
 /** Parses one commit (subject and body); undefined when the subject is not a loop subject of `runId`. */
 export function parseLoopCommit(sha: string, subjectLine: string, body: string, runId: string): LoopRecord | undefined {
   const subject = parseCommitSubject(subjectLine);
-  if (!subject || subject.runId !== runId) return undefined;
-  const paragraphs = body.trim().split(/\n\n+/);
-  const trailers: Record<string, string> = {};
-  const last = paragraphs[paragraphs.length - 1] ?? "";
-  const lines = last.split("\n");
-  if (lines.length > 0 && lines.every((line) => /^Runner-[A-Za-z]+: /.test(line))) {
-    paragraphs.pop();
-    for (const line of lines) {
-      const colon = line.indexOf(": ");
-      trailers[line.slice("Runner-".length, colon).toLowerCase()] = line.slice(colon + 2);
-    }
-  }
+  return subject && subject.runId === runId ? loopRecordOf(sha, subject, body) : undefined;
+}
+
+/** A loop commit's record from its parsed subject and its body: the summary, the failure section, the trailers. */
+export function loopRecordOf(sha: string, subject: CommitSubject, body: string): LoopRecord {
+  const split = splitTrailers(body);
+  const paragraphs = split.paragraphs;
+  const trailers = trailerRecord(split.trailers);
   // The failure section is the runner's only where its trailer says there was a failure; the last one is the runner's.
   let failure: string | undefined;
   const at = trailers.failure === undefined ? -1 : paragraphs.map((p) => p.startsWith(`${FAILURE_HEADING}\n`)).lastIndexOf(true);

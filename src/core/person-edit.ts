@@ -1,101 +1,13 @@
-// A person's edit as a commit (CONTRACT §7, "Steering a run"): its subject and trailers, and how the
-// audit judges it. A person's edit is never an iteration (iteration numbers stay 1..n); it may
+// A person's edit as the audit judges it (CONTRACT §11; its subject and trailers are
+// src/core/commit-message.ts's). A person's edit is never an iteration (iteration numbers stay 1..n); it may
 // change only the runner's files (.runner/, never the project's), only open nodes, and never the
 // runner-owned fields. The same rules judge a commit a person made by hand that only edits the plan.
 import { isRunnerPath } from "./path-rules.js";
 import { configChanges, parseChange, treeChanges, unsaidChanges, type EditChange } from "./edit-changes.js";
 import { LAYOUT, RUNNER_DIR } from "./layout.js";
-import { oneLine, safeText } from "./text-limits.js";
-import { personEditProblems, type EditVerb } from "./plan-edit.js";
+import { personEditProblems } from "./plan-edit.js";
+import { commitKindOf, splitTrailers, trailerRecord, type PersonEditSubject, type PersonEditVerb } from "./commit-message.js";
 import { parentIds, findNode, nodesById, type TaskTree } from "./tree.js";
-
-export type PersonEditVerb = EditVerb | "config";
-
-export interface PersonEditSubject {
-  runId: string | undefined;
-  verb: PersonEditVerb;
-  /** The node (plan verbs), or the config keys changed, joined by ", " (config). */
-  target: string;
-}
-
-/** The config keys a config edit's subject names (its target), in order. */
-export function configKeysOf(subject: PersonEditSubject): string[] {
-  return subject.verb === "config" ? subject.target.split(", ") : [];
-}
-
-function formatPersonEditSubject(subject: PersonEditSubject): string {
-  const run = subject.runId === undefined ? "" : `run ${subject.runId} `;
-  const what = subject.verb === "config" ? `config ${subject.target}` : `${subject.verb} node ${subject.target}`;
-  return `chore(runner): ${run}edit ${what}`;
-}
-
-const SUBJECT =
-  /^chore\(runner\): (?:run ([A-Za-z0-9._-]{1,64}) )?edit (?:(add|edit|move|remove|unstick|extend|import) node ([A-Za-z0-9][A-Za-z0-9._-]{0,127})|config ([A-Za-z0-9_.-]{1,64}(?:, [A-Za-z0-9_.-]{1,64})*))$/;
-
-export function parsePersonEditSubject(line: string): PersonEditSubject | undefined {
-  const match = SUBJECT.exec(line);
-  if (!match) return undefined;
-  const [, runId, verb, nodeId, key] = match;
-  return verb !== undefined ? { runId, verb: verb as EditVerb, target: nodeId! } : { runId, verb: "config", target: key! };
-}
-
-/** The program a person's edit was made through other than the command line: an MCP client, as its `initialize` named itself. */
-export interface EditClient {
-  name: string;
-  version: string;
-}
-
-/** The longest Runner-Client value kept: a client's name and version are short; anything longer is cut. */
-const CLIENT_LIMIT = 120;
-
-/**
- * The Runner-Client trailer's value: the client's name and version on one line, made safe (they come
- * from the client's own `initialize`: a newline there must not forge another trailer).
- */
-export function clientTrailerValue(client: EditClient): string {
-  return oneLine(safeText(`${client.name} ${client.version}`), CLIENT_LIMIT) || "unnamed";
-}
-
-/**
- * The full message: subject, what changed, and the Runner-Edit / Runner-Node / Runner-Person /
- * Runner-Change trailers, and Runner-Client for an edit made through an MCP client (`runner mcp`).
- */
-export function formatPersonEditMessage(
-  subject: PersonEditSubject,
-  person: string,
-  changes: readonly string[],
-  options: { note?: string; client?: EditClient } = {},
-): string {
-  const { note, client } = options;
-  const trailers = [
-    `Runner-Edit: ${subject.verb}`,
-    // A config edit names every key it changed, one Runner-Key line each.
-    ...(subject.verb === "config" ? configKeysOf(subject).map((key) => `Runner-Key: ${key}`) : [`Runner-Node: ${subject.target}`]),
-    `Runner-Person: ${person}`,
-    ...changes.map((change) => `Runner-Change: ${change.replace(/\s+/g, " ")}`),
-    ...(client ? [`Runner-Client: ${clientTrailerValue(client)}`] : []),
-  ];
-  const body = note?.trim() ? `${note.trim()}\n\n` : "";
-  return `${formatPersonEditSubject(subject)}\n\n${body}A person's edit of ${subject.verb === "config" ? "the config" : "the plan"}, made with \`runner ${subject.verb}\`${client ? " through `runner mcp`" : ""}.\n\n${trailers.join("\n")}\n`;
-}
-
-/** The Runner-* trailers of a message's last paragraph, in order: [key in lower case, value]. */
-function trailerLines(body: string): [string, string][] {
-  const paragraphs = body.trim().split(/\n\n+/);
-  const lines = (paragraphs[paragraphs.length - 1] ?? "").split("\n");
-  if (!lines.every((line) => /^Runner-[A-Za-z]+: /.test(line))) return [];
-  return lines.map((line) => {
-    const colon = line.indexOf(": ");
-    return [line.slice("Runner-".length, colon).toLowerCase(), line.slice(colon + 2)];
-  });
-}
-
-/** The Runner-* trailers of a message's last paragraph (repeated keys: the first). */
-function trailersOf(body: string): Record<string, string> {
-  const trailers: Record<string, string> = {};
-  for (const [key, value] of trailerLines(body)) trailers[key] ??= value;
-  return trailers;
-}
 
 /** How the audit saw one person's edit. */
 export interface PersonEditFinding {
@@ -133,13 +45,15 @@ export interface PersonEditInput {
   finished?: { before: readonly string[]; after: readonly string[] };
   /** The run being audited. */
   runId: string;
+  /** What its subject says it is (src/core/commit-message.ts commitKindOf): a person's edit made by a runner command, or by hand; none for a hand commit of the runner's files. */
+  said?: { subject: PersonEditSubject; made: "runner" | "hand" };
 }
 
 /** Judges a person's edit (made by a runner command, or by hand) by the rules. */
 export function judgePersonEdit(input: PersonEditInput): PersonEditFinding {
-  const subject = parsePersonEditSubject(input.subject);
-  const trailers = subject ? trailersOf(input.body) : {};
-  const made = subject && trailers.edit === subject.verb ? "runner" : "hand";
+  const subject = input.said?.subject;
+  const trailers = subject ? trailerRecord(splitTrailers(input.body).trailers) : {};
+  const made = input.said?.made ?? "hand";
   const problems: string[] = [];
   const outside = input.changedPaths.filter((file) => !isRunnerPath(file));
   if (outside.length > 0)
@@ -169,6 +83,8 @@ export function judgePersonEdit(input: PersonEditInput): PersonEditFinding {
     if (subject.runId !== undefined && subject.runId !== input.runId) problems.push(`the subject names run ${subject.runId}, not ${input.runId}`);
     if (trailers.person !== undefined && input.author !== undefined && trailers.person !== input.author)
       problems.push(`Runner-Person says ${trailers.person}, but the commit is by ${input.author}`);
+    if (subject.verb !== "config" && trailers.node !== subject.target)
+      problems.push(`Runner-Node says ${trailers.node ?? "nothing"}, but the subject names ${subject.target}`);
     const mismatch = subjectMismatch(subject, input, treeChanged) ?? trailerMismatch(subject, input, treeChanged);
     if (mismatch) problems.push(mismatch);
   }
@@ -188,7 +104,7 @@ export function judgePersonEdit(input: PersonEditInput): PersonEditFinding {
  * another node) is not the edit the runner made.
  */
 function trailerMismatch(subject: PersonEditSubject, input: PersonEditInput, treeChanged: boolean): string | undefined {
-  const lines = trailerLines(input.body);
+  const lines = splitTrailers(input.body).trailers.lines;
   const said: EditChange[] = [];
   for (const [key, value] of lines) {
     if (key !== "change") continue;
@@ -296,25 +212,25 @@ export interface PersonEditEntry {
  * commits and carry a person-edit subject or change only the runner's files.
  */
 export function personEditsAmong(
-  commits: readonly { sha: string; subject: string; author?: string; changedPaths: readonly string[] }[],
-  isLoopCommit: (subject: string) => number | undefined,
+  commits: readonly { sha: string; subject: string; body: string; author?: string; changedPaths: readonly string[] }[],
+  runId: string,
 ): PersonEditEntry[] {
   const edits: PersonEditEntry[] = [];
   let iteration = 0;
   for (const commit of commits) {
-    const loop = isLoopCommit(commit.subject);
-    if (loop !== undefined) {
-      iteration = loop;
+    const kind = commitKindOf(commit.subject, commit.body, runId);
+    if (kind.kind === "loop") {
+      iteration = kind.subject.iteration;
       continue;
     }
-    const subject = parsePersonEditSubject(commit.subject);
-    if (!subject && !onlyRunnerFiles(commit.changedPaths)) continue;
+    const said = kind.kind === "person-edit" ? kind : undefined;
+    if (!said && !onlyRunnerFiles(commit.changedPaths)) continue;
     edits.push({
       commit: commit.sha,
       subject: commit.subject,
-      made: subject ? "runner" : "hand",
-      verb: subject?.verb ?? null,
-      target: subject?.target ?? null,
+      made: said?.made ?? "hand",
+      verb: said?.subject.verb ?? null,
+      target: said?.subject.target ?? null,
       author: commit.author ?? null,
       after_iteration: iteration,
     });

@@ -3,6 +3,7 @@
 // nodes immutable, runner-owned fields untouched — before anything is written. A bad edit is one
 // sentence naming the field and the way out (PlanEditError). Ids are derived from titles
 // deterministically: the same title in the same tree always gives the same id.
+import { NODE_ID_PATTERN, type EditVerb } from "./commit-message.js";
 import { formatChange } from "./edit-changes.js";
 import { ownedFieldProblems } from "./owned-fields.js";
 import { checkDerivedPasses, checkPassedImmutable, checkTreeShape, MAX_TREE_DEPTH, nestingExceeds } from "./invariants.js";
@@ -12,8 +13,6 @@ import { findNode, forEachNode, indexById, nodesById, sortedCopy, type TaskNode,
 
 /** A person's edit that cannot be made: the sentence says which field and what to do instead. */
 export class PlanEditError extends Error {}
-
-export type EditVerb = "add" | "edit" | "move" | "remove" | "unstick" | "extend" | "import";
 
 export interface PlanEdit {
   verb: EditVerb;
@@ -25,7 +24,6 @@ export interface PlanEdit {
   changes: string[];
 }
 
-export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const ID_SLUG_LENGTH = 48;
 
 /**
@@ -139,7 +137,7 @@ export interface NewNode {
 function buildNode(spec: NewNode, taken: Set<string>, order: number, defaultMax: number, where: string): TaskNode {
   checkTitle(spec.title, `${where} title`);
   const id = spec.id ?? idFromTitle(spec.title, taken);
-  if (!ID_PATTERN.test(id))
+  if (!NODE_ID_PATTERN.test(id))
     throw new PlanEditError(
       `${where} id ${quote(id)} is not a valid node id; use 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit.`,
     );
@@ -312,7 +310,7 @@ export function extendTree(before: TaskTree, spec: NewNode, defaultMax: number, 
   checkTitle(spec.title, "--title");
   const taken = allIds(before);
   const id = rootId ?? idFromTitle(before.root.id.replace(/-[0-9]+$/, ""), taken);
-  if (!ID_PATTERN.test(id)) throw new PlanEditError(`--root-id ${quote(id)} is not a valid node id; use letters, digits, '.', '_' or '-'.`);
+  if (!NODE_ID_PATTERN.test(id)) throw new PlanEditError(`--root-id ${quote(id)} is not a valid node id; use letters, digits, '.', '_' or '-'.`);
   if (taken.has(id)) throw new PlanEditError(`--root-id ${quote(id)} is already used in the tree; pick another.`);
   taken.add(id);
   const old = sortedCopy(before).root;

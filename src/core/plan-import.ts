@@ -7,7 +7,8 @@
 // with `skipDone` left out and listed in `done`. How each field maps: docs/plans.md.
 import { allDrafts, orderByDependencies, refuseAll, removeItems, type Draft } from "./plan-draft.js";
 import { count } from "./text-limits.js";
-import { ID_PATTERN, idFromTitle, PlanEditError } from "./plan-edit.js";
+import { idFromTitle, PlanEditError } from "./plan-edit.js";
+import { NODE_ID_PATTERN as ID_PATTERN } from "./commit-message.js";
 import { jsonPlan } from "./plan-json.js";
 import { markdownDraft } from "./plan-markdown.js";
 import { checkTreeShape, TITLE_PROBLEM } from "./invariants.js";

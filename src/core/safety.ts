@@ -1,7 +1,8 @@
 // Repository safety before an iteration (seed 000 "Workspace + git policy", seed 001 §5 step 1):
 // never on main/master, a branch with commits, a run id, a clean working tree (untracked included),
 // and the local-only folders ignored by git.
-import { parseCommitSubject, runIdFromBranch, runIdProblem } from "./run-id.js";
+import { runIdFromBranch, runIdProblem } from "./run-id.js";
+import { parseCommitSubject } from "./commit-message.js";
 import type { ControlSnapshot, StepKind } from "./step-facts.js";
 
 /** An iteration the journal says was begun and not committed (the runner was killed). */

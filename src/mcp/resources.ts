@@ -12,7 +12,8 @@ import { readAgentFile } from "../adapters/safe-files.js";
 import { sentence } from "../cli/refusal-words.js";
 import { findProjectRoot } from "../cli/repo.js";
 import { iterationDir, LAYOUT } from "../core/layout.js";
-import { parseCommitSubject, runIdProblem } from "../core/run-id.js";
+import { runIdProblem } from "../core/run-id.js";
+import { parseCommitSubject } from "../core/commit-message.js";
 import { RefusalError } from "../errors.js";
 
 /** The files of an iteration's local log a client may read (CONTRACT §2). */

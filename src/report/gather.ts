@@ -10,7 +10,7 @@ import { acceptedTree } from "../adapters/run-trees.js";
 import { checkTreeText } from "../adapters/tree-store.js";
 import { eventsFile, iterationDir, LAYOUT } from "../core/layout.js";
 import { leftTreeInvalid, loopRecords, testsOf, type LoopRecord } from "../core/loop-history.js";
-import { formatCommitSubject } from "../core/run-id.js";
+import { formatCommitSubject } from "../core/commit-message.js";
 import { resolveRun } from "../adapters/resolve-run.js";
 import { walkTree, type TaskTree } from "../core/tree.js";
 import { RefusalError } from "../errors.js";

@@ -1,7 +1,7 @@
 // meta.json of an iteration (CONTRACT §8): what happened, in one JSON object.
 import type { StepOutput, StepTrace } from "../../machines/iteration-types.js";
 import { commitSubjectOf, type IterationRecord } from "../core/iteration-record.js";
-import { formatCommitSubject } from "../core/run-id.js";
+import { formatCommitSubject } from "../core/commit-message.js";
 import type { AgentRunFacts } from "../core/step-facts.js";
 import { keptSummary } from "../core/loop-history.js";
 

@@ -64,7 +64,7 @@ import { resolveConfig, type ResolvedConfig } from "../../src/core/config.js";
 import { checkDerivedPasses, checkTreeShape } from "../../src/core/invariants.js";
 import type { LoopRecord } from "../../src/core/loop-history.js";
 import type { Problem } from "../../src/core/problems.js";
-import type { CommitSubject } from "../../src/core/run-id.js";
+import type { CommitSubject } from "../../src/core/commit-message.js";
 import type { RepositoryFacts } from "../../src/core/safety.js";
 import { selectLeftmostOpenLeaf } from "../../src/core/select.js";
 import { walkTree, type TaskNode, type TaskTree } from "../../src/core/tree.js";

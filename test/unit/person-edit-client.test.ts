@@ -2,7 +2,8 @@
 // trailer (CONTRACT §11), and the audit still judges it a valid edit made by a runner command. The
 // client's name and version come from the client's own `initialize`: they must not forge a trailer.
 import { describe, expect, it } from "vitest";
-import { formatPersonEditMessage, judgePersonEdit } from "../../src/core/person-edit.js";
+import { judgePersonEdit } from "../../src/core/person-edit.js";
+import { commitKindOf, formatPersonEditMessage } from "../../src/core/commit-message.js";
 import { LAYOUT } from "../../src/core/layout.js";
 import { addNodes } from "../../src/core/plan-edit.js";
 import { node, tree } from "../helpers/sandbox.js";
@@ -47,7 +48,10 @@ describe("a person's edit made through an MCP client", () => {
     const after = edit.tree;
     const message = formatPersonEditMessage(subject, PERSON, edit.changes, { client: { name: "claude-code", version: "2.1.330" } });
     const [head, ...rest] = message.split("\n");
+    const kind = commitKindOf(head!, rest.join("\n"), "r1");
+    if (kind.kind !== "person-edit") throw new Error(`not a person's edit: ${kind.kind}`);
     const finding = judgePersonEdit({
+      said: kind,
       sha: "abc",
       subject: head!,
       body: rest.join("\n"),

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { auditRun, type AuditCommit } from "../../src/core/audit.js";
 import { LAYOUT } from "../../src/core/layout.js";
 import { parseLoopCommit } from "../../src/core/loop-history.js";
-import { formatPersonEditMessage } from "../../src/core/person-edit.js";
+import { formatPersonEditMessage } from "../../src/core/commit-message.js";
 import { formatFinished, MAX_BATCH_CHARS, parseFinished, pendingFinished, recheckBatch } from "../../src/core/plan-finished.js";
 import type { TaskTree } from "../../src/core/tree.js";
 import { node, tree } from "../helpers/sandbox.js";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { serializeTree, treeFingerprint } from "../../src/core/canonical.js";
 import { serializeTreePieces } from "../../src/core/serialize.js";
 import { checkTreeShape } from "../../src/core/invariants.js";
-import { formatCommitSubject, parseCommitSubject, type CommitSubject } from "../../src/core/run-id.js";
+import { formatCommitSubject, parseCommitSubject, type CommitSubject } from "../../src/core/commit-message.js";
 import { selectLeftmostOpenLeaf } from "../../src/core/select.js";
 import {
   applyStateUpdates,

@@ -9,7 +9,7 @@ import { auditHistory, runBase } from "../../adapters/run-audit.js";
 import { readRunStarts } from "../../adapters/run-starts.js";
 import { repositoryState } from "../../adapters/runner-state.js";
 import { loopRecords } from "../../core/loop-history.js";
-import type { PersonEditVerb } from "../../core/person-edit.js";
+import type { PersonEditVerb } from "../../core/commit-message.js";
 import { processEnv } from "../environment.js";
 import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";

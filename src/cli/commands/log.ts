@@ -19,7 +19,6 @@ import { oneLine } from "../../core/text-limits.js";
 import type { Highlight } from "../../diagram/render.js";
 import { countFailures, describeFailures, failureKindOf, outcomeLabel, type FailureKind, type FailureCounts } from "../../core/iteration-outcome.js";
 import { commitFacts, loopRecords, recheckedOf, testsOf, type LoopRecord } from "../../core/loop-history.js";
-import { parseCommitSubject } from "../../core/run-id.js";
 import { personEditsAmong, type PersonEditEntry } from "../../core/person-edit.js";
 import { runBase } from "../../adapters/run-audit.js";
 import { RefusalError, UsageError } from "../../errors.js";
@@ -104,13 +103,9 @@ async function runPersonEdits(run: ResolvedRun, records: readonly LoopRecord[]):
   if (!first) return [];
   const base = (await runBase(run.git, first))?.sha;
   if (base === undefined) return [];
-  const iterationOf = (subject: string) => {
-    const parsed = parseCommitSubject(subject);
-    return parsed?.runId === run.runId ? parsed.iteration : undefined;
-  };
   const commits = [];
   for await (const commit of run.git.streamCommitsSince(base, run.tip)) commits.push(commit);
-  return personEditsAmong(commits, iterationOf);
+  return personEditsAmong(commits, run.runId);
 }
 
 /** The last lines of the local guard.log of an iteration, when the local log is this commit's (a run id used twice has another's). */

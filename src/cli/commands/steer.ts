@@ -27,7 +27,7 @@ import {
   type NewNode,
   type PlanEdit,
 } from "../../core/plan-edit.js";
-import type { EditClient, PersonEditVerb } from "../../core/person-edit.js";
+import type { EditClient, PersonEditVerb } from "../../core/commit-message.js";
 import { nodesById, type TaskTree } from "../../core/tree.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";

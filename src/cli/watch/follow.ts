@@ -18,7 +18,8 @@ import { listRunBranches, listWorktrees } from "../../adapters/worktrees.js";
 import type { UsageTotals } from "../../core/agent-usage.js";
 import { eventsFile, LAYOUT } from "../../core/layout.js";
 import type { LiveStatus } from "../../core/live-status.js";
-import { BRANCH_PREFIX, loopSubjectPattern, parseCommitSubject } from "../../core/run-id.js";
+import { BRANCH_PREFIX } from "../../core/run-id.js";
+import { loopSubjectPattern, parseCommitSubject } from "../../core/commit-message.js";
 import type { TaskTree } from "../../core/tree.js";
 import { followMachine, type MachineStep, type MachineTrack } from "./machine.js";
 
