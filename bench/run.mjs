@@ -26,7 +26,9 @@ const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const withProfile = args.includes("--profile");
 const onlyArg = args.find((arg) => arg.startsWith("--only="));
-const only = new Set(onlyArg ? onlyArg.slice("--only=".length).split(",") : ["step", "cli", "core", "memory", "diag", "long", "watch", "mcp", "demo", "night"]);
+const only = new Set(
+  onlyArg ? onlyArg.slice("--only=".length).split(",") : ["step", "cli", "core", "memory", "diag", "long", "watch", "mcp", "demo", "night"],
+);
 const longArg = args.find((arg) => arg.startsWith("--long-iterations="));
 
 const FILES = [100, 10_000];
