@@ -1,6 +1,7 @@
 // The status file of a `runner run` in progress (src/core/live-status.ts): written by the run, each
 // time whole and at once, never through a link the agent planted (the folder is in its reach); read
 // by `runner watch` as untrusted input, at most its fixed size.
+import { rmSync } from "node:fs";
 import path from "node:path";
 import { liveStatusFile } from "../core/layout.js";
 import { LIVE_STATUS_CAP, liveStatusText, parseLiveStatus, type LiveStatus } from "../core/live-status.js";
@@ -32,6 +33,11 @@ export class LiveStatusFile {
     } catch {
       // Best effort: the status is for a person watching; the run goes on without it.
     }
+  }
+
+  /** Removes the file (a link the agent put in its place is removed, never followed). */
+  remove(): void {
+    rmSync(this.file, { force: true });
   }
 }
 

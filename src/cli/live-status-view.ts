@@ -72,7 +72,6 @@ export function liveStatusView(file: LiveStatusFile, now: () => number, facts: L
     for (const text of lines) status.log.push({ seq: ++seq, text });
     status.log = status.log.slice(-LIVE_LIMITS.log);
   };
-  write();
   return {
     progress(event) {
       if (event.type === "phase") {
@@ -132,7 +131,9 @@ export function liveStatusView(file: LiveStatusFile, now: () => number, facts: L
       status.phase = null;
       status.wait = null;
       status.ended = { exit_code: summary.exitCode, reason: summary.reason, lines: [...lines, reportLine(id)] };
-      write();
+      // A run refused before its first iteration (preflight, a bad tree) leaves no file behind: nothing happened to watch.
+      if (status.iterations_done === 0) file.remove();
+      else write();
     },
     note(line) {
       log([line]);

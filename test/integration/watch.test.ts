@@ -151,7 +151,7 @@ describe("runner watch, one run, on a terminal", () => {
     expect(await screen.exited).toBe(0);
     const after = screen.normalLines().join("\n");
     expect(after).toContain("Done: the root passes (run demo).");
-    expect(after).toMatch(/5 iterations, 3 passed, 1 failed; time: agent/);
+    expect(after).toMatch(/5 iterations, 3 passed, 1 failed \(1 red guard\); time: agent/);
     // Read-only: no lock left, nothing changed in the repository but what the run committed.
     expect(existsSync(path.join(project, ".git", "runner.lock"))).toBe(false);
     expect(await git(project, ["status", "--porcelain"], env)).toBe("");
@@ -224,7 +224,7 @@ describe("runner watch, plain", () => {
     // The summary, last.
     const end = lines.indexOf("Done: the root passes (run t1).");
     expect(end).toBeGreaterThan(0);
-    expect(lines[end + 1]).toMatch(/^3 iterations, 2 passed, 1 failed; time: /);
+    expect(lines[end + 1]).toMatch(/^3 iterations, 2 passed, 1 failed \(1 red guard\); time: /);
     expect(lines.filter(Boolean).at(-1)).toBe("Report: runner report (writes .runner/iterations/t1/report.html)");
     expect(String(watched.stdout)).not.toContain("\x1b[");
   }, 300_000);

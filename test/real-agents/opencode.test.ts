@@ -144,7 +144,7 @@ describe("runner with the real opencode", { timeout: REAL_AGENT_TEST_TIMEOUT }, 
   it("a model that hangs: OpenCode is killed at the deadline, nothing of it is left, the timeout is a runner error", async () => {
     const mock = await opencode.mock([{ kind: "hang", mode: "mid-stream" }]);
     const { s } = await opencodeRepo("opencode-hang", mock, { timeoutSeconds: HANG_BUDGET_SECONDS });
-    await expectKilledAtDeadline(s, mock, 8);
+    await expectKilledAtDeadline(s, mock, HANG_BUDGET_SECONDS);
   });
 
   it("a rate limit OpenCode gives up on (six 429s) is recorded with its reset, `runner run` waits it out and the leaf passes on the next session", async () => {

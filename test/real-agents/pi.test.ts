@@ -131,7 +131,7 @@ describe("runner with the real pi", { timeout: REAL_AGENT_TEST_TIMEOUT }, () => 
   it("a model that hangs: pi is killed at the deadline, nothing of it is left, the timeout is a runner error", async () => {
     const mock = await pi.mock([{ kind: "hang", mode: "mid-stream" }]);
     const { s } = await piRepo("pi-hang", mock, { timeoutSeconds: HANG_BUDGET_SECONDS });
-    await expectKilledAtDeadline(s, mock, 20);
+    await expectKilledAtDeadline(s, mock, HANG_BUDGET_SECONDS);
   });
 
   it("a rate limit pi gives up on (its SDK's 3 requests, 4 times) is recorded with its reset, `runner run` waits it out and the leaf passes on the next session", async () => {
