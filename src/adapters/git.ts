@@ -559,20 +559,23 @@ function parseHistoryRecord(record: string): HistoryCommit {
 
 /**
  * Answers of one `git cat-file --batch` process, in the order asked: an object's bytes, or undefined
- * when it is missing. Only the object being read is held.
+ * when it is missing. Requests may be made ahead of the answers (git works on the next object while
+ * the caller looks at this one); each object is copied once, into a buffer of its size, as its
+ * pieces arrive.
  */
 export class ObjectReader {
-  private chunks: Buffer[] = [];
-  private buffered = 0;
-  private readonly waiting: { resolve: (value: Buffer | undefined) => void; reject: (error: unknown) => void }[] = [];
+  private readonly waiting: { resolve: (value: Buffer | undefined) => void; reject: (error: unknown) => void; blobOnly: boolean }[] = [];
   private failure: unknown;
+  /** The start of a header line not yet whole. */
+  private headerPart: Buffer | undefined;
+  /** The object being read: its bytes so far, and how many (the newline after it included); whether it is a blob. */
+  private object: { bytes: Buffer; filled: number; size: number; blob: boolean } | undefined;
+  /** Buffers given back (recycle), and the buffer each answer is a view of. */
+  private readonly spare: Buffer[] = [];
+  private readonly whole = new WeakMap<Buffer, Buffer>();
 
   constructor(private readonly child: ChildProcess) {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      this.chunks.push(chunk);
-      this.buffered += chunk.length;
-      this.drain();
-    });
+    child.stdout!.on("data", (chunk: Buffer) => this.take(chunk));
     const fail = (error: unknown) => {
       this.failure ??= error;
       for (const waiter of this.waiting.splice(0)) waiter.reject(this.failure);
@@ -583,12 +586,18 @@ export class ObjectReader {
   }
 
   /** The object `name` names (`<rev>:<path>`, a sha), or undefined when there is none. */
-  read(name: string): Promise<Buffer | undefined> {
+  read(name: string, blobOnly = false): Promise<Buffer | undefined> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
+      this.waiting.push({ resolve, reject, blobOnly });
       this.child.stdin!.write(`${name}\n`);
     });
+  }
+
+  /** The text of each of `paths` at `revision` (undefined where it is not a file there), as GitRepo.filesAtRevision, through this process. */
+  async filesAtRevision(revision: string, paths: readonly string[]): Promise<(string | undefined)[]> {
+    const bytes = await Promise.all(paths.map((file) => this.read(`${revision}:${file}`, true)));
+    return bytes.map((read) => read?.toString("utf8"));
   }
 
   close(): void {
@@ -596,33 +605,60 @@ export class ObjectReader {
     this.child.kill();
   }
 
-  /** The header of the answer being read: where its content starts and how long it is (undefined: missing). */
-  private header: { start: number; size: number | undefined } | undefined;
-
-  private drain(): void {
-    while (this.waiting.length > 0 && this.buffered > 0) {
-      if (this.header === undefined) {
-        const head = this.joined();
-        const newline = head.indexOf(10);
-        if (newline < 0) return;
-        const match = /^[0-9a-f]+ [a-z]+ ([0-9]+)$/.exec(head.subarray(0, newline).toString("utf8"));
-        this.header = { start: newline + 1, size: match ? Number(match[1]) : undefined };
-      }
-      const { start, size } = this.header;
-      const end = size === undefined ? start : start + size + 1;
-      if (this.buffered < end) return; // the rest of the object is still on its way: nothing copied until it is whole
-      const all = this.joined();
-      const rest = all.subarray(end);
-      this.chunks = rest.length > 0 ? [rest] : [];
-      this.buffered = rest.length;
-      this.header = undefined;
-      this.waiting.shift()!.resolve(size === undefined ? undefined : Buffer.from(all.subarray(start, start + size)));
-    }
+  /**
+   * Gives back an answer the caller no longer uses: its memory holds a later object (reading many
+   * large objects one after another then allocates almost nothing).
+   */
+  recycle(bytes: Buffer): void {
+    const whole = this.whole.get(bytes);
+    if (whole !== undefined && this.spare.length < 4) this.spare.push(whole);
   }
 
-  private joined(): Buffer {
-    if (this.chunks.length !== 1) this.chunks = [Buffer.concat(this.chunks)];
-    return this.chunks[0]!;
+  /** A buffer of `size` bytes, from the spare ones when one is large enough (for a large object). */
+  private buffer(size: number): Buffer {
+    if (size < 65536) return Buffer.allocUnsafe(size);
+    const at = this.spare.findIndex((spare) => spare.length >= size);
+    const whole = at >= 0 ? this.spare.splice(at, 1)[0]! : Buffer.allocUnsafe(size + (size >> 4));
+    const bytes = whole.subarray(0, size);
+    this.whole.set(bytes, whole);
+    return bytes;
+  }
+
+  private take(chunk: Buffer): void {
+    let at = 0;
+    while (at < chunk.length) {
+      const object = this.object;
+      if (object === undefined) {
+        const newline = chunk.indexOf(10, at);
+        if (newline < 0) {
+          this.headerPart = Buffer.concat([this.headerPart ?? Buffer.alloc(0), chunk.subarray(at)]);
+          return;
+        }
+        const line = Buffer.concat([this.headerPart ?? Buffer.alloc(0), chunk.subarray(at, newline)]).toString("utf8");
+        this.headerPart = undefined;
+        at = newline + 1;
+        const match = /^[0-9a-f]+ ([a-z]+) ([0-9]+)$/.exec(line);
+        if (!match) {
+          this.waiting.shift()?.resolve(undefined); // "<name> missing"
+          continue;
+        }
+        const size = Number(match[2]);
+        this.object = { bytes: this.buffer(size), filled: 0, size, blob: match[1] === "blob" };
+        continue;
+      }
+      // The object's bytes, then the newline git prints after them.
+      const room = object.size - object.filled;
+      const take = Math.min(room, chunk.length - at);
+      chunk.copy(object.bytes, object.filled, at, at + take);
+      object.filled += take;
+      at += take;
+      if (object.filled < object.size || at >= chunk.length) continue;
+      at++; // (the newline)
+      this.object = undefined;
+      const waiter = this.waiting.shift();
+      // (a folder is a tree object: not a file, for a reader of files)
+      waiter?.resolve(waiter.blobOnly && !object.blob ? undefined : object.bytes);
+    }
   }
 }
 

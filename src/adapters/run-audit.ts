@@ -8,10 +8,9 @@ import { DEFAULT_GUARD_COMMAND, parseConfig } from "../core/config.js";
 import { configValues } from "../core/edit-changes.js";
 import { definitionDifferences } from "../core/guard-definition.js";
 import { LAYOUT } from "../core/layout.js";
-import type { TaskTree } from "../core/tree.js";
-import type { GitRepo, ObjectReader } from "./git.js";
+import { TreeVersions } from "../core/tree-versions.js";
+import type { GitRepo, HistoryCommit, ObjectReader } from "./git.js";
 import { guardDefinitionAt } from "./guard-definition.js";
-import { checkTreeText } from "./tree-store.js";
 
 /** Where a run began, and what is wrong with its record of it. */
 export interface RunBase {
@@ -34,10 +33,16 @@ export async function runBase(
 ): Promise<RunBase | undefined> {
   if (first === undefined)
     return recorded !== undefined && (await git.resolve(recorded)) !== undefined ? { sha: recorded, from: "recorded" } : undefined;
-  const parent = (await git.raw(["rev-parse", "--verify", "-q", `${first.sha}^`]).catch(() => "")).trim();
   const named = first.trailers.start;
+  const plausible = named !== undefined && named !== first.sha && /^[0-9a-f]{40,64}$/.test(named);
+  // (both questions at once: two git processes side by side)
+  const [parentText, inHistory] = await Promise.all([
+    git.raw(["rev-parse", "--verify", "-q", `${first.sha}^`]).catch(() => ""),
+    plausible ? git.isAncestor(named, first.sha) : Promise.resolve(false),
+  ]);
+  const parent = parentText.trim();
   if (named !== undefined) {
-    if (named !== first.sha && /^[0-9a-f]{40,64}$/.test(named) && (await git.isAncestor(named, first.sha))) return { sha: named, from: "trailer" };
+    if (plausible && inHistory) return { sha: named, from: "trailer" };
     if (parent === "") return undefined;
     return {
       sha: parent,
@@ -46,14 +51,6 @@ export async function runBase(
     };
   }
   return parent === "" ? undefined : { sha: parent, from: "parent" };
-}
-
-/** The tree file at `revision`, checked; undefined when it is missing or does not validate. */
-async function treeAt(reader: ObjectReader, revision: string): Promise<TaskTree | undefined> {
-  const bytes = await reader.read(`${revision}:${LAYOUT.tree}`);
-  if (bytes === undefined) return undefined;
-  const load = checkTreeText(bytes.toString("utf8"));
-  return load.ok ? load.tree : undefined;
 }
 
 /**
@@ -75,29 +72,62 @@ async function configAt(
   };
 }
 
+/** How many commits ahead of the audit their tree files are asked of git (each up to a few MB held). */
+const READ_AHEAD = 8;
+
+/**
+ * The commits with the tree file of each that changed it asked of git ahead of time, `depth`
+ * commits ahead, so that git reads the next ones while the audit judges this one.
+ */
+async function* withTreeBytesAhead<C extends HistoryCommit>(
+  commits: AsyncIterable<C>,
+  reader: ObjectReader,
+  depth: number,
+): AsyncGenerator<{ commit: C; treeBytes: Promise<Buffer | undefined> | undefined }> {
+  const queue: { commit: C; treeBytes: Promise<Buffer | undefined> | undefined }[] = [];
+  for await (const commit of commits) {
+    const treeBytes = commit.changedPaths.includes(LAYOUT.tree) ? reader.read(`${commit.sha}:${LAYOUT.tree}`) : undefined;
+    // (a failed read surfaces where it is awaited)
+    treeBytes?.catch(() => undefined);
+    queue.push({ commit, treeBytes });
+    if (queue.length > depth) yield queue.shift()!;
+  }
+  yield* queue;
+}
+
 /** The audit of run `runId` from `base` to `tip` (first-parent history). */
 export async function auditHistory(git: GitRepo, runId: string, base: string, tip = "HEAD"): Promise<AuditReport> {
   const reader = git.objectReader();
   try {
-    const baseTree = await treeAt(reader, base);
-    const baseConfig = await configAt(reader, base);
-    let definition = await guardDefinitionAt(git, base, baseConfig.guard);
+    // Each version of the tree file is compared with the one before; only what changed is parsed and checked again.
+    const versions = new TreeVersions();
+    // (the bytes of the version before the newest, no longer needed, are given back to the reader)
+    const [baseBytes, baseConfig] = await Promise.all([reader.read(`${base}:${LAYOUT.tree}`), configAt(reader, base)]);
+    let held = baseBytes;
+    const baseVersion = versions.next(held);
+    let definition = await guardDefinitionAt(reader, base, baseConfig.guard);
     let configValuesBefore = baseConfig.values;
     async function* withTrees() {
-      let tree = baseTree;
-      for await (const commit of git.streamCommitsSince(base, tip)) {
+      let version = baseVersion;
+      for await (const { commit, treeBytes } of withTreeBytesAhead(git.streamCommitsSince(base, tip), reader, READ_AHEAD)) {
         // The guard's definition, derived again only where the commit touched the config or a file or manifest of it.
         const relevant = new Set([LAYOUT.config, ...definition.definition.files, ...definition.definition.scripts.map((s) => s.manifest)]);
         let definitionChanged: string[] = [];
         // config.toml at a commit that changed it (a person's fix of the guard is judged valid or not), read once for both.
         const config = commit.changedPaths.some((changed) => relevant.has(changed)) ? await configAt(reader, commit.sha) : undefined;
         if (config) {
-          const after = await guardDefinitionAt(git, commit.sha, config.guard);
+          const after = await guardDefinitionAt(reader, commit.sha, config.guard);
           definitionChanged = definitionDifferences(definition, after);
           definition = after;
         }
         // A commit that did not touch the tree file has its parent's tree: the same one, not read again.
-        if (commit.changedPaths.includes(LAYOUT.tree)) tree = await treeAt(reader, commit.sha);
+        if (treeBytes === undefined) version = { tree: version.tree, node: version.node };
+        else {
+          const bytes = await treeBytes;
+          version = versions.next(bytes);
+          if (held !== undefined) reader.recycle(held);
+          held = bytes;
+        }
         const configChanged = commit.changedPaths.includes(LAYOUT.config);
         const configValid = configChanged ? config!.valid : undefined;
         const configPair =
@@ -107,14 +137,15 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
         if (configChanged) configValuesBefore = config!.values;
         yield {
           ...commit,
-          tree,
+          tree: version.tree,
+          treeVersion: version,
           ...(configValid !== undefined ? { configValid } : {}),
           ...(configPair !== undefined ? { config: configPair } : {}),
           ...(definitionChanged.length > 0 ? { definitionChanged } : {}),
         };
       }
     }
-    return await auditRun(runId, baseTree, withTrees());
+    return await auditRun(runId, baseVersion.tree, withTrees());
   } finally {
     reader.close();
   }
