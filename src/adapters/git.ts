@@ -418,8 +418,9 @@ export class GitRepo {
 
   /**
    * Commits after `base` on the first-parent line to `tip` (default HEAD), oldest first, with the paths
-   * each changed: read as git prints them, one commit at a time from one `git log` process, so a run of
-   * thousands of commits is never held whole (`runner audit`, `runner report`).
+   * each changed and the blob each holds after it: read as git prints them, one commit at a time from
+   * one `git log` process, so a run of thousands of commits is never held whole (`runner audit`,
+   * `runner report`).
    */
   async *streamCommitsSince(base: string, tip = "HEAD"): AsyncGenerator<HistoryCommit> {
     const args = [
@@ -429,7 +430,8 @@ export class GitRepo {
       "--no-renames",
       "--diff-merges=first-parent",
       "--format=%x1e%H%x1f%s%x1f%an <%ae>%x1f%cn <%ce>%x1f%P%x1f%b%x1f",
-      "--name-only",
+      "--raw",
+      "--no-abbrev",
       `${base}..${tip}`,
     ];
     for await (const record of this.streamRecords(args, "\x1e")) yield parseHistoryRecord(record);
@@ -538,11 +540,23 @@ export interface HistoryCommit {
   committer: string;
   parents: string[];
   changedPaths: string[];
+  /** The blob each changed path holds after the commit (absent: the commit deleted it, or it is no file). */
+  blobs: ReadonlyMap<string, string>;
 }
 
-/** One record of streamCommitsSince's `git log` format. */
+/** One record of streamCommitsSince's `git log` format: its fields, then `--raw` lines (`:<modes> <old> <new> <status>\t<path>`). */
 function parseHistoryRecord(record: string): HistoryCommit {
   const [sha = "", subject = "", author = "", committer = "", parents = "", body = "", files = ""] = record.split("\x1f");
+  const changedPaths: string[] = [];
+  const blobs = new Map<string, string>();
+  for (const line of files.split("\n")) {
+    if (!line.startsWith(":")) continue;
+    const tab = line.indexOf("\t");
+    const [, mode = "", , blob = ""] = line.slice(1, tab).split(" ");
+    const file = line.slice(tab + 1);
+    changedPaths.push(file);
+    if (mode !== "160000" && !/^0+$/.test(blob)) blobs.set(file, blob);
+  }
   return {
     sha,
     subject,
@@ -550,10 +564,8 @@ function parseHistoryRecord(record: string): HistoryCommit {
     author,
     committer,
     parents: parents.split(" ").filter(Boolean),
-    changedPaths: files
-      .split("\n")
-      .filter((line) => line.length > 0)
-      .sort(),
+    changedPaths: changedPaths.sort(),
+    blobs,
   };
 }
 
@@ -570,9 +582,6 @@ export class ObjectReader {
   private headerPart: Buffer | undefined;
   /** The object being read: its bytes so far, and how many (the newline after it included); whether it is a blob. */
   private object: { bytes: Buffer; filled: number; size: number; blob: boolean } | undefined;
-  /** Buffers given back (recycle), and the buffer each answer is a view of. */
-  private readonly spare: Buffer[] = [];
-  private readonly whole = new WeakMap<Buffer, Buffer>();
 
   constructor(private readonly child: ChildProcess) {
     child.stdout!.on("data", (chunk: Buffer) => this.take(chunk));
@@ -605,25 +614,6 @@ export class ObjectReader {
     this.child.kill();
   }
 
-  /**
-   * Gives back an answer the caller no longer uses: its memory holds a later object (reading many
-   * large objects one after another then allocates almost nothing).
-   */
-  recycle(bytes: Buffer): void {
-    const whole = this.whole.get(bytes);
-    if (whole !== undefined && this.spare.length < 4) this.spare.push(whole);
-  }
-
-  /** A buffer of `size` bytes, from the spare ones when one is large enough (for a large object). */
-  private buffer(size: number): Buffer {
-    if (size < 65536) return Buffer.allocUnsafe(size);
-    const at = this.spare.findIndex((spare) => spare.length >= size);
-    const whole = at >= 0 ? this.spare.splice(at, 1)[0]! : Buffer.allocUnsafe(size + (size >> 4));
-    const bytes = whole.subarray(0, size);
-    this.whole.set(bytes, whole);
-    return bytes;
-  }
-
   private take(chunk: Buffer): void {
     let at = 0;
     while (at < chunk.length) {
@@ -643,7 +633,7 @@ export class ObjectReader {
           continue;
         }
         const size = Number(match[2]);
-        this.object = { bytes: this.buffer(size), filled: 0, size, blob: match[1] === "blob" };
+        this.object = { bytes: Buffer.allocUnsafe(size), filled: 0, size, blob: match[1] === "blob" };
         continue;
       }
       // The object's bytes, then the newline git prints after them.

@@ -8,8 +8,10 @@ import { DEFAULT_GUARD_COMMAND, parseConfig } from "../core/config.js";
 import { configValues } from "../core/edit-changes.js";
 import { definitionDifferences } from "../core/guard-definition.js";
 import { LAYOUT } from "../core/layout.js";
+import type { PiecedBytes } from "../core/pieced-bytes.js";
 import { TreeVersions } from "../core/tree-versions.js";
-import type { GitRepo, HistoryCommit, ObjectReader } from "./git.js";
+import type { GitRepo, ObjectReader } from "./git.js";
+import type { ObjectStore } from "./object-store.js";
 import { guardDefinitionAt } from "./guard-definition.js";
 
 /** Where a run began, and what is wrong with its record of it. */
@@ -30,15 +32,19 @@ export async function runBase(
   git: GitRepo,
   first: { sha: string; trailers: Readonly<Record<string, string>> } | undefined,
   recorded?: string,
+  store?: ObjectStore,
 ): Promise<RunBase | undefined> {
   if (first === undefined)
     return recorded !== undefined && (await git.resolve(recorded)) !== undefined ? { sha: recorded, from: "recorded" } : undefined;
   const named = first.trailers.start;
   const plausible = named !== undefined && named !== first.sha && /^[0-9a-f]{40,64}$/.test(named);
-  // (both questions at once: two git processes side by side)
+  // The parent from the object files when they can say (no git process); the run begun at it needs no further question.
+  const parents = store?.parents(first.sha);
+  const known = parents === undefined ? undefined : (parents[0] ?? "");
+  // (else both questions at once: two git processes side by side)
   const [parentText, inHistory] = await Promise.all([
-    git.raw(["rev-parse", "--verify", "-q", `${first.sha}^`]).catch(() => ""),
-    plausible ? git.isAncestor(named, first.sha) : Promise.resolve(false),
+    known ?? git.raw(["rev-parse", "--verify", "-q", `${first.sha}^`]).catch(() => ""),
+    plausible && named !== known ? git.isAncestor(named, first.sha) : Promise.resolve(plausible),
   ]);
   const parent = parentText.trim();
   if (named !== undefined) {
@@ -54,16 +60,57 @@ export async function runBase(
 }
 
 /**
+ * Files at revisions: from the object files where they can say (src/adapters/object-store.ts),
+ * else from one `git cat-file --batch` process, started when first needed.
+ */
+class RevisionFiles {
+  private reader: ObjectReader | undefined;
+
+  constructor(
+    private readonly git: GitRepo,
+    readonly store: ObjectStore | undefined,
+  ) {}
+
+  /** The file at `revision` (`<revision>:<file>`: any object git names so), or undefined. */
+  async read(revision: string, file: string): Promise<PiecedBytes | Buffer | undefined> {
+    const stored = this.store?.fileAt(revision, file);
+    if (stored !== undefined) return stored === "none" ? undefined : stored;
+    return this.ask().read(`${revision}:${file}`);
+  }
+
+  /** The blob `id`, else the file at `revision` (when the blob is not read here). */
+  async blob(id: string | undefined, revision: string, file: string): Promise<PiecedBytes | Buffer | undefined> {
+    const stored = id === undefined ? undefined : this.store?.read(id);
+    return stored?.type === "blob" ? stored.bytes : this.read(revision, file);
+  }
+
+  /** As GitRepo.filesAtRevision. */
+  async filesAtRevision(revision: string, files: readonly string[]): Promise<(string | undefined)[]> {
+    if (this.store === undefined) return this.ask().filesAtRevision(revision, files);
+    return Promise.all(files.map(async (file) => (await this.read(revision, file))?.toString()));
+  }
+
+  close(): void {
+    this.reader?.close();
+  }
+
+  private ask(): ObjectReader {
+    this.reader ??= this.git.objectReader();
+    return this.reader;
+  }
+}
+
+/**
  * config.toml at `revision`: whether it is a valid config (missing: not valid), the guard command
  * whose definition is protected (the default when it names none or is invalid), and its values by
  * `section.key` (undefined: missing or no TOML).
  */
 async function configAt(
-  reader: ObjectReader,
+  files: RevisionFiles,
   revision: string,
 ): Promise<{ valid: boolean; guard: readonly string[]; values: Record<string, unknown> | undefined }> {
-  const bytes = await reader.read(`${revision}:${LAYOUT.config}`);
-  const text = bytes?.toString("utf8") ?? "";
+  const bytes = await files.read(revision, LAYOUT.config);
+  const text = bytes?.toString() ?? "";
   const config = parseConfig(text);
   return {
     valid: bytes !== undefined && config.ok,
@@ -72,62 +119,36 @@ async function configAt(
   };
 }
 
-/** How many commits ahead of the audit their tree files are asked of git (each up to a few MB held). */
-const READ_AHEAD = 8;
-
 /**
- * The commits with the tree file of each that changed it asked of git ahead of time, `depth`
- * commits ahead, so that git reads the next ones while the audit judges this one.
+ * The audit of run `runId` from `base` to `tip` (first-parent history); `store`: the repository's
+ * object files (ObjectStore.open), read without a git process where they can be.
  */
-async function* withTreeBytesAhead<C extends HistoryCommit>(
-  commits: AsyncIterable<C>,
-  reader: ObjectReader,
-  depth: number,
-): AsyncGenerator<{ commit: C; treeBytes: Promise<Buffer | undefined> | undefined }> {
-  const queue: { commit: C; treeBytes: Promise<Buffer | undefined> | undefined }[] = [];
-  for await (const commit of commits) {
-    const treeBytes = commit.changedPaths.includes(LAYOUT.tree) ? reader.read(`${commit.sha}:${LAYOUT.tree}`) : undefined;
-    // (a failed read surfaces where it is awaited)
-    treeBytes?.catch(() => undefined);
-    queue.push({ commit, treeBytes });
-    if (queue.length > depth) yield queue.shift()!;
-  }
-  yield* queue;
-}
-
-/** The audit of run `runId` from `base` to `tip` (first-parent history). */
-export async function auditHistory(git: GitRepo, runId: string, base: string, tip = "HEAD"): Promise<AuditReport> {
-  const reader = git.objectReader();
+export async function auditHistory(git: GitRepo, runId: string, base: string, tip = "HEAD", store?: ObjectStore): Promise<AuditReport> {
+  const files = new RevisionFiles(git, store);
   try {
     // Each version of the tree file is compared with the one before; only what changed is parsed and checked again.
     const versions = new TreeVersions();
-    // (the bytes of the version before the newest, no longer needed, are given back to the reader)
-    const [baseBytes, baseConfig] = await Promise.all([reader.read(`${base}:${LAYOUT.tree}`), configAt(reader, base)]);
-    let held = baseBytes;
-    const baseVersion = versions.next(held);
-    let definition = await guardDefinitionAt(reader, base, baseConfig.guard);
+    const [baseBytes, baseConfig] = await Promise.all([files.read(base, LAYOUT.tree), configAt(files, base)]);
+    const baseVersion = versions.next(baseBytes);
+    let definition = await guardDefinitionAt(files, base, baseConfig.guard);
     let configValuesBefore = baseConfig.values;
     async function* withTrees() {
       let version = baseVersion;
-      for await (const { commit, treeBytes } of withTreeBytesAhead(git.streamCommitsSince(base, tip), reader, READ_AHEAD)) {
+      for await (const commit of git.streamCommitsSince(base, tip)) {
         // The guard's definition, derived again only where the commit touched the config or a file or manifest of it.
         const relevant = new Set([LAYOUT.config, ...definition.definition.files, ...definition.definition.scripts.map((s) => s.manifest)]);
         let definitionChanged: string[] = [];
         // config.toml at a commit that changed it (a person's fix of the guard is judged valid or not), read once for both.
-        const config = commit.changedPaths.some((changed) => relevant.has(changed)) ? await configAt(reader, commit.sha) : undefined;
+        const config = commit.changedPaths.some((changed) => relevant.has(changed)) ? await configAt(files, commit.sha) : undefined;
         if (config) {
-          const after = await guardDefinitionAt(reader, commit.sha, config.guard);
+          const after = await guardDefinitionAt(files, commit.sha, config.guard);
           definitionChanged = definitionDifferences(definition, after);
           definition = after;
         }
         // A commit that did not touch the tree file has its parent's tree: the same one, not read again.
-        if (treeBytes === undefined) version = { tree: version.tree, node: version.node };
-        else {
-          const bytes = await treeBytes;
-          version = versions.next(bytes);
-          if (held !== undefined) reader.recycle(held);
-          held = bytes;
-        }
+        version = commit.changedPaths.includes(LAYOUT.tree)
+          ? versions.next(await files.blob(commit.blobs.get(LAYOUT.tree), commit.sha, LAYOUT.tree))
+          : { tree: version.tree, node: version.node };
         const configChanged = commit.changedPaths.includes(LAYOUT.config);
         const configValid = configChanged ? config!.valid : undefined;
         const configPair =
@@ -147,6 +168,6 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
     }
     return await auditRun(runId, baseVersion.tree, withTrees());
   } finally {
-    reader.close();
+    files.close();
   }
 }

@@ -14,6 +14,7 @@
 // that is no subtree, a replacement that fails a check) and the version is parsed and checked whole.
 import { checkTreeShape, MAX_TREE_DEPTH } from "./invariants.js";
 import { inSiblingOrder, isInCanonicalForm, type TaskNode, type TaskTree } from "./tree.js";
+import { PiecedBytes } from "./pieced-bytes.js";
 import { serializeTree } from "./serialize.js";
 
 /** One node of the newest version, with its parent's id (undefined for the root). */
@@ -50,14 +51,14 @@ const SPACE = 32;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 /** The line that holds the root node's opening brace in the canonical text. */
-const ROOT_LINE = Buffer.from('  "root": {');
+const ROOT_LINE = '  "root": {';
 
 /**
  * Reads versions in order. Holds the newest version's bytes, its tree and an index of its nodes by
  * id (what a whole read of a version builds once; a replaced subtree updates it).
  */
 export class TreeVersions {
-  private text: Buffer | undefined;
+  private text: PiecedBytes | undefined;
   private tree: TaskTree | undefined;
   /** The newest version's bytes are the canonical text of `tree` (the form the runner writes). */
   private canonical = false;
@@ -66,7 +67,8 @@ export class TreeVersions {
   readonly counts = { whole: 0, subtree: 0 };
 
   /** The next version's bytes (undefined: the file is missing at that commit). */
-  next(bytes: Buffer | undefined): TreeVersion {
+  next(given: Buffer | PiecedBytes | undefined): TreeVersion {
+    const bytes = given === undefined || given instanceof PiecedBytes ? given : PiecedBytes.of(given);
     const previous = this.text;
     this.text = bytes;
     if (bytes === undefined) return this.settle(undefined, false);
@@ -81,8 +83,8 @@ export class TreeVersions {
     return this.readWhole(bytes);
   }
 
-  private readWhole(bytes: Buffer): TreeVersion {
-    const text = bytes.toString("utf8");
+  private readWhole(bytes: PiecedBytes): TreeVersion {
+    const text = bytes.toString();
     let data: unknown;
     try {
       data = JSON.parse(text);
@@ -107,20 +109,20 @@ export class TreeVersions {
    * The new version as the one before with one subtree replaced, when it is one (undefined: read
    * it whole). `before` is canonical text of `tree`.
    */
-  private replacedSubtree(before: Buffer, after: Buffer, tree: TaskTree): TreeVersion | undefined {
-    const start = commonPrefix(before, after);
+  private replacedSubtree(before: PiecedBytes, after: PiecedBytes, tree: TaskTree): TreeVersion | undefined {
+    const start = PiecedBytes.commonPrefix(before, after);
     if (start === before.length && start === after.length) return { tree, node: (id) => this.index.get(id)?.node };
-    const end = before.length - commonSuffix(before, after, start); // the changed bytes of `before`: [start, end)
+    const end = before.length - PiecedBytes.commonSuffix(before, after, start); // the changed bytes of `before`: [start, end)
     const shift = after.length - before.length;
     // The innermost node whose lines hold the changed bytes, then its parents, until one's text in
     // the new version parses as one value: that value is the node's replacement.
     for (let line = nodeLineAround(before, start); line !== undefined; line = parentNodeLine(before, line)) {
       const indent = indentOf(before, line);
-      const open = before[line + indent] === OPEN_BRACE ? line + indent : line + ROOT_LINE.length - 1;
+      const open = before.at(line + indent) === OPEN_BRACE ? line + indent : line + ROOT_LINE.length - 1;
       const close = closingBrace(before, line);
       if (close === undefined) return undefined;
       if (open > start || close + 1 < end) continue;
-      const replacementText = after.toString("utf8", open, close + 1 + shift);
+      const replacementText = after.toString(open, close + 1 + shift);
       let replacement: unknown;
       try {
         replacement = JSON.parse(replacementText);
@@ -243,62 +245,25 @@ function canonicalText(node: TaskNode, indent: number): string {
 // starts a line indented as the opening one. Nothing inside a node is indented less than its
 // braces, and a string never holds a line end, so indentation alone tells where a node ends.
 
-/** How many bytes at the start are the same. */
-function commonPrefix(a: Buffer, b: Buffer): number {
-  const same = (from: number, to: number) => a.compare(b, from, to, from, to) === 0;
-  return matchingLength(Math.min(a.length, b.length), same);
-}
-
-/** How many bytes at the end are the same, not counting into the first `prefix` bytes of either. */
-function commonSuffix(a: Buffer, b: Buffer, prefix: number): number {
-  const same = (from: number, to: number) => a.compare(b, b.length - to, b.length - from, a.length - to, a.length - from) === 0;
-  return matchingLength(Math.min(a.length, b.length) - prefix, same);
-}
-
-/**
- * The length of the longest run [0, n) for which `same(0, n)` holds, given `same(from, to)` on
- * ranges: large blocks first, then halves of the block that differs (memcmp does the work).
- */
-function matchingLength(length: number, same: (from: number, to: number) => boolean): number {
-  let at = 0;
-  const BLOCK = 16384;
-  while (at + BLOCK <= length && same(at, at + BLOCK)) at += BLOCK;
-  // The bytes before `at` are the same; the first difference, if any, is in [at, at + size).
-  let size = Math.min(BLOCK, length - at);
-  while (size > 64) {
-    const half = size >> 1;
-    if (same(at, at + half)) {
-      at += half;
-      size -= half;
-    } else {
-      size = half;
-    }
-  }
-  while (at < length && same(at, at + 1)) at++;
-  return at;
-}
-
-function lineStart(text: Buffer, at: number): number {
+function lineStart(text: PiecedBytes, at: number): number {
   return at <= 0 ? 0 : text.lastIndexOf(NEWLINE, at - 1) + 1;
 }
 
-function indentOf(text: Buffer, line: number): number {
+function indentOf(text: PiecedBytes, line: number): number {
   let at = line;
-  while (text[at] === SPACE) at++;
+  while (text.at(at) === SPACE) at++;
   return at - line;
 }
 
 /** Whether the line opens a node: its brace alone, or the root's line. */
-function opensNode(text: Buffer, line: number): boolean {
+function opensNode(text: PiecedBytes, line: number): boolean {
   const indent = indentOf(text, line);
-  if (text[line + indent] === OPEN_BRACE) return text[line + indent + 1] === NEWLINE && line > 0;
-  return (
-    indent === 2 && text.compare(ROOT_LINE, 0, ROOT_LINE.length, line, line + ROOT_LINE.length) === 0 && text[line + ROOT_LINE.length] === NEWLINE
-  );
+  if (text.at(line + indent) === OPEN_BRACE) return text.at(line + indent + 1) === NEWLINE && line > 0;
+  return indent === 2 && text.at(line + ROOT_LINE.length) === NEWLINE && text.toString(line, line + ROOT_LINE.length) === ROOT_LINE;
 }
 
 /** The line that opens the innermost node holding byte `at` (or one around it); undefined: none does. */
-function nodeLineAround(text: Buffer, at: number): number | undefined {
+function nodeLineAround(text: PiecedBytes, at: number): number | undefined {
   const line = lineStart(text, at);
   const indent = indentOf(text, line);
   if (opensNode(text, line) && at >= line + indent) return line;
@@ -306,12 +271,12 @@ function nodeLineAround(text: Buffer, at: number): number | undefined {
 }
 
 /** The line of the node around the node that `line` opens. */
-function parentNodeLine(text: Buffer, line: number): number | undefined {
+function parentNodeLine(text: PiecedBytes, line: number): number | undefined {
   return enclosingNodeLine(text, line, indentOf(text, line));
 }
 
 /** Back from `line`, the first line less indented than `indent` that opens a node (skipping the `children` and `acceptance` lines). */
-function enclosingNodeLine(text: Buffer, line: number, indent: number): number | undefined {
+function enclosingNodeLine(text: PiecedBytes, line: number, indent: number): number | undefined {
   let limit = indent;
   for (let at = line; at > 0; ) {
     at = lineStart(text, at - 1);
@@ -324,22 +289,22 @@ function enclosingNodeLine(text: Buffer, line: number, indent: number): number |
 }
 
 /** Where the closing brace of the node that `line` opens is (undefined: the text is not as expected). */
-function closingBrace(text: Buffer, line: number): number | undefined {
+function closingBrace(text: PiecedBytes, line: number): number | undefined {
   const indent = indentOf(text, line);
   for (let at = text.indexOf(NEWLINE, line) + 1; at > 0 && at < text.length; at = text.indexOf(NEWLINE, at) + 1) {
     const depth = indentOf(text, at);
     if (depth > indent) continue;
-    return depth === indent && text[at + depth] === CLOSE_BRACE ? at + depth : undefined;
+    return depth === indent && text.at(at + depth) === CLOSE_BRACE ? at + depth : undefined;
   }
   return undefined;
 }
 
 /** The id on the line after a node's opening line (`"id": "…",`), or undefined. */
-function idOnLineAfter(text: Buffer, line: number): string | undefined {
+function idOnLineAfter(text: PiecedBytes, line: number): string | undefined {
   const next = text.indexOf(NEWLINE, line) + 1;
   const end = text.indexOf(NEWLINE, next);
   if (next <= 0 || end < 0) return undefined;
-  const match = /^ *"id": ("(?:[^"\\]|\\.)*"),$/.exec(text.toString("utf8", next, end));
+  const match = /^ *"id": ("(?:[^"\\]|\\.)*"),$/.exec(text.toString(next, end));
   if (!match) return undefined;
   try {
     return JSON.parse(match[1]!) as string;

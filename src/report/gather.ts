@@ -3,7 +3,8 @@
 // questions.md and assumptions.md — all from git, so a fresh clone has them — and, where the
 // machine that ran it kept them, the local iteration logs (durations, path, guard output, usage).
 import path from "node:path";
-import { GitRepo } from "../adapters/git.js";
+import { gitDir, GitRepo } from "../adapters/git.js";
+import { ObjectStore } from "../adapters/object-store.js";
 import { readOptional } from "../adapters/project-files.js";
 import { auditHistory, runBase } from "../adapters/run-audit.js";
 import { acceptedTree } from "../adapters/run-trees.js";
@@ -189,9 +190,24 @@ export async function gatherReport(root: string, runIdOption: string | undefined
   if (tip === undefined) throw new RefusalError(`There is no commit to read run ${runId} from (${ref} does not name one).`);
 
   const records = loopRecords(loopCommits, runId); // newest first
+  // The repository's object files, read without a git process where they can be (src/adapters/object-store.ts).
+  const store = ObjectStore.open(await gitDir(root), tip.length / 2);
+  try {
+    return await gatherRun(root, { git, runId, ref, tip, store }, records, generatedAt);
+  } finally {
+    store?.close();
+  }
+}
+
+async function gatherRun(
+  root: string,
+  { git, runId, ref, tip, store }: { git: GitRepo; runId: string; ref: string; tip: string; store: ObjectStore | undefined },
+  records: LoopRecord[],
+  generatedAt: string,
+): Promise<Report> {
   const oldestFirst = [...records].reverse();
   const shas = oldestFirst.map((r) => r.sha);
-  const start = oldestFirst[0] ? await runBase(git, oldestFirst[0]) : undefined;
+  const start = oldestFirst[0] ? await runBase(git, oldestFirst[0], undefined, store) : undefined;
   const base = start?.sha;
   const iterationOf = new Map(oldestFirst.map((r) => [r.sha, r.subject.iteration]));
   const eventsText = await readOptional(path.join(root, ...eventsFile(runId).split("/"))).catch(() => undefined);
@@ -206,7 +222,7 @@ export async function gatherReport(root: string, runIdOption: string | undefined
     readCommitTimes(git, shas),
     finalTree(git, records, tip),
     base
-      ? auditHistory(git, runId, base, tip).then((report) => {
+      ? auditHistory(git, runId, base, tip, store).then((report) => {
           if (start?.problem !== undefined) report.violations.unshift({ sha: oldestFirst[0]!.sha, iteration: 1, message: start.problem });
           return report;
         })

@@ -10,6 +10,7 @@ import { checkTreeShape } from "../../src/core/invariants.js";
 import { formatCommitSubject } from "../../src/core/run-id.js";
 import { selectLeftmostOpenLeaf } from "../../src/core/select.js";
 import { serializeTree } from "../../src/core/serialize.js";
+import { PiecedBytes } from "../../src/core/pieced-bytes.js";
 import { TreeVersions } from "../../src/core/tree-versions.js";
 import { allChildrenPass, nodesById, walkTree, type TaskNode, type TaskTree } from "../../src/core/tree.js";
 
@@ -409,5 +410,77 @@ describe("the audit on tree versions", () => {
     );
     // (the quick path is taken, not only the whole one)
     expect(subtree).toBeGreaterThan(100);
+  });
+});
+
+describe("pieced bytes", () => {
+  type Piece = { buffer: Buffer; start: number; end: number };
+  /** Pieces cut at `cuts`, each in `bytes` itself or, where `copied` says so, in a copy of it. */
+  function cut(bytes: Buffer, copy: Buffer, cuts: number[], copied: boolean[]): Piece[] {
+    const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((x, y) => x - y);
+    const bounds = [0, ...at, bytes.length];
+    return bounds.slice(1).map((end, i) => ({ buffer: copied[i % copied.length] ? copy : bytes, start: bounds[i]!, end }));
+  }
+  const flat = (pieces: Piece[]) => Buffer.concat(pieces.map((p) => p.buffer.subarray(p.start, p.end)));
+  const naivePrefix = (a: Buffer, b: Buffer) => {
+    let n = 0;
+    while (n < Math.min(a.length, b.length) && a[n] === b[n]) n++;
+    return n;
+  };
+  const naiveSuffix = (a: Buffer, b: Buffer, prefix: number) => {
+    let n = 0;
+    while (n < Math.min(a.length, b.length) - prefix && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
+    return n;
+  };
+  const bytesArb = fc.uint8Array({ maxLength: 300 }).map((array) => Buffer.from(array.map((x) => [10, 32, 97][x % 3]!)));
+
+  it("read as the bytes they stand for, and compare as those do, where two hold the same memory or not", () => {
+    fc.assert(
+      fc.property(
+        bytesArb,
+        bytesArb,
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 4 }),
+        fc.nat(),
+        (x, inserted, cutsA, cutsB, copied, pick) => {
+          const copy = Buffer.from(x);
+          const aPieces = cut(x, copy, cutsA, copied);
+          // b: x with a stretch replaced (as a delta against x is), its unchanged stretches x's own memory or its copy's.
+          const from = pick % (x.length + 1);
+          const to = Math.min(x.length, from + (pick % 5));
+          const head = cut(
+            x.subarray(0, from),
+            copy.subarray(0, from),
+            cutsB,
+            copied.map((c) => !c),
+          );
+          const tail = cut(x.subarray(to), copy.subarray(to), cutsB, copied);
+          // (or x's own memory rotated: the same buffer, other places)
+          const bPieces =
+            pick % 4 === 0
+              ? [
+                  { buffer: x, start: from, end: x.length },
+                  { buffer: x, start: 0, end: from },
+                ]
+              : [...head, { buffer: inserted, start: 0, end: pick % 7 ? Math.min(inserted.length, pick % 7) : 0 }, ...tail];
+          const a = new PiecedBytes(aPieces);
+          const b = new PiecedBytes(bPieces);
+          const bBytes = flat(bPieces);
+          expect(a.copy().equals(x)).toBe(true);
+          expect(a.toString()).toBe(x.toString("utf8"));
+          expect(b.toString(1, 9)).toBe(bBytes.toString("utf8", 1, Math.max(1, Math.min(9, bBytes.length))));
+          for (let i = -1; i <= x.length; i++) {
+            expect(a.at(i)).toBe(x[i]);
+            expect(a.indexOf(10, i)).toBe(x.indexOf(10, Math.max(0, i)));
+            expect(a.lastIndexOf(10, i)).toBe(i < 0 ? -1 : x.lastIndexOf(10, i));
+          }
+          const prefix = PiecedBytes.commonPrefix(a, b);
+          expect(prefix).toBe(naivePrefix(x, bBytes));
+          expect(PiecedBytes.commonSuffix(a, b, prefix)).toBe(naiveSuffix(x, bBytes, prefix));
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });
