@@ -18,9 +18,9 @@ const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
 /** Pieces an object rebuilt from deltas is kept in before it is copied into one buffer. */
-const MAX_PIECES = 64;
+const MAX_PIECES = 48;
 /** Delta bases kept for the deltas after them, by the memory they hold (git's delta base cache is 96 MB). */
-const CACHE_BYTES = 48 * 1024 * 1024;
+const CACHE_BYTES = 24 * 1024 * 1024;
 
 interface Pack {
   fd: number;
@@ -139,8 +139,10 @@ export class ObjectStore {
     const key = `${this.packs.indexOf(pack)}:${offset}`;
     const cached = this.cache.get(key);
     if (cached) return cached;
-    const head = Buffer.alloc(32 + this.hashBytes);
-    readSync(pack.fd, head, 0, head.length, offset);
+    // The object whole, header and data, in one read: it ends where the next object begins.
+    const end = nextOffset(pack, offset, this.hashBytes);
+    const head = Buffer.allocUnsafe(end - offset);
+    if (readSync(pack.fd, head, 0, head.length, offset) !== head.length) throw new Error("pack file shorter than its index says");
     let at = 0;
     let byte = head[at++]!;
     const type = (byte >> 4) & 7;
@@ -167,10 +169,7 @@ export class ObjectStore {
     } else if (OBJECT_TYPES[type] === undefined || type === 0) {
       throw new Error(`unknown object type ${type}`);
     }
-    const end = nextOffset(pack, offset, this.hashBytes);
-    const compressed = Buffer.allocUnsafe(end - offset - at);
-    readSync(pack.fd, compressed, 0, compressed.length, offset + at);
-    const data = inflateSync(compressed);
+    const data = inflateSync(head.subarray(at));
     if (data.length !== size) throw new Error("object size does not match its header");
     let object: { type: string; bytes: PiecedBytes };
     if (base === undefined) object = { type: OBJECT_TYPES[type]!, bytes: PiecedBytes.of(data) };

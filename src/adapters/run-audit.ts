@@ -10,8 +10,13 @@ import { definitionDifferences } from "../core/guard-definition.js";
 import { LAYOUT } from "../core/layout.js";
 import type { PiecedBytes } from "../core/pieced-bytes.js";
 import { TreeVersions } from "../core/tree-versions.js";
-import type { GitRepo, ObjectReader } from "./git.js";
-import type { ObjectStore } from "./object-store.js";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { gitDir, type GitRepo, type ObjectReader } from "./git.js";
+import { resolveRun } from "./resolve-run.js";
+import { loopRecords } from "../core/loop-history.js";
+import { ObjectStore } from "./object-store.js";
 import { guardDefinitionAt } from "./guard-definition.js";
 
 /** Where a run began, and what is wrong with its record of it. */
@@ -170,4 +175,55 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
   } finally {
     files.close();
   }
+}
+
+/**
+ * The thread's program: the bundle's dist/audit-thread.mjs, beside the chunk this module is in
+ * (in the sources under test there is none, and the audit runs on the caller's thread).
+ */
+const THREAD_FILE = fileURLToPath(new URL(["..", "audit-thread.mjs"].join("/"), import.meta.url));
+
+/** Which run of which repository (`--run-id`, else the checked-out run branch): src/adapters/resolve-run.ts. */
+interface RunRequest {
+  root: string;
+  runIdOption: string | undefined;
+}
+
+/**
+ * `runner report`'s audit of a run: the run resolved as the report resolves it, audited from
+ * where it began (its first loop commit's Runner-Start, a problem with it reported first);
+ * undefined before its first loop commit.
+ */
+export async function auditOfRun({ root, runIdOption }: RunRequest): Promise<AuditReport | undefined> {
+  const { git, runId, tip, loopCommits } = await resolveRun(root, runIdOption);
+  const first = loopRecords(loopCommits, runId).at(-1);
+  if (tip === undefined || first === undefined) return undefined;
+  const store = ObjectStore.open(await gitDir(root), tip.length / 2);
+  try {
+    const start = await runBase(git, first, undefined, store);
+    if (start === undefined) return undefined;
+    const report = await auditHistory(git, runId, start.sha, tip, store);
+    if (start.problem !== undefined) report.violations.unshift({ sha: first.sha, iteration: 1, message: start.problem });
+    return report;
+  } finally {
+    store?.close();
+  }
+}
+
+/**
+ * auditOfRun on a thread of its own, so that the caller's thread goes on with other work on the
+ * other core (`runner report` reads the logs and diffs meanwhile). Where no thread can run it, or
+ * it fails there, it runs here (and a failure of its own is thrown here, as the audit throws it).
+ */
+export async function auditOfRunOnItsOwnThread(request: RunRequest): Promise<AuditReport | undefined> {
+  if (existsSync(THREAD_FILE)) {
+    const answer = await new Promise<{ report?: AuditReport } | undefined>((resolve) => {
+      const thread = new Worker(THREAD_FILE, { workerData: request });
+      thread.once("message", (message: { report?: AuditReport; error?: string }) => resolve(message.error === undefined ? message : undefined));
+      thread.once("error", () => resolve(undefined));
+      thread.once("exit", () => resolve(undefined));
+    });
+    if (answer !== undefined) return answer.report;
+  }
+  return auditOfRun(request);
 }
