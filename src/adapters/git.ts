@@ -131,6 +131,26 @@ export const GIT_HARDENING = [
   "commit.gpgSign=false",
 ] as const;
 
+/**
+ * Settings `git repack` reads, fixed to git's defaults for the runner's own packing (whatever a
+ * repository's config says: packs of the expected shape, in the expected time, nothing else written).
+ */
+const PACK_SETTINGS = [
+  "pack.window=10",
+  "pack.depth=50",
+  "pack.windowMemory=0",
+  "pack.threads=0",
+  "pack.compression=-1",
+  "core.compression=-1",
+  "pack.packSizeLimit=0",
+  "core.bigFileThreshold=512m",
+  "pack.deltaCacheSize=256m",
+  "repack.writeBitmaps=false",
+  "repack.useDeltaIslands=false",
+  "repack.updateServerInfo=false",
+  "repack.packKeptObjects=false",
+].flatMap((setting) => ["-c", setting]);
+
 /** Where a step's git calls point: the work tree, the git folder and the runner's own index. */
 interface GitLocation {
   gitDir?: string;
@@ -139,6 +159,8 @@ interface GitLocation {
 
 interface GitCall {
   input?: string;
+  /** The program that runs git (`setpriv --pdeathsig KILL --`), when git must not outlive the runner. */
+  through?: readonly string[];
   /** Extra environment (an identity for commit-tree). */
   env?: Record<string, string>;
   /** Stream stdout into this file (at most `capBytes`, secret values redacted) instead of memory. */
@@ -160,7 +182,8 @@ function gitEnv(cwd: string, where: GitLocation, extra: Record<string, string> =
 function runGit(cwd: string, args: readonly string[], where: GitLocation = {}, call: GitCall = {}): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
     const input = call.input;
-    const child = spawn("git", [...GIT_HARDENING, ...args], {
+    const argv = [...(call.through ?? []), "git", ...GIT_HARDENING, ...args];
+    const child = spawn(argv[0]!, argv.slice(1), {
       cwd,
       env: gitEnv(cwd, where, call.env),
       stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
@@ -515,6 +538,17 @@ export class GitRepo {
         stdio: ["pipe", "pipe", "ignore"],
       }),
     );
+  }
+
+  /**
+   * Packs the loose objects into a pack, and packs into fewer (`--geometric`: each at least twice
+   * the size of the next smaller), then removes what a pack now holds (`-d`). Nothing that is in no
+   * pack is removed: a packing killed half-way leaves objects loose, or in both places.
+   */
+  async packLooseObjects(through: readonly string[] = [], onStarted?: () => void): Promise<void> {
+    const done = this.raw([...PACK_SETTINGS, "repack", "-d", "-l", "-q", "--geometric=2"], { through });
+    onStarted?.();
+    await done;
   }
 
   /** Puts paths back as `revision` has them: tracked ones restored (in the index too), new ones removed. */

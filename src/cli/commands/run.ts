@@ -3,7 +3,9 @@
 // interrupted iteration is recorded as a runner error and committed before the run stops.
 import { createHooks } from "../../adapters/hooks.js";
 import { loadConfig } from "../../adapters/project-files.js";
+import { packRepository, PACK_EVERY } from "../../adapters/maintenance.js";
 import { runLoop, type RunSummary } from "../../run/run-loop.js";
+import { killDuringMaintenance, maintenanceEvery } from "../../step/test-hooks.js";
 import { EXIT } from "../../exit-codes.js";
 import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
@@ -65,6 +67,13 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
   process.on("SIGTERM", onSignal);
   const hooks = createHooks({ root, config: config.ok ? config.config.hooks : undefined, env, warn: printError, now: Date.now });
   let runId = argv.runId;
+  // `.git` packed every few iterations and when the run ends (src/adapters/maintenance.ts): between iterations, under the lock.
+  const every = maintenanceEvery(env, PACK_EVERY);
+  let unpacked = 0;
+  const pack = async () => {
+    unpacked = 0;
+    await packRepository(root, killDuringMaintenance(env) ? () => process.kill(process.pid, "SIGKILL") : undefined);
+  };
   try {
     const summary = await withRepositoryLock(root, "runner run", async (lock) => {
       const ended = await runLoop({
@@ -85,6 +94,7 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
           runId = result.runId ?? runId;
           view.step(result);
           if (result.record) await hooks.fire("on_iteration", iterationEvent(result, Date.now()), runId);
+          if (result.commit !== undefined && ++unpacked >= every) await pack();
         },
         onNotice: async (notice) => {
           view.notice(notice, runId);
@@ -95,6 +105,7 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
         },
       });
       if (controller.signal.aborted && ended.exitCode === 0) ended.exitCode = 1;
+      if (unpacked > 0) await pack();
       // (still under the lock: a hook may look at the repository as the run left it)
       hooks.bell();
       await hooks.fire("on_run_end", summaryEvent(ended, Date.now()), ended.runId ?? runId);
