@@ -131,6 +131,26 @@ export const GIT_HARDENING = [
   "commit.gpgSign=false",
 ] as const;
 
+/**
+ * Settings `git repack` reads, fixed to git's defaults for the runner's own packing (whatever a
+ * repository's config says: packs of the expected shape, in the expected time, nothing else written).
+ */
+const PACK_SETTINGS = [
+  "pack.window=10",
+  "pack.depth=50",
+  "pack.windowMemory=0",
+  "pack.threads=0",
+  "pack.compression=-1",
+  "core.compression=-1",
+  "pack.packSizeLimit=0",
+  "core.bigFileThreshold=512m",
+  "pack.deltaCacheSize=256m",
+  "repack.writeBitmaps=false",
+  "repack.useDeltaIslands=false",
+  "repack.updateServerInfo=false",
+  "repack.packKeptObjects=false",
+].flatMap((setting) => ["-c", setting]);
+
 /** Where a step's git calls point: the work tree, the git folder and the runner's own index. */
 interface GitLocation {
   gitDir?: string;
@@ -139,6 +159,8 @@ interface GitLocation {
 
 interface GitCall {
   input?: string;
+  /** The program that runs git (`setpriv --pdeathsig KILL --`), when git must not outlive the runner. */
+  through?: readonly string[];
   /** Extra environment (an identity for commit-tree). */
   env?: Record<string, string>;
   /** Stream stdout into this file (at most `capBytes`, secret values redacted) instead of memory. */
@@ -160,7 +182,8 @@ function gitEnv(cwd: string, where: GitLocation, extra: Record<string, string> =
 function runGit(cwd: string, args: readonly string[], where: GitLocation = {}, call: GitCall = {}): Promise<GitOutput> {
   return new Promise((resolve, reject) => {
     const input = call.input;
-    const child = spawn("git", [...GIT_HARDENING, ...args], {
+    const argv = [...(call.through ?? []), "git", ...GIT_HARDENING, ...args];
+    const child = spawn(argv[0]!, argv.slice(1), {
       cwd,
       env: gitEnv(cwd, where, call.env),
       stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
@@ -501,8 +524,9 @@ export class GitRepo {
 
   /**
    * Commits after `base` on the first-parent line to `tip` (default HEAD), oldest first, with the paths
-   * each changed: read as git prints them, one commit at a time from one `git log` process, so a run of
-   * thousands of commits is never held whole (`runner audit`, `runner report`).
+   * each changed and the blob each holds after it: read as git prints them, one commit at a time from
+   * one `git log` process, so a run of thousands of commits is never held whole (`runner audit`,
+   * `runner report`).
    */
   async *streamCommitsSince(base: string, tip = "HEAD"): AsyncGenerator<HistoryCommit> {
     const args = [
@@ -512,7 +536,8 @@ export class GitRepo {
       "--no-renames",
       "--diff-merges=first-parent",
       "--format=%x1e%H%x1f%s%x1f%an <%ae>%x1f%cn <%ce>%x1f%P%x1f%b%x1f",
-      "--name-only",
+      "--raw",
+      "--no-abbrev",
       `${base}..${tip}`,
     ];
     for await (const record of this.streamRecords(args, "\x1e")) yield parseHistoryRecord(record);
@@ -598,6 +623,17 @@ export class GitRepo {
     );
   }
 
+  /**
+   * Packs the loose objects into a pack, and packs into fewer (`--geometric`: each at least twice
+   * the size of the next smaller), then removes what a pack now holds (`-d`). Nothing that is in no
+   * pack is removed: a packing killed half-way leaves objects loose, or in both places.
+   */
+  async packLooseObjects(through: readonly string[] = [], onStarted?: () => void): Promise<void> {
+    const done = this.raw([...PACK_SETTINGS, "repack", "-d", "-l", "-q", "--geometric=2"], { through });
+    onStarted?.();
+    await done;
+  }
+
   /** Puts paths back as `revision` has them: tracked ones restored (in the index too), new ones removed. */
   async restorePaths(paths: readonly string[], revision: string): Promise<void> {
     if (paths.length === 0) return;
@@ -621,11 +657,23 @@ export interface HistoryCommit {
   committer: string;
   parents: string[];
   changedPaths: string[];
+  /** The blob each changed path holds after the commit (absent: the commit deleted it, or it is no file). */
+  blobs: ReadonlyMap<string, string>;
 }
 
-/** One record of streamCommitsSince's `git log` format. */
+/** One record of streamCommitsSince's `git log` format: its fields, then `--raw` lines (`:<modes> <old> <new> <status>\t<path>`). */
 function parseHistoryRecord(record: string): HistoryCommit {
   const [sha = "", subject = "", author = "", committer = "", parents = "", body = "", files = ""] = record.split("\x1f");
+  const changedPaths: string[] = [];
+  const blobs = new Map<string, string>();
+  for (const line of files.split("\n")) {
+    if (!line.startsWith(":")) continue;
+    const tab = line.indexOf("\t");
+    const [, mode = "", , blob = ""] = line.slice(1, tab).split(" ");
+    const file = line.slice(tab + 1);
+    changedPaths.push(file);
+    if (mode !== "160000" && !/^0+$/.test(blob)) blobs.set(file, blob);
+  }
   return {
     sha,
     subject,
@@ -633,29 +681,27 @@ function parseHistoryRecord(record: string): HistoryCommit {
     author,
     committer,
     parents: parents.split(" ").filter(Boolean),
-    changedPaths: files
-      .split("\n")
-      .filter((line) => line.length > 0)
-      .sort(),
+    changedPaths: changedPaths.sort(),
+    blobs,
   };
 }
 
 /**
  * Answers of one `git cat-file --batch` process, in the order asked: an object's bytes, or undefined
- * when it is missing. Only the object being read is held.
+ * when it is missing. Requests may be made ahead of the answers (git works on the next object while
+ * the caller looks at this one); each object is copied once, into a buffer of its size, as its
+ * pieces arrive.
  */
 export class ObjectReader {
-  private chunks: Buffer[] = [];
-  private buffered = 0;
-  private readonly waiting: { resolve: (value: Buffer | undefined) => void; reject: (error: unknown) => void }[] = [];
+  private readonly waiting: { resolve: (value: Buffer | undefined) => void; reject: (error: unknown) => void; blobOnly: boolean }[] = [];
   private failure: unknown;
+  /** The start of a header line not yet whole. */
+  private headerPart: Buffer | undefined;
+  /** The object being read: its bytes so far, and how many (the newline after it included); whether it is a blob. */
+  private object: { bytes: Buffer; filled: number; size: number; blob: boolean } | undefined;
 
   constructor(private readonly child: ChildProcess) {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      this.chunks.push(chunk);
-      this.buffered += chunk.length;
-      this.drain();
-    });
+    child.stdout!.on("data", (chunk: Buffer) => this.take(chunk));
     const fail = (error: unknown) => {
       this.failure ??= error;
       for (const waiter of this.waiting.splice(0)) waiter.reject(this.failure);
@@ -666,12 +712,18 @@ export class ObjectReader {
   }
 
   /** The object `name` names (`<rev>:<path>`, a sha), or undefined when there is none. */
-  read(name: string): Promise<Buffer | undefined> {
+  read(name: string, blobOnly = false): Promise<Buffer | undefined> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
+      this.waiting.push({ resolve, reject, blobOnly });
       this.child.stdin!.write(`${name}\n`);
     });
+  }
+
+  /** The text of each of `paths` at `revision` (undefined where it is not a file there), as GitRepo.filesAtRevision, through this process. */
+  async filesAtRevision(revision: string, paths: readonly string[]): Promise<(string | undefined)[]> {
+    const bytes = await Promise.all(paths.map((file) => this.read(`${revision}:${file}`, true)));
+    return bytes.map((read) => read?.toString("utf8"));
   }
 
   close(): void {
@@ -679,33 +731,41 @@ export class ObjectReader {
     this.child.kill();
   }
 
-  /** The header of the answer being read: where its content starts and how long it is (undefined: missing). */
-  private header: { start: number; size: number | undefined } | undefined;
-
-  private drain(): void {
-    while (this.waiting.length > 0 && this.buffered > 0) {
-      if (this.header === undefined) {
-        const head = this.joined();
-        const newline = head.indexOf(10);
-        if (newline < 0) return;
-        const match = /^[0-9a-f]+ [a-z]+ ([0-9]+)$/.exec(head.subarray(0, newline).toString("utf8"));
-        this.header = { start: newline + 1, size: match ? Number(match[1]) : undefined };
+  private take(chunk: Buffer): void {
+    let at = 0;
+    while (at < chunk.length) {
+      const object = this.object;
+      if (object === undefined) {
+        const newline = chunk.indexOf(10, at);
+        if (newline < 0) {
+          this.headerPart = Buffer.concat([this.headerPart ?? Buffer.alloc(0), chunk.subarray(at)]);
+          return;
+        }
+        const line = Buffer.concat([this.headerPart ?? Buffer.alloc(0), chunk.subarray(at, newline)]).toString("utf8");
+        this.headerPart = undefined;
+        at = newline + 1;
+        const match = /^[0-9a-f]+ ([a-z]+) ([0-9]+)$/.exec(line);
+        if (!match) {
+          this.waiting.shift()?.resolve(undefined); // "<name> missing"
+          continue;
+        }
+        const size = Number(match[2]);
+        this.object = { bytes: Buffer.allocUnsafe(size), filled: 0, size, blob: match[1] === "blob" };
+        continue;
       }
-      const { start, size } = this.header;
-      const end = size === undefined ? start : start + size + 1;
-      if (this.buffered < end) return; // the rest of the object is still on its way: nothing copied until it is whole
-      const all = this.joined();
-      const rest = all.subarray(end);
-      this.chunks = rest.length > 0 ? [rest] : [];
-      this.buffered = rest.length;
-      this.header = undefined;
-      this.waiting.shift()!.resolve(size === undefined ? undefined : Buffer.from(all.subarray(start, start + size)));
+      // The object's bytes, then the newline git prints after them.
+      const room = object.size - object.filled;
+      const take = Math.min(room, chunk.length - at);
+      chunk.copy(object.bytes, object.filled, at, at + take);
+      object.filled += take;
+      at += take;
+      if (object.filled < object.size || at >= chunk.length) continue;
+      at++; // (the newline)
+      this.object = undefined;
+      const waiter = this.waiting.shift();
+      // (a folder is a tree object: not a file, for a reader of files)
+      waiter?.resolve(waiter.blobOnly && !object.blob ? undefined : object.bytes);
     }
-  }
-
-  private joined(): Buffer {
-    if (this.chunks.length !== 1) this.chunks = [Buffer.concat(this.chunks)];
-    return this.chunks[0]!;
   }
 }
 

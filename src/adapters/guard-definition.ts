@@ -26,8 +26,8 @@ export interface DefinitionAt {
   texts: ReadonlyMap<string, string | null>;
 }
 
-/** The definition of `guard` at `revision`, with the texts it was derived from. */
-export async function guardDefinitionAt(git: GitRepo, revision: string, guard: readonly string[]): Promise<DefinitionAt> {
+/** The definition of `guard` at `revision`, with the texts it was derived from (read through `git`: a repository or an open object reader). */
+export async function guardDefinitionAt(git: Pick<GitRepo, "filesAtRevision">, revision: string, guard: readonly string[]): Promise<DefinitionAt> {
   const texts = new Map<string, string | null>();
   let derived = deriveGuardDefinition(guard, texts);
   // (the files most definitions lead to are read in the first round: one git process for the common guards)

@@ -11,7 +11,8 @@ import { judgePersonEdit, onlyRunnerFiles, type PersonEditFinding } from "./pers
 import { commitKindOf, type CommitKind } from "./commit-message.js";
 import { formatProblem } from "./problems.js";
 import { selectLeftmostOpenLeaf } from "./select.js";
-import { nodesById, type TaskNode, type TaskTree } from "./tree.js";
+import { allChildrenPass, nodesById, type TaskNode, type TaskTree } from "./tree.js";
+import type { TreeVersion } from "./tree-versions.js";
 
 export interface AuditCommit {
   sha: string;
@@ -26,6 +27,11 @@ export interface AuditCommit {
   changedPaths: string[];
   /** The tree at this commit; undefined when it does not validate. */
   tree: TaskTree | undefined;
+  /**
+   * How `tree` was read (src/core/tree-versions.ts): its nodes by id, and, when the commit changed
+   * the tree file, how it came from the version before. Without it every check walks whole trees.
+   */
+  treeVersion?: TreeVersion;
   /** Whether config.toml at this commit is valid (given for commits that changed it). */
   configValid?: boolean;
   /** config.toml before and at this commit as `section.key` → value (given for commits that changed it, when both parse). */
@@ -61,6 +67,49 @@ function byId(tree: TaskTree): Map<string, TaskNode> {
   map = nodesById(tree);
   byIdCache.set(tree, map);
   return map;
+}
+
+/**
+ * Judging a commit's tree against the tree before without walking both whole: when the commit left
+ * the tree as it was, or replaced one subtree of it (the rest byte for byte the same, see
+ * src/core/tree-versions.ts). Each answer is either proven from the replaced subtree and its
+ * ancestors, or `undefined` / false, and then the whole check runs: the problems reported are
+ * always the whole check's.
+ */
+interface QuickComparison {
+  nodeBefore(id: string): TaskNode | undefined;
+  nodeAfter(id: string): TaskNode | undefined;
+  /** True: no passed node of the tree before changed, moved or went (false: not proven). */
+  passedUnchanged(): boolean;
+  /** True: no runner-owned field moved but those of `exempt` (false: not proven). */
+  ownedFieldsKept(exempt: ReadonlySet<string>): boolean;
+  /** True: the tree after has its parents' passes derived, given that the tree before has (false: not proven). */
+  derivedPassesKept(): boolean;
+}
+
+function quickComparison(before: TaskTree | undefined, after: TaskTree | undefined, version: TreeVersion | undefined): QuickComparison | undefined {
+  if (!before || !after || !version || version.tree !== after) return undefined;
+  if (after === before)
+    return {
+      nodeBefore: version.node,
+      nodeAfter: version.node,
+      passedUnchanged: () => true,
+      ownedFieldsKept: () => true,
+      derivedPassesKept: () => true,
+    };
+  const change = version.change;
+  if (!change || change.before !== before) return undefined;
+  // Everything outside the replaced subtree is the same node object in both trees; its ancestors
+  // keep their fields, so only they (for derived passes) and the subtree itself can break a rule.
+  const removed: TaskTree = { version: 1, root: change.removed };
+  const added: TaskTree = { version: 1, root: change.added };
+  return {
+    nodeBefore: change.nodeBefore,
+    nodeAfter: version.node,
+    passedUnchanged: () => !change.ancestorsBefore.some((node) => node.passes) && checkPassedImmutable(removed, added).length === 0,
+    ownedFieldsKept: (exempt) => ownedFieldProblems(removed, added, { by: "runner", exempt }).length === 0,
+    derivedPassesKept: () => change.ancestorsAfter.every((node) => node.passes === allChildrenPass(node)) && checkDerivedPasses(added).length === 0,
+  };
 }
 
 /** A re-check changes nothing in the tree but the passes of its leaf (and of the parents that derive it). */
@@ -124,6 +173,8 @@ export async function auditRun(
   let finished = new Set(baseFinished);
   const named = new Set<string>();
   let lastValid: TaskTree | undefined = base;
+  // The newest tree whose parents' passes were checked and found derived (the quick check of the next builds on it).
+  let derivedChecked: TaskTree | undefined = base && baseProblems.length === 0 ? base : undefined;
   // Commits the runner did not make, between loop commits of the run: the runner never lets an
   // agent commit, so each needs a person's look. (After the last loop commit they are left alone:
   // a person's fix before the run goes on.) Held until the next loop commit shows they are between.
@@ -290,15 +341,13 @@ export async function auditRun(
             fail(`the subject names node ${subject.nodeId}, but the leftmost open leaf was ${selection.leaf.id}`);
         }
         if (after) {
-          for (const problem of checkPassedImmutable(current, after)) fail(formatProblem(problem));
-          const beforeLeaf = byId(current).get(subject.nodeId);
-          const afterLeaf = byId(after).get(subject.nodeId);
-          for (const problem of ownedFieldProblems(current, after, {
-            by: "runner",
-            exempt: new Set([subject.nodeId, ...batchOf(record)]),
-            previous: byId(current),
-          }))
-            fail(problem);
+          const quick = subject.kind === "recheck" ? undefined : quickComparison(current, after, commit.treeVersion);
+          if (!quick?.passedUnchanged()) for (const problem of checkPassedImmutable(current, after)) fail(formatProblem(problem));
+          const beforeLeaf = quick ? quick.nodeBefore(subject.nodeId) : byId(current).get(subject.nodeId);
+          const afterLeaf = quick ? quick.nodeAfter(subject.nodeId) : byId(after).get(subject.nodeId);
+          const exempt = new Set([subject.nodeId, ...batchOf(record)]);
+          if (!quick?.ownedFieldsKept(exempt))
+            for (const problem of ownedFieldProblems(current, after, { by: "runner", exempt, previous: byId(current) })) fail(problem);
           if (beforeLeaf && afterLeaf) {
             const leafProblem = expectedLeaf(record, beforeLeaf, afterLeaf);
             if (leafProblem) fail(leafProblem);
@@ -308,7 +357,12 @@ export async function auditRun(
         }
       }
     }
-    if (after) for (const problem of checkDerivedPasses(after)) fail(formatProblem(problem));
+    if (after) {
+      const derivedKept = current === derivedChecked && quickComparison(current, after, commit.treeVersion)?.derivedPassesKept() === true;
+      const problems = derivedKept ? [] : checkDerivedPasses(after);
+      for (const problem of problems) fail(formatProblem(problem));
+      if (problems.length === 0) derivedChecked = after;
+    }
     current = after;
     if (after) lastValid = after;
   }

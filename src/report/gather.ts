@@ -3,9 +3,11 @@
 // questions.md and assumptions.md — all from git, so a fresh clone has them — and, where the
 // machine that ran it kept them, the local iteration logs (durations, path, guard output, usage).
 import path from "node:path";
-import { GitRepo } from "../adapters/git.js";
-import { readOptional } from "../adapters/project-files.js";
-import { auditHistory, runBase } from "../adapters/run-audit.js";
+import { gitDir, GitRepo } from "../adapters/git.js";
+import { ObjectStore } from "../adapters/object-store.js";
+import { readOptional, readOptionalNow } from "../adapters/project-files.js";
+import { auditOfRunOnItsOwnThread, runBase } from "../adapters/run-audit.js";
+import type { AuditReport } from "../core/audit.js";
 import { acceptedTree } from "../adapters/run-trees.js";
 import { checkTreeText } from "../adapters/tree-store.js";
 import { eventsFile, iterationDir, LAYOUT } from "../core/layout.js";
@@ -127,29 +129,33 @@ async function readNotes(git: GitRepo, base: string, tip: string, iterationOf: M
     }));
 }
 
-async function readLocalLog(root: string, runId: string, record: LoopRecord, events: readonly EventLine[]): Promise<LocalLog | undefined> {
+/** One iteration's local log (read at once: a long run has thousands of small files, each costing more through the thread pool than to read). */
+function readLocalLog(root: string, runId: string, record: LoopRecord, events: readonly EventLine[]): LocalLog | undefined {
   const dir = path.join(root, ...iterationDir(runId, record.subject.iteration).split("/"));
-  const meta = await readOptional(path.join(dir, "meta.json")).catch(() => undefined);
+  const read = (name: string) => {
+    try {
+      return readOptionalNow(path.join(dir, name));
+    } catch {
+      return undefined;
+    }
+  };
+  const meta = read("meta.json");
   if (meta === undefined) return undefined;
-  const [guardLog, executorLog] = await Promise.all(
-    ["guard.log", "executor.log"].map((name) => readOptional(path.join(dir, name)).catch(() => undefined)),
+  return localLogFrom(
+    { meta, guardLog: read("guard.log"), executorLog: () => read("executor.log"), events },
+    record.sha,
+    formatCommitSubject(record.subject),
   );
-  return localLogFrom({ meta, guardLog, executorLog, events }, record.sha, formatCommitSubject(record.subject));
 }
 
-/** The iterations' local logs, a few at a time (a long run's logs are never all open at once). */
+/** The iterations' local logs (one open at a time). */
 async function readLocalLogs(
   root: string,
   runId: string,
   records: readonly LoopRecord[],
   events: Map<number, EventLine[]>,
 ): Promise<(LocalLog | undefined)[]> {
-  const logs: (LocalLog | undefined)[] = [];
-  for (let from = 0; from < records.length; from += 16) {
-    const batch = records.slice(from, from + 16);
-    logs.push(...(await Promise.all(batch.map((record) => readLocalLog(root, runId, record, events.get(record.subject.iteration) ?? [])))));
-  }
-  return logs;
+  return records.map((record) => readLocalLog(root, runId, record, events.get(record.subject.iteration) ?? []));
 }
 
 function toIteration(record: LoopRecord, committedAt: string | undefined, local: LocalLog | undefined, titles: Map<string, string>): ReportIteration {
@@ -184,14 +190,43 @@ function toIteration(record: LoopRecord, committedAt: string | undefined, local:
   return it;
 }
 
-export async function gatherReport(root: string, runIdOption: string | undefined, generatedAt: string): Promise<Report> {
+/**
+ * The run's report. `meanwhile`: work on the iterations (the page's articles) done while the run is
+ * audited on a thread of its own — everything but the outcome and the audit is known by then.
+ */
+export async function gatherReport(
+  root: string,
+  runIdOption: string | undefined,
+  generatedAt: string,
+  meanwhile?: (runId: string, iterations: readonly ReportIteration[]) => Promise<void>,
+): Promise<Report> {
+  // The audit first, on a thread of its own (it resolves the run as below): the rest is gathered, and `meanwhile` done, beside it.
+  const auditing = auditOfRunOnItsOwnThread({ root, runIdOption });
+  auditing.catch(() => undefined); // (awaited below; a run that does not resolve is refused here first)
   const { git, runId, ref, tip, loopCommits } = await resolveRun(root, runIdOption);
   if (tip === undefined) throw new RefusalError(`There is no commit to read run ${runId} from (${ref} does not name one).`);
 
   const records = loopRecords(loopCommits, runId); // newest first
+  // The repository's object files, read without a git process where they can be (src/adapters/object-store.ts).
+  const store = ObjectStore.open(await gitDir(root), tip.length / 2);
+  try {
+    return await gatherRun(root, { git, runId, ref, tip, store }, records, generatedAt, meanwhile, auditing);
+  } finally {
+    store?.close();
+  }
+}
+
+async function gatherRun(
+  root: string,
+  { git, runId, ref, tip, store }: { git: GitRepo; runId: string; ref: string; tip: string; store: ObjectStore | undefined },
+  records: LoopRecord[],
+  generatedAt: string,
+  meanwhile: ((runId: string, iterations: readonly ReportIteration[]) => Promise<void>) | undefined,
+  auditing: Promise<AuditReport | undefined>,
+): Promise<Report> {
   const oldestFirst = [...records].reverse();
   const shas = oldestFirst.map((r) => r.sha);
-  const start = oldestFirst[0] ? await runBase(git, oldestFirst[0]) : undefined;
+  const start = oldestFirst[0] ? await runBase(git, oldestFirst[0], undefined, store) : undefined;
   const base = start?.sha;
   const iterationOf = new Map(oldestFirst.map((r) => [r.sha, r.subject.iteration]));
   const eventsText = await readOptional(path.join(root, ...eventsFile(runId).split("/"))).catch(() => undefined);
@@ -202,15 +237,9 @@ export async function gatherReport(root: string, runIdOption: string | undefined
     else events.set(event.iteration, [event]);
   }
 
-  const [times, tree, audit, notes, locals, holders] = await Promise.all([
+  const [times, tree, notes, locals, holders] = await Promise.all([
     readCommitTimes(git, shas),
     finalTree(git, records, tip),
-    base
-      ? auditHistory(git, runId, base, tip).then((report) => {
-          if (start?.problem !== undefined) report.violations.unshift({ sha: oldestFirst[0]!.sha, iteration: 1, message: start.problem });
-          return report;
-        })
-      : Promise.resolve(undefined),
     base ? readNotes(git, base, tip, iterationOf) : Promise.resolve([]),
     readLocalLogs(root, runId, oldestFirst, events),
     base
@@ -220,6 +249,7 @@ export async function gatherReport(root: string, runIdOption: string | undefined
 
   const titles = new Map(tree?.tree ? [...walkTree(tree.tree)].map(({ node }) => [node.id, node.title] as const) : []);
   const iterations = oldestFirst.map((record, i) => toIteration(record, times.get(record.sha), locals[i], titles));
+  const [audit] = await Promise.all([auditing, meanwhile?.(runId, iterations)]);
   const treeRoot = tree?.tree ? reportTree(tree.tree, iterations) : undefined;
   const auditResult: AuditResult | undefined = audit && {
     clean: audit.violations.length === 0,

@@ -19,7 +19,8 @@ export interface LocalLogFiles {
   /** This iteration's transitions from events.jsonl, in order. */
   events: readonly EventLine[];
   guardLog?: string;
-  executorLog?: string;
+  /** The agent's output, or how to read it (read only where it is shown: an iteration that ended in a runner error). */
+  executorLog?: string | (() => string | undefined);
 }
 
 type Json = Record<string, unknown>;
@@ -92,7 +93,10 @@ export function localLogFrom(files: LocalLogFiles, commit: string, subject: stri
   assign("agentExitCode", typeof executor.exit_code === "number" ? executor.exit_code : undefined);
   assign("agentTimedOut", typeof executor.timed_out === "boolean" ? executor.timed_out : undefined);
   assign("agentError", text(executor.error)?.trim() ? text(executor.error) : undefined);
-  if (meta.runner_error !== null && meta.runner_error !== undefined && files.executorLog) assign("agentTail", tailOf(files.executorLog));
+  if (meta.runner_error !== null && meta.runner_error !== undefined) {
+    const executorLog = typeof files.executorLog === "function" ? files.executorLog() : files.executorLog;
+    if (executorLog) assign("agentTail", tailOf(executorLog));
+  }
   assign("usage", usageFrom(meta.usage));
   return log;
 }

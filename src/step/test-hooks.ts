@@ -3,7 +3,10 @@
 //   (before the state's actor starts);
 // - RUNNER_TEST_BUG_IN=<actor>: that actor throws a TypeError, as a bug in the runner would;
 // - RUNNER_TEST_FAIL_IN=<actor>: that actor fails as the environment can make it fail (a runner
-//   error), where the runner leaves no real fault to provoke (it clears what is in its way).
+//   error), where the runner leaves no real fault to provoke (it clears what is in its way);
+// - RUNNER_TEST_KILL_AT=maintenance: `runner run` kills itself with SIGKILL while git packs the
+//   repository between iterations (src/adapters/maintenance.ts);
+// - RUNNER_TEST_MAINTAIN_EVERY=<n>: `runner run` packs the repository every n iterations.
 import { fromPromise } from "xstate";
 import { IterationError } from "../errors.js";
 
@@ -41,4 +44,16 @@ export function waitScale(env: Record<string, string>): number {
   if (env.RUNNER_TEST_HOOKS !== "1" || env.RUNNER_TEST_WAIT_SCALE === undefined) return 1;
   const scale = Number(env.RUNNER_TEST_WAIT_SCALE);
   return Number.isFinite(scale) && scale >= 0 ? scale : 1;
+}
+
+/** Whether `runner run` kills itself while git packs the repository (RUNNER_TEST_KILL_AT=maintenance). */
+export function killDuringMaintenance(env: Record<string, string>): boolean {
+  return env.RUNNER_TEST_HOOKS === "1" && env.RUNNER_TEST_KILL_AT === "maintenance";
+}
+
+/** How many iterations `runner run` lets pass between two packings (RUNNER_TEST_MAINTAIN_EVERY=<n> in tests). */
+export function maintenanceEvery(env: Record<string, string>, every: number): number {
+  if (env.RUNNER_TEST_HOOKS !== "1" || env.RUNNER_TEST_MAINTAIN_EVERY === undefined) return every;
+  const n = Number(env.RUNNER_TEST_MAINTAIN_EVERY);
+  return Number.isSafeInteger(n) && n >= 1 ? n : every;
 }

@@ -4,11 +4,12 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { replayPasses } from "../../adapters/replay.js";
-import { gitDir } from "../../adapters/git.js";
+import { gitDir, type GitRepo } from "../../adapters/git.js";
+import { ObjectStore } from "../../adapters/object-store.js";
 import { auditHistory, runBase } from "../../adapters/run-audit.js";
 import { readRunStarts } from "../../adapters/run-starts.js";
 import { repositoryState } from "../../adapters/runner-state.js";
-import { loopRecords } from "../../core/loop-history.js";
+import { loopRecords, type LoopRecord } from "../../core/loop-history.js";
 import type { PersonEditVerb } from "../../core/commit-message.js";
 import { processEnv } from "../environment.js";
 import { RefusalError } from "../../errors.js";
@@ -44,12 +45,31 @@ export async function auditRun(folder: string, runIdOption: string | undefined, 
   if (!existsSync(path.join(root, ".git"))) throw new RefusalError(`${root} is not the top folder of a git repository; there is no run to audit.`);
   const { git, runId, tip, loopCommits: loop } = await resolveRun(root, runIdOption);
   const first = loopRecords(loop.slice(-1), runId)[0];
-  const base = await runBase(git, first, first === undefined ? readRunStarts(repositoryState(processEnv(), await gitDir(root)))[runId] : undefined);
+  const dotGit = await gitDir(root);
+  // The repository's object files, read without a git process where they can be (src/adapters/object-store.ts).
+  const store = ObjectStore.open(dotGit, (tip?.length ?? 40) / 2);
+  try {
+    return await auditFrom(git, runId, tip, first, dotGit, store, replay);
+  } finally {
+    store?.close();
+  }
+}
+
+async function auditFrom(
+  git: GitRepo,
+  runId: string,
+  tip: string | undefined,
+  first: LoopRecord | undefined,
+  dotGit: string,
+  store: ObjectStore | undefined,
+  replay: boolean,
+): Promise<Audit> {
+  const base = await runBase(git, first, first === undefined ? readRunStarts(repositoryState(processEnv(), dotGit))[runId] : undefined, store);
   if (base === undefined || base.sha === tip) {
     if (first !== undefined) throw new RefusalError(`The run's first loop commit ${first.sha.slice(0, 7)} has no parent to start the audit from.`);
     return { run_id: runId, clean: true, loop_commits: 0, other_commits: 0, violations: [], person_edits: [] };
   }
-  const report = await auditHistory(git, runId, base.sha, tip);
+  const report = await auditHistory(git, runId, base.sha, tip, store);
   if (base.problem !== undefined) report.violations.unshift({ sha: first!.sha, iteration: 1, message: base.problem });
   if (replay) {
     // Each commit that passed a leaf, its guard run again on exactly what was committed.

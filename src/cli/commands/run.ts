@@ -11,7 +11,9 @@ import { processStart } from "../../adapters/lock-holder.js";
 import { STOP_NAME, takeStopRequest } from "../../adapters/stop-request.js";
 import { loadConfig } from "../../adapters/project-files.js";
 import { secretValues } from "../../core/text-limits.js";
+import { packRepository, PACK_EVERY } from "../../adapters/maintenance.js";
 import { runLoop, type RunSummary } from "../../run/run-loop.js";
+import { killDuringMaintenance, maintenanceEvery } from "../../step/test-hooks.js";
 import { EXIT } from "../../exit-codes.js";
 import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
@@ -87,6 +89,13 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
   process.on("SIGTERM", onSignal);
   const hooks = createHooks({ root, config: config.ok ? config.config.hooks : undefined, env, warn: printError, now: Date.now });
   let runId = argv.runId;
+  // `.git` packed every few iterations and when the run ends (src/adapters/maintenance.ts): between iterations, under the lock.
+  const every = maintenanceEvery(env, PACK_EVERY);
+  let unpacked = 0;
+  const pack = async () => {
+    unpacked = 0;
+    await packRepository(root, killDuringMaintenance(env) ? () => process.kill(process.pid, "SIGKILL") : undefined);
+  };
   try {
     const summary = await withRepositoryLock(root, "runner run", async (lock) => {
       const ended = await runLoop({
@@ -128,6 +137,7 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
           view.step(result);
           live?.step(result);
           if (result.record) await hooks.fire("on_iteration", iterationEvent(result, Date.now()), runId);
+          if (result.commit !== undefined && ++unpacked >= every) await pack();
         },
         onNotice: async (notice) => {
           view.notice(notice, runId);
@@ -139,6 +149,7 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
         },
       });
       if (controller.signal.aborted && ended.exitCode === 0) ended.exitCode = 1;
+      if (unpacked > 0) await pack();
       // (told before the lock is let go: a watch that sees the run gone has its summary)
       live?.summary(ended);
       // (still under the lock: a hook may look at the repository as the run left it)
