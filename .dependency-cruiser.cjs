@@ -5,12 +5,22 @@
 //        ├─► report, mcp, watch, diagram, demo
 //        └─► adapters ─► agents ─► core ─► schemas (generated)
 //
+// Inside core and adapters, one folder per concept, and the concepts' arrows form no cycle.
 // core and agents are pure (eslint forbids their I/O); core knows no agent module (the executor
-// kinds and their keys are core's own table, src/core/executor-kinds.ts).
+// kinds and their keys are core's own table, src/core/config/executor-kinds.ts).
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     { name: "no-circular", severity: "error", comment: "A cycle: one of the modules should not know the other.", from: {}, to: { circular: true } },
+    {
+      name: "no-circular-concepts",
+      severity: "error",
+      comment:
+        "src/core and src/adapters are grouped by concept (tree, commit, audit, plan, guard, …; git, process, files, …): the concepts form no cycle either, so each can be read knowing only those below it.",
+      scope: "folder",
+      from: { path: "^src/(core|adapters)/" },
+      to: { circular: true },
+    },
     {
       name: "core-is-the-floor",
       severity: "error",

@@ -14,7 +14,7 @@ export default tseslint.config(
     },
   },
   {
-    // Commands orchestrate and print; git's commands live in adapters, each behind a name (src/adapters/git.ts, worktrees.ts, …).
+    // Commands orchestrate and print; git's commands live in adapters, each behind a name (src/adapters/git/git.ts, worktrees.ts, …).
     files: ["src/cli/**/*.ts", "src/mcp/**/*.ts", "src/run/**/*.ts"],
     rules: {
       "no-restricted-syntax": [

@@ -1,4 +1,4 @@
-// What containment costs (src/adapters/containment.ts): the probe of each method, paid once per
+// What containment costs (src/adapters/process/containment.ts): the probe of each method, paid once per
 // runner process, and what each method adds to one runProcess of `true` (median of 20 starts,
 // the methods interleaved so that a change in the machine's load hits them all alike), plus one
 // scan of /proc for a tag. Needs a build (`npm run build`); run it as the user you care about.

@@ -1,4 +1,4 @@
-// What the doors of issue 28 cost a step (src/adapters/lock.ts, src/adapters/agent-containment.ts):
+// What the doors of issue 28 cost a step (src/adapters/state/lock.ts, src/adapters/process/agent-containment.ts):
 // taking and releasing the repository lock (a listening abstract socket plus the record file), the
 // check that it is still held before the branch moves, asking a holder who it is, and the test a
 // person's command makes of whether it runs inside an agent's containment. Medians of 200.

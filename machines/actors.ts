@@ -1,8 +1,8 @@
 // The actors of an iteration: typed placeholders the machines invoke, supplied by the driver with
 // `createIterationMachine(actors)` (machines/iteration.ts): the CLI gives real adapters
 // (src/step/actors/), tests give scripted ones.
-import type { RepositoryFacts } from "../src/core/safety.js";
-import type { AgentRunFacts, CollectedFacts, GuardFacts, InterruptedState, LoadedState, PromptFacts } from "../src/core/step-facts.js";
+import type { RepositoryFacts } from "../src/core/step/safety.js";
+import type { AgentRunFacts, CollectedFacts, GuardFacts, InterruptedState, LoadedState, PromptFacts } from "../src/core/step/step-facts.js";
 import type {
   AgentRequest,
   CollectRequest,

@@ -4,10 +4,10 @@
 // EXECUTE iteration that says done), `stateUpdate`, `recording` (the tree left invalid, for the next
 // repair step) or `recovery` (a runner error).
 import { assign, setup } from "xstate";
-import { judgeIteration, type Judgement } from "../src/core/classify.js";
-import { iterationRecord } from "../src/core/iteration-record.js";
-import type { AgentRunFacts, CollectedFacts, RunnerErrorFact } from "../src/core/step-facts.js";
-import { judgeAgentResult, judgeAgentRun } from "../src/core/step-verdicts.js";
+import { judgeIteration, type Judgement } from "../src/core/guard/classify.js";
+import { iterationRecord } from "../src/core/step/iteration-record.js";
+import type { AgentRunFacts, CollectedFacts, RunnerErrorFact } from "../src/core/step/step-facts.js";
+import { judgeAgentResult, judgeAgentRun } from "../src/core/step/step-verdicts.js";
 import { ACTORS } from "./actors.js";
 import { recoveryOf } from "./hand-offs.js";
 import type { AgentPhase, AgentSessionInput, AnswerPhase, RecoveryInput, Route } from "./iteration-types.js";

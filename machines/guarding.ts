@@ -2,8 +2,8 @@
 // iteration that says done, or alone for a re-check. Hands on to `stateUpdate` (it ran to its end)
 // or `recovery` (it was stopped or could not start: a runner error).
 import { assign, setup } from "xstate";
-import type { GuardFacts, RunnerErrorFact } from "../src/core/step-facts.js";
-import { judgeGuardRun } from "../src/core/step-verdicts.js";
+import type { GuardFacts, RunnerErrorFact } from "../src/core/step/step-facts.js";
+import { judgeGuardRun } from "../src/core/step/step-verdicts.js";
 import { ACTORS } from "./actors.js";
 import { recoveryOf } from "./hand-offs.js";
 import type { GuardingInput, GuardPhase, RecoveryInput, Route, StateUpdateInput } from "./iteration-types.js";

@@ -1,9 +1,9 @@
 // The records one machine builds for the next: what the step learns from a start record, and what a
 // runner error's recovery is handed. Pure: the machines call them where the facts arrive.
-import type { AgentOutputCheck } from "../src/core/agent-output.js";
-import type { Judgement } from "../src/core/classify.js";
-import type { LeafSelection } from "../src/core/select.js";
-import type { RunnerErrorFact } from "../src/core/step-facts.js";
+import type { AgentOutputCheck } from "../src/core/agent/agent-output.js";
+import type { Judgement } from "../src/core/guard/classify.js";
+import type { LeafSelection } from "../src/core/tree/select.js";
+import type { RunnerErrorFact } from "../src/core/step/step-facts.js";
 import type { AnswerPhase, IterationStart, RecoveryInput, StepTrace } from "./iteration-types.js";
 
 /** What the step learns once the iteration is numbered: which one, and the guard it runs. */

@@ -3,8 +3,8 @@
 //    Hands on to `loading` (a safe repository) or `resumption` (an interrupted iteration).
 import { assign, setup } from "xstate";
 import { errorMessage } from "../src/errors.js";
-import type { RepositoryFacts } from "../src/core/safety.js";
-import { judgeRepository, type SafetyVerdict } from "../src/core/step-verdicts.js";
+import type { RepositoryFacts } from "../src/core/step/safety.js";
+import { judgeRepository, type SafetyVerdict } from "../src/core/step/step-verdicts.js";
 import { ACTORS } from "./actors.js";
 import type { Route, StartPoint, StepInput } from "./iteration-types.js";
 import { endOnError, FAILURE_GUARDS, finals, onFailure, routeActions, type Routed, unrouted } from "./transitions.js";

@@ -1,16 +1,16 @@
 // The records the machines of one iteration hand to each other (machines/iteration.ts composes them).
 // Each child machine is invoked with its input, every field of which its states rely on, and hands
 // back a Route as its output: the child the step goes on with (and that child's input), or how the
-// step ends. Facts come from the actors (src/core/step-facts.ts); verdicts from src/core/step-verdicts.ts.
-import type { AgentOutputCheck } from "../src/core/agent-output.js";
-import type { Judgement } from "../src/core/classify.js";
-import type { ResolvedConfig } from "../src/core/config.js";
-import type { IterationRecord } from "../src/core/iteration-record.js";
-import type { LoopRecord } from "../src/core/loop-history.js";
-import type { Problem } from "../src/core/problems.js";
-import type { InterruptedIteration } from "../src/core/safety.js";
-import type { LeafSelection } from "../src/core/select.js";
-import type { AgentStatus, GuardOutcome, StateUpdateResult } from "../src/core/state-update.js";
+// step ends. Facts come from the actors (src/core/step/step-facts.ts); verdicts from src/core/step/step-verdicts.ts.
+import type { AgentOutputCheck } from "../src/core/agent/agent-output.js";
+import type { Judgement } from "../src/core/guard/classify.js";
+import type { ResolvedConfig } from "../src/core/config/config.js";
+import type { IterationRecord } from "../src/core/step/iteration-record.js";
+import type { LoopRecord } from "../src/core/commit/loop-history.js";
+import type { Problem } from "../src/core/base/problems.js";
+import type { InterruptedIteration } from "../src/core/step/safety.js";
+import type { LeafSelection } from "../src/core/tree/select.js";
+import type { AgentStatus, GuardOutcome, StateUpdateResult } from "../src/core/tree/state-update.js";
 import type {
   AgentRunFacts,
   CollectedFacts,
@@ -19,9 +19,9 @@ import type {
   ProgramIdentity,
   RunnerErrorFact,
   StepKind,
-} from "../src/core/step-facts.js";
-import type { AgentRunVerdict, GuardVerdict, ResultVerdict } from "../src/core/step-verdicts.js";
-import type { TaskTree } from "../src/core/tree.js";
+} from "../src/core/step/step-facts.js";
+import type { AgentRunVerdict, GuardVerdict, ResultVerdict } from "../src/core/step/step-verdicts.js";
+import type { TaskTree } from "../src/core/tree/tree.js";
 
 export interface StepInput {
   runIdOption?: string;

@@ -2,8 +2,8 @@
 //    first (an invalid one refuses the iteration before anything is written). Hands the prompt on to
 //    `agentSession`.
 import { assign, setup } from "xstate";
-import { judgeNodePolicy, type NodePolicyVerdict } from "../src/core/change-policy.js";
-import type { PromptFacts } from "../src/core/step-facts.js";
+import { judgeNodePolicy, type NodePolicyVerdict } from "../src/core/guard/change-policy.js";
+import type { PromptFacts } from "../src/core/step/step-facts.js";
 import { ACTORS } from "./actors.js";
 import { recoveryOf } from "./hand-offs.js";
 import type { LeafPromptInput, Route } from "./iteration-types.js";

@@ -4,8 +4,8 @@
 //    or a leaf an imported plan marks finished) or `repairPrompt` (5.1 REPAIR TREE: the tree is invalid).
 import { assign, setup } from "xstate";
 import { errorMessage } from "../src/errors.js";
-import type { LoadedState } from "../src/core/step-facts.js";
-import { judgeLoadedState, judgeSelection, type LoadVerdict } from "../src/core/step-verdicts.js";
+import type { LoadedState } from "../src/core/step/step-facts.js";
+import { judgeLoadedState, judgeSelection, type LoadVerdict } from "../src/core/step/step-verdicts.js";
 import { ACTORS } from "./actors.js";
 import { learntFrom } from "./hand-offs.js";
 import type { IterationStart, LoadingInput, Route } from "./iteration-types.js";

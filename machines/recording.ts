@@ -3,7 +3,7 @@
 // its commit.
 import { setup } from "xstate";
 import { errorMessage } from "../src/errors.js";
-import { runnerErrorSentence } from "../src/core/run-policy.js";
+import { runnerErrorSentence } from "../src/core/step/run-policy.js";
 import { ACTORS } from "./actors.js";
 import type { RecordingInput, Route } from "./iteration-types.js";
 import { endOnError, FAILURE_GUARDS, finals, onFailure, routeActions, type Routed, routedChild } from "./transitions.js";

@@ -2,10 +2,10 @@
 // collected; its tree is kept when valid, else left for the next repair step; then `recording`
 // persists and commits it and reports the error.
 import { assign, setup } from "xstate";
-import { iterationRecord } from "../src/core/iteration-record.js";
-import type { CollectedFacts } from "../src/core/step-facts.js";
-import { recoverIteration } from "../src/core/step-verdicts.js";
-import { madeProgress } from "../src/core/state-update.js";
+import { iterationRecord } from "../src/core/step/iteration-record.js";
+import type { CollectedFacts } from "../src/core/step/step-facts.js";
+import { recoverIteration } from "../src/core/step/step-verdicts.js";
+import { madeProgress } from "../src/core/tree/state-update.js";
 import { ACTORS } from "./actors.js";
 import type { AnswerPhase, RecoveryInput, Route, UpdatePhase } from "./iteration-types.js";
 import { FAILURE_GUARDS, finals, onFailure, routeActions, type Routed, routedChild } from "./transitions.js";

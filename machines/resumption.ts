@@ -3,9 +3,9 @@
 // from: its state is loaded as its journal names it, then handed to `recovery`.
 import { setup } from "xstate";
 import { errorMessage } from "../src/errors.js";
-import { iterationRecord } from "../src/core/iteration-record.js";
-import { selectionOf } from "../src/core/select.js";
-import type { InterruptedState } from "../src/core/step-facts.js";
+import { iterationRecord } from "../src/core/step/iteration-record.js";
+import { selectionOf } from "../src/core/tree/select.js";
+import type { InterruptedState } from "../src/core/step/step-facts.js";
 import { ACTORS } from "./actors.js";
 import { learntFrom } from "./hand-offs.js";
 import type { IterationStart, ResumptionInput, Route } from "./iteration-types.js";

@@ -3,9 +3,9 @@
 // judgement's; a repair has none). A re-check changes the tree only on a green guard (no agent
 // tried, so no attempt is counted). Hands the iteration's record on to `recording`.
 import { setup } from "xstate";
-import { failureFeedback } from "../src/core/iteration.js";
-import { iterationRecord, type IterationRecord } from "../src/core/iteration-record.js";
-import { applyStateUpdates, madeProgress } from "../src/core/state-update.js";
+import { failureFeedback } from "../src/core/step/iteration.js";
+import { iterationRecord, type IterationRecord } from "../src/core/step/iteration-record.js";
+import { applyStateUpdates, madeProgress } from "../src/core/tree/state-update.js";
 import type { Route, StateUpdateInput, UpdatePhase } from "./iteration-types.js";
 
 type StateUpdateContext = StateUpdateInput & { update: UpdatePhase; record: IterationRecord };

@@ -5,8 +5,8 @@
 // states (one per route), the actions that set the route.
 import { assign, fromPromise, type AnyEventObject } from "xstate";
 import { errorMessage, isBug } from "../src/errors.js";
-import type { RunnerErrorKind } from "../src/core/runner-errors.js";
-import type { RunnerErrorFact } from "../src/core/step-facts.js";
+import type { RunnerErrorKind } from "../src/core/step/runner-errors.js";
+import type { RunnerErrorFact } from "../src/core/step/step-facts.js";
 import type { Ending, RecoveryInput, Route } from "./iteration-types.js";
 
 /** An actor the driver must provide (machines/iteration.ts `createIterationMachine`). */

@@ -38,8 +38,8 @@ const common = {
 // docs/performance.md: one file cost `next --json` about 10 ms more).
 const cli = await build({
   ...common,
-  // (audit-thread: the program of the thread `runner report` audits the run on, src/adapters/audit-thread.ts)
-  input: { runner: path.join(root, "src", "cli", "main.ts"), "audit-thread": path.join(root, "src", "adapters", "audit-thread.ts") },
+  // (audit-thread: the program of the thread `runner report` audits the run on, src/adapters/audit/audit-thread.ts)
+  input: { runner: path.join(root, "src", "cli", "main.ts"), "audit-thread": path.join(root, "src", "adapters", "audit", "audit-thread.ts") },
   output: { dir: dist, format: "esm", entryFileNames: "[name].mjs", chunkFileNames: "chunks/[name]-[hash].mjs" },
 });
 copyBundledLicenses(cli.output);

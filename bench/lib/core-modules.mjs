@@ -1,7 +1,7 @@
 // The core modules the in-process benchmarks call, from the build under test: built as tsc's
 // separate files (builds before the single bundle had dist/src/core/), or else bundled here from
 // that checkout's sources (the shipped bundle holds only the CLI).
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { DIST, RUNNER_ROOT } from "./common.mjs";
@@ -33,7 +33,7 @@ async function load() {
   writeFileSync(
     entry,
     ["select.js", "invariants.js", "state-update.js", "serialize.js"]
-      .map((name) => `export * from ${JSON.stringify(path.join(core, name.replace(/\.js$/, ".ts")))};`)
+      .map((name) => `export * from ${JSON.stringify(sourceFile(core, name.replace(/\.js$/, ".ts")))};`)
       .join("\n"),
   );
   const { build } = await import("rolldown");
@@ -52,9 +52,24 @@ export async function sourceModules(folder, files, pick, { external = [] } = {})
   mkdirSync(dir, { recursive: true });
   const name = `${folder}-${files.map((file) => file.replace(/\.ts$/, "")).join("-")}`.replaceAll("/", "-");
   const entry = path.join(dir, `${name}.ts`);
-  writeFileSync(entry, files.map((file) => `export * from ${JSON.stringify(path.join(RUNNER_ROOT, "src", folder, file))};`).join("\n"));
+  writeFileSync(entry, files.map((file) => `export * from ${JSON.stringify(sourceFile(path.join(RUNNER_ROOT, "src", folder), file))};`).join("\n"));
   const { build } = await import("rolldown");
   const file = path.join(dir, `${name}.mjs`);
   await build({ input: entry, platform: "node", logLevel: "silent", external, output: { file, format: "esm", codeSplitting: false } });
   return pick(await import(pathToFileURL(file).href));
+}
+
+/**
+ * `file` in `folder` of the checkout under test, or in a folder below it: the sources were grouped
+ * by concept (src/core/tree/, src/adapters/git/, …), and a bench compares checkouts of before and after.
+ */
+export function sourceFile(folder, file) {
+  const direct = path.join(folder, file);
+  if (existsSync(direct)) return direct;
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const below = path.join(folder, entry.name, file);
+    if (existsSync(below)) return below;
+  }
+  throw new Error(`${file} is in no folder of ${folder}`);
 }

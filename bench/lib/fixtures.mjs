@@ -132,12 +132,12 @@ export function resetRepo(repo, base) {
   rmSync(state.journal, { force: true });
   copyFileSync(path.join(repo.dir, ".git", "index"), state.index);
   writeFileSync(state.indexCommit, `${base}\n`);
-  // The run's history as the runner keeps it after its own commit (src/adapters/run-history.ts): no
+  // The run's history as the runner keeps it after its own commit (src/adapters/audit/run-history.ts): no
   // loop commit yet, and the tree file at base canonical and valid, as the runner writes it.
   writeFileSync(state.history, `${JSON.stringify({ runId: "bench", head: base, commits: [], treeWritten: true })}\n`);
 }
 
-/** The runner's state folder of a repository (src/adapters/runner-state.ts: named by the git folder's real path). */
+/** The runner's state folder of a repository (src/adapters/state/runner-state.ts: named by the git folder's real path). */
 function runnerState(repo) {
   const real = realpathSync(path.join(repo.dir, ".git"));
   const dir = path.join(repo.env.RUNNER_STATE_DIR, "repos", createHash("sha256").update(real).digest("hex").slice(0, 24));

@@ -5,11 +5,11 @@
 // tested versions, version command, credentials). The shared part — the process, containment, caps,
 // redaction, reading the answer — is src/adapters/executors/agent-session.ts; the list of agents is
 // registry.ts. Pure, like core/ (eslint.config.js): no process, no file, no clock.
-import type { AgentClock, AgentLimit } from "../core/agent-limits.js";
-import { addUsage, type AgentUsage, type UsageTotals } from "../core/agent-usage.js";
-import { oneLine } from "../core/text-limits.js";
+import type { AgentClock, AgentLimit } from "../core/agent/agent-limits.js";
+import { addUsage, type AgentUsage, type UsageTotals } from "../core/agent/agent-usage.js";
+import { oneLine } from "../core/base/text-limits.js";
 import type { ExecutorConfig } from "../schemas/types.generated.js";
-import { isJsonObject, jsonObject } from "../core/json-object.js";
+import { isJsonObject, jsonObject } from "../core/base/json-object.js";
 
 export type Json = Record<string, unknown>;
 

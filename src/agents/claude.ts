@@ -11,10 +11,10 @@
 // stdin. Claude streams one JSON event per line (kept in executor.log, shown as live lines); the
 // last event, `{"type":"result", ...}`, carries `structured_output`, which the runner writes to
 // output.json.
-import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
-import type { AgentClock, AgentLimit, LimitKind } from "../core/agent-limits.js";
-import { count, type AgentUsage, type UsageTotals } from "../core/agent-usage.js";
-import { oneLine } from "../core/text-limits.js";
+import { EXECUTOR_KEYS } from "../core/config/executor-kinds.js";
+import type { AgentClock, AgentLimit, LimitKind } from "../core/agent/agent-limits.js";
+import { count, type AgentUsage, type UsageTotals } from "../core/agent/agent-usage.js";
+import { oneLine } from "../core/base/text-limits.js";
 import type { ExecutorConfig } from "../schemas/types.generated.js";
 import {
   addResponseUsage,

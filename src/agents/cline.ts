@@ -17,11 +17,11 @@
 // and state (providers, settings, MCP servers, hooks, sessions, logs) at a fresh folder in the
 // iteration's folder: credentials then come from the environment (CLINE_API_KEY, ANTHROPIC_API_KEY,
 // … with `-P` in extra_args) or CLINE_PROVIDER_SETTINGS_PATH.
-import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
+import { EXECUTOR_KEYS } from "../core/config/executor-kinds.js";
 import path from "node:path";
-import type { AgentClock, AgentLimit, LimitKind } from "../core/agent-limits.js";
-import { type AgentUsage, count } from "../core/agent-usage.js";
-import { oneLine } from "../core/text-limits.js";
+import type { AgentClock, AgentLimit, LimitKind } from "../core/agent/agent-limits.js";
+import { type AgentUsage, count } from "../core/agent/agent-usage.js";
+import { oneLine } from "../core/base/text-limits.js";
 import { object, objects, text, type AgentDefinition, type AgentSession, type Json, VERSION_OPTION } from "./agent.js";
 
 /** The prompt argument `--json` needs; stdin (the runner's prompt) follows it after a blank line. */

@@ -10,11 +10,11 @@
 // come with isolation = "clean". The prompt goes on stdin (`-`); the JSONL events go to executor.log
 // and become the live lines; Codex writes its final message, shaped by the output schema, to
 // output.json (an empty file when the turn failed).
-import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
-import type { AgentClock, AgentLimit, LimitKind, LocalTime } from "../core/agent-limits.js";
-import type { AgentUsage } from "../core/agent-usage.js";
-import { count } from "../core/agent-usage.js";
-import { oneLine } from "../core/text-limits.js";
+import { EXECUTOR_KEYS } from "../core/config/executor-kinds.js";
+import type { AgentClock, AgentLimit, LimitKind, LocalTime } from "../core/agent/agent-limits.js";
+import type { AgentUsage } from "../core/agent/agent-usage.js";
+import { count } from "../core/agent/agent-usage.js";
+import { oneLine } from "../core/base/text-limits.js";
 import { object, objects, text, unwrapShell, type AgentDefinition, type AgentSession, type Json, VERSION_OPTION } from "./agent.js";
 
 const CODEX_DEFAULT_SANDBOX = "workspace-write";

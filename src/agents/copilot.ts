@@ -12,10 +12,10 @@
 // has no output-schema mode: the prompt asks for the answer in RUNNER_OUTPUT_FILE, which the agent
 // writes with its own file tool. Its JSON-lines stream carries no token counts: they come from the
 // usage report it writes when it ends (--usage-output-file), which the runner reads after the session.
-import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
-import type { AgentClock, AgentLimit, LimitKind } from "../core/agent-limits.js";
-import { type AgentUsage, count } from "../core/agent-usage.js";
-import { oneLine } from "../core/text-limits.js";
+import { EXECUTOR_KEYS } from "../core/config/executor-kinds.js";
+import type { AgentClock, AgentLimit, LimitKind } from "../core/agent/agent-limits.js";
+import { type AgentUsage, count } from "../core/agent/agent-usage.js";
+import { oneLine } from "../core/base/text-limits.js";
 import type { ExecutorConfig } from "../schemas/types.generated.js";
 import { isolationOf, type AgentDefinition, type AgentSession, type Json, object, text, VERSION_OPTION } from "./agent.js";
 

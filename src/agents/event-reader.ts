@@ -3,8 +3,8 @@
 // (src/agents/<kind>.ts), which returns the lines a person watching wants to see and records the
 // session's facts; a status line (turns, tokens, cost) follows whenever it changed. Pure: the
 // agent session (src/adapters/executors/agent-session.ts) feeds it stdout chunks.
-import type { AgentClock } from "../core/agent-limits.js";
-import { formatCost, shortCount } from "../core/agent-usage.js";
+import type { AgentClock } from "../core/agent/agent-limits.js";
+import { formatCost, shortCount } from "../core/agent/agent-usage.js";
 import { object, STATUS_PREFIX, type AgentDefinition, type AgentEventParser, type AgentSession } from "./agent.js";
 import { agentFor } from "./registry.js";
 

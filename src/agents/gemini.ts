@@ -10,10 +10,10 @@
 // and writes it to output.json, else reads output.json as Gemini wrote it (the prompt asks for that
 // file). The JSON-lines events go to executor.log and become the live lines; usage comes with the
 // final `result` event.
-import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
-import type { AgentClock, AgentLimit } from "../core/agent-limits.js";
-import { type AgentUsage, count } from "../core/agent-usage.js";
-import { oneLine } from "../core/text-limits.js";
+import { EXECUTOR_KEYS } from "../core/config/executor-kinds.js";
+import type { AgentClock, AgentLimit } from "../core/agent/agent-limits.js";
+import { type AgentUsage, count } from "../core/agent/agent-usage.js";
+import { oneLine } from "../core/base/text-limits.js";
 import type { ExecutorConfig } from "../schemas/types.generated.js";
 import {
   allowedRules,

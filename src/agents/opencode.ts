@@ -11,10 +11,10 @@
 // ends the session with exit code 0 — the runner says so in OpenCode's words. With isolation =
 // "clean": --pure (no external plugins) and no Claude Code files, external skills, models.dev
 // fetch or auto-update (environment variables below).
-import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
-import type { AgentClock, AgentLimit, LimitKind } from "../core/agent-limits.js";
-import { count, type AgentUsage } from "../core/agent-usage.js";
-import { oneLine } from "../core/text-limits.js";
+import { EXECUTOR_KEYS } from "../core/config/executor-kinds.js";
+import type { AgentClock, AgentLimit, LimitKind } from "../core/agent/agent-limits.js";
+import { count, type AgentUsage } from "../core/agent/agent-usage.js";
+import { oneLine } from "../core/base/text-limits.js";
 import { object, text, unwrapShell, type AgentDefinition, type AgentSession, type Json, VERSION_OPTION } from "./agent.js";
 
 /** Environment for isolation = "clean": none of the user's Claude Code files or skills, no network chores. */

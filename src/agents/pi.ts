@@ -11,10 +11,10 @@
 // model API failed: its failure is the last assistant message's `errorMessage` (stopReason
 // "error"), or, before any event, a sentence on stderr with exit code 1. The isolation flags come
 // with isolation = "clean".
-import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
-import type { AgentClock, AgentLimit } from "../core/agent-limits.js";
-import { addUsage, type AgentUsage, count } from "../core/agent-usage.js";
-import { oneLine } from "../core/text-limits.js";
+import { EXECUTOR_KEYS } from "../core/config/executor-kinds.js";
+import type { AgentClock, AgentLimit } from "../core/agent/agent-limits.js";
+import { addUsage, type AgentUsage, count } from "../core/agent/agent-usage.js";
+import { oneLine } from "../core/base/text-limits.js";
 import { type AgentDefinition, type AgentSession, type Json, object, objects, text, VERSION_OPTION } from "./agent.js";
 
 /** isolation = "clean": no saved session, none of the user's extensions, skills or prompt templates, no start-up network chores. */

@@ -10,10 +10,10 @@
 // which the runner writes to output.json. Its stream-json events follow Claude Code's shapes
 // (system/init, assistant, user, result) with Gemini CLI's tool names; usage comes with each
 // assistant message and, summed, with the result.
-import { EXECUTOR_KEYS } from "../core/executor-kinds.js";
-import type { AgentClock, AgentLimit } from "../core/agent-limits.js";
-import { type AgentUsage, count } from "../core/agent-usage.js";
-import { oneLine } from "../core/text-limits.js";
+import { EXECUTOR_KEYS } from "../core/config/executor-kinds.js";
+import type { AgentClock, AgentLimit } from "../core/agent/agent-limits.js";
+import { type AgentUsage, count } from "../core/agent/agent-usage.js";
+import { oneLine } from "../core/base/text-limits.js";
 import type { ExecutorConfig } from "../schemas/types.generated.js";
 import {
   addResponseUsage,

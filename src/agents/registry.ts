@@ -1,5 +1,5 @@
 // Every agent the runner speaks, one module each (src/agents/<kind>.ts). This list drives the
-// `[executor] kind` values and the keys each takes (src/core/config.ts), `runner init --executor`
+// `[executor] kind` values and the keys each takes (src/core/config/config.ts), `runner init --executor`
 // and its templates, the preflight (the program and how to install it), `runner doctor` (every
 // agent found on the machine, its version, the versions tested) and the executor for a kind
 // (src/adapters/executors/registry.ts). Adding an agent: docs/agents.md, "Adding an agent".

@@ -1,6 +1,6 @@
 // The commands and their options, declared once: the parser, the help text and each handler's
 // argument type come from this table. Command modules are loaded only when called.
-import { runIdProblem } from "../core/run-id.js";
+import { runIdProblem } from "../core/commit/run-id.js";
 import { command, type AnyCommand, type OptionSpec } from "./command-table.js";
 
 export const GLOBAL_OPTIONS = {

@@ -1,9 +1,9 @@
 // The guard's own words in a failure: the text the next iteration is told about a red guard is "The
 // guard `…` exited with code N.", then "Its output:" and the output bounded as CONTRACT §9 says
-// (src/core/iteration.ts guardFailure). Where a person looks (the live view, `runner log
+// (src/core/step/iteration.ts guardFailure). Where a person looks (the live view, `runner log
 // --iteration N`, `runner show`), the last lines of that output say what failed.
 
-import { FAILING_LINE } from "../core/text-limits.js";
+import { FAILING_LINE } from "../core/base/text-limits.js";
 
 const OUTPUT_HEADING = "\nIts output:\n";
 

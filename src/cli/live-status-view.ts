@@ -1,12 +1,12 @@
-// What `runner run` publishes for `runner watch` while it works (src/core/live-status.ts): a view of
+// What `runner run` publishes for `runner watch` while it works (src/core/step/live-status.ts): a view of
 // the run like the terminal's live block, written to the run's status file instead of the screen.
 // Output (many small chunks) is written at most every WRITE_EVERY_MS; a new phase, an iteration, a
 // notice and the summary at once. The writes are small and synchronous and never wait for a reader:
 // a watch cannot slow the run down.
-import type { LiveStatusFile } from "../adapters/live-status.js";
-import { totalsOf } from "../core/agent-usage.js";
-import type { LiveStatus } from "../core/live-status.js";
-import { LIVE_LIMITS } from "../core/live-status.js";
+import type { LiveStatusFile } from "../adapters/records/live-status.js";
+import { totalsOf } from "../core/agent/agent-usage.js";
+import type { LiveStatus } from "../core/step/live-status.js";
+import { LIVE_LIMITS } from "../core/step/live-status.js";
 import { AgentLines } from "./agent-lines.js";
 import { guardTail } from "./guard-tail.js";
 import { reportLine, summaryLines, shownAsLine, type ProgressView } from "./progress.js";

@@ -1,6 +1,6 @@
 // What the progress line of the live block (`runner run`, `runner step`) counts: the tree's leaves,
 // passed and in all. Pure.
-import { forEachNode, type TaskTree } from "../core/tree.js";
+import { forEachNode, type TaskTree } from "../core/tree/tree.js";
 
 export interface LeafCount {
   passed: number;

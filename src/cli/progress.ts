@@ -5,8 +5,8 @@
 // run's elapsed time); otherwise one plain line per iteration; with --json one event object per
 // line. After an iteration whose guard failed, the last lines of the guard's output. The summary
 // adds the run's tokens and cost, and names the report command.
-import { describeUsage } from "../core/agent-usage.js";
-import { describeFailures } from "../core/iteration-outcome.js";
+import { describeUsage } from "../core/agent/agent-usage.js";
+import { describeFailures } from "../core/commit/iteration-outcome.js";
 import type { RunNotice, RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";
 import type { ProgressEvent } from "../step/deps.js";
@@ -15,7 +15,7 @@ import { AgentLines } from "./agent-lines.js";
 import { iterationLines } from "./step-report.js";
 import { clipToWidth, printable, rowsOf } from "./display-width.js";
 import { leafCount, type LeafCount } from "./progress-facts.js";
-import { formatDuration } from "../core/durations.js";
+import { formatDuration } from "../core/step/durations.js";
 import { iterationEvent, noticeEvent, summaryEvent } from "./run-events.js";
 import { PLAIN, type Style } from "./style.js";
 

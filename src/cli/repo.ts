@@ -3,7 +3,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { RefusalError, UsageError } from "../errors.js";
-import { RUNNER_DIR } from "../core/layout.js";
+import { RUNNER_DIR } from "../core/base/layout.js";
 
 /** Refuses a -C folder that does not exist, or is a file, before any command looks for its repository there. */
 export function checkWorkFolder(dir: string): void {

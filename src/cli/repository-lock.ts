@@ -1,7 +1,7 @@
 // Commands that change the repository (step, run) hold its lock for their whole duration.
-import { refuseInsideAgentContainment } from "../adapters/agent-containment.js";
-import { gitDir } from "../adapters/git.js";
-import { RepositoryLock } from "../adapters/lock.js";
+import { refuseInsideAgentContainment } from "../adapters/process/agent-containment.js";
+import { gitDir } from "../adapters/git/git.js";
+import { RepositoryLock } from "../adapters/state/lock.js";
 import { RefusalError } from "../errors.js";
 import { printError } from "./output.js";
 

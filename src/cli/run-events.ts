@@ -1,6 +1,6 @@
 // The events of `runner run` as JSON objects: one line each of `runner run --json`, and what a hook
 // gets on stdin ([hooks] in the config) — the same shape, so a script written against one reads both.
-import { totalsOf } from "../core/agent-usage.js";
+import { totalsOf } from "../core/agent/agent-usage.js";
 import type { RunNotice, RunSummary } from "../run/run-loop.js";
 import type { StepResult } from "../step/run-step.js";
 import { stepJson } from "./step-report.js";

@@ -1,9 +1,9 @@
 // What the live block of `runner run` and `runner step` knows before the first step tells it
 // anything: the run's id (from --run-id or the runner/<id> branch) and the leaves passed so far.
 // Only for the display: the step itself decides, and refuses, on its own reading.
-import { checkedOutBranch } from "../adapters/run-trees.js";
-import { loadTree } from "../adapters/tree-store.js";
-import { runIdFromBranch } from "../core/run-id.js";
+import { checkedOutBranch } from "../adapters/audit/run-trees.js";
+import { loadTree } from "../adapters/files/tree-store.js";
+import { runIdFromBranch } from "../core/commit/run-id.js";
 import { leafCount, type LeafCount } from "./progress-facts.js";
 
 /** The run id of the checked-out runner/<id> branch (read from HEAD's file: no git status), or undefined. */

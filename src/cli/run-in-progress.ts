@@ -1,15 +1,15 @@
 // Whether a runner is working in this repository right now, for `runner status` and `runner log`:
-// the repository lock (.git/runner.lock, src/adapters/lock.ts: pid, the process's start time, host,
-// command, since) says who; the journal in the runner's state folder (src/adapters/journal.ts) says
+// the repository lock (.git/runner.lock, src/adapters/state/lock.ts: pid, the process's start time, host,
+// command, since) says who; the journal in the runner's state folder (src/adapters/records/journal.ts) says
 // which iteration and node are under way. A lock whose process has ended (a runner that was killed)
 // is stale and says nothing: the next step takes it over.
-import { formatDuration } from "../core/durations.js";
+import { formatDuration } from "../core/step/durations.js";
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
-import { gitDir } from "../adapters/git.js";
-import { probeLock } from "../adapters/lock.js";
-import { holderAlive, LOCK_NAME, type LockRecord, readLockRecord } from "../adapters/lock-holder.js";
+import { gitDir } from "../adapters/git/git.js";
+import { probeLock } from "../adapters/state/lock.js";
+import { holderAlive, LOCK_NAME, type LockRecord, readLockRecord } from "../adapters/state/lock-holder.js";
 
 export interface RunInProgress {
   command: string;
@@ -51,7 +51,10 @@ export async function runInProgress(
   if (probe === undefined && local && !holderAlive(lock)) return undefined;
   // Loaded only now: runner-state names the state folder with node:crypto, whose import costs about
   // 4 ms; a lock is rare, `runner status` is not. (The state folder exists: the holder made it.)
-  const [{ readJournal }, { repositoryState }] = await Promise.all([import("../adapters/journal.js"), import("../adapters/runner-state.js")]);
+  const [{ readJournal }, { repositoryState }] = await Promise.all([
+    import("../adapters/records/journal.js"),
+    import("../adapters/state/runner-state.js"),
+  ]);
   const journal = await readJournal(repositoryState(env, dir).journal);
   return {
     command: lock.command,

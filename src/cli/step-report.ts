@@ -1,10 +1,10 @@
 // How a step is told: its sentence, its line (and the guard's last lines after a red guard), its
 // JSON, and its exit code. Shared by `runner step`, `runner recheck`, `runner run`'s live view and
 // its --json events.
-import { totalsOf, type UsageTotals } from "../core/agent-usage.js";
-import { outcomeLabel } from "../core/iteration-outcome.js";
-import { recordFacts } from "../core/iteration-record.js";
-import { firstFew } from "../core/text-limits.js";
+import { totalsOf, type UsageTotals } from "../core/agent/agent-usage.js";
+import { outcomeLabel } from "../core/commit/iteration-outcome.js";
+import { recordFacts } from "../core/step/iteration-record.js";
+import { firstFew } from "../core/base/text-limits.js";
 import { bugSentence } from "../errors.js";
 import { EXIT, exitCodeOfStep } from "../exit-codes.js";
 import type { StepResult } from "../step/run-step.js";

@@ -1,11 +1,11 @@
 // Loading the tree for commands that need it valid: one sentence naming the file and the first
 // problem when it is not.
 // (from tree-store, not project-files: reading the tree needs nothing of the config or its TOML parser)
-import { loadTree } from "../adapters/tree-store.js";
-import { checkDerivedPasses } from "../core/invariants.js";
-import { LAYOUT } from "../core/layout.js";
-import { formatProblem, MISSING_TREE_WAY_OUT, type Problem } from "../core/problems.js";
-import type { TaskTree } from "../core/tree.js";
+import { loadTree } from "../adapters/files/tree-store.js";
+import { checkDerivedPasses } from "../core/tree/invariants.js";
+import { LAYOUT } from "../core/base/layout.js";
+import { formatProblem, MISSING_TREE_WAY_OUT, type Problem } from "../core/base/problems.js";
+import type { TaskTree } from "../core/tree/tree.js";
 import { RefusalError } from "../errors.js";
 
 export function invalidTreeError(problems: Problem[]): RefusalError {

@@ -1,19 +1,19 @@
 // The resources of `runner mcp`: the task tree and the goal as their files are, one iteration as
 // `runner log --iteration N --json` tells it, and the files of an iteration's local log. The logs lie
 // in the work tree, where the agent writes: a file there is read only when no folder on its way is a
-// link, never through a link itself, never from a FIFO or device (src/adapters/safe-files.ts), so a
+// link, never through a link itself, never from a FIFO or device (src/adapters/files/safe-files.ts), so a
 // link an agent planted cannot hand a file from outside the repository to the person's MCP client.
 import { lstatSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { locateRun } from "../adapters/resolve-run.js";
-import { readAgentFile } from "../adapters/safe-files.js";
+import { locateRun } from "../adapters/audit/resolve-run.js";
+import { readAgentFile } from "../adapters/files/safe-files.js";
 import { sentence } from "../cli/refusal-words.js";
 import { findProjectRoot } from "../cli/repo.js";
-import { iterationDir, LAYOUT } from "../core/layout.js";
-import { runIdProblem } from "../core/run-id.js";
-import { parseCommitSubject } from "../core/commit-message.js";
+import { iterationDir, LAYOUT } from "../core/base/layout.js";
+import { runIdProblem } from "../core/commit/run-id.js";
+import { parseCommitSubject } from "../core/commit/commit-message.js";
 import { RefusalError } from "../errors.js";
 
 /** The files of an iteration's local log a client may read (CONTRACT §2). */

@@ -8,7 +8,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AnyCommand } from "../cli/command-table.js";
-import type { EditClient } from "../core/commit-message.js";
+import type { EditClient } from "../core/commit/commit-message.js";
 import { errorMessage, isBug } from "../errors.js";
 import { packageVersion } from "../package-files.js";
 import { registerResources } from "./resources.js";

@@ -8,7 +8,7 @@ import * as z from "zod/v4";
 import { camelCase, type AnyCommand, type OptionSpec } from "../cli/command-table.js";
 import { sentence, suggestion } from "../cli/refusal-words.js";
 import { UsageError } from "../errors.js";
-import { jsonObject } from "../core/json-object.js";
+import { jsonObject } from "../core/base/json-object.js";
 
 /** A tool's input: the JSON Schema its zod object carries, and the check that turns what a client sent into a command's arguments. */
 export interface ToolInput {

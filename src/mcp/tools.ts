@@ -9,7 +9,7 @@
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type * as z from "zod/v4";
 import type { EditOutcome, EditRequest } from "../cli/commands/steer.js";
-import type { EditClient, PersonEditVerb } from "../core/commit-message.js";
+import type { EditClient, PersonEditVerb } from "../core/commit/commit-message.js";
 import { RefusalError } from "../errors.js";
 import { exitCodeOfStep, EXIT } from "../exit-codes.js";
 import {

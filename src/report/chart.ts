@@ -3,7 +3,7 @@
 // the slot behind a failed iteration is tinted, and the badge under it names the outcome. Each mark
 // links to the iteration's section and carries a <title> tooltip, so it reads without JavaScript.
 // Pure and deterministic: the same iterations give the same SVG.
-import { outcomeLabel } from "../core/iteration-outcome.js";
+import { outcomeLabel } from "../core/commit/iteration-outcome.js";
 import { duration, escapeHtml } from "./format.js";
 import { reportFacts } from "./summarize.js";
 import type { IterationOutcome, ReportIteration } from "./model.js";

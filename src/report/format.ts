@@ -1,7 +1,7 @@
 // Text helpers of the report page: HTML escaping (everything from the agent or the repository goes
 // through it) and the way durations and counts are written (money: formatCost of core/agent-usage).
 
-import { formatDuration } from "../core/durations.js";
+import { formatDuration } from "../core/step/durations.js";
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
@@ -12,7 +12,7 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "\uFFFD");
 }
 
-/** `850 ms`, `4.2 s`, `3 min 05 s`, `1 h 02 min` (core/durations.ts). */
+/** `850 ms`, `4.2 s`, `3 min 05 s`, `1 h 02 min` (core/step/durations.ts). */
 export function duration(ms: number): string {
   return formatDuration(ms);
 }

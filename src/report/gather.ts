@@ -3,18 +3,18 @@
 // questions.md and assumptions.md — all from git, so a fresh clone has them — and, where the
 // machine that ran it kept them, the local iteration logs (durations, path, guard output, usage).
 import path from "node:path";
-import { gitDir, GitRepo } from "../adapters/git.js";
-import { ObjectStore } from "../adapters/object-store.js";
-import { readOptional, readOptionalNow } from "../adapters/project-files.js";
-import { auditOfRunOnItsOwnThread, runBase } from "../adapters/run-audit.js";
-import type { AuditReport } from "../core/audit.js";
-import { acceptedTree } from "../adapters/run-trees.js";
-import { checkTreeText } from "../adapters/tree-store.js";
-import { eventsFile, iterationDir, LAYOUT } from "../core/layout.js";
-import { leftTreeInvalid, loopRecords, testsOf, type LoopRecord } from "../core/loop-history.js";
-import { formatCommitSubject } from "../core/commit-message.js";
-import { resolveRun } from "../adapters/resolve-run.js";
-import { walkTree, type TaskTree } from "../core/tree.js";
+import { gitDir, GitRepo } from "../adapters/git/git.js";
+import { ObjectStore } from "../adapters/git/object-store.js";
+import { readOptional, readOptionalNow } from "../adapters/files/project-files.js";
+import { auditOfRunOnItsOwnThread, runBase } from "../adapters/audit/run-audit.js";
+import type { AuditReport } from "../core/audit/audit.js";
+import { acceptedTree } from "../adapters/audit/run-trees.js";
+import { checkTreeText } from "../adapters/files/tree-store.js";
+import { eventsFile, iterationDir, LAYOUT } from "../core/base/layout.js";
+import { leftTreeInvalid, loopRecords, testsOf, type LoopRecord } from "../core/commit/loop-history.js";
+import { formatCommitSubject } from "../core/commit/commit-message.js";
+import { resolveRun } from "../adapters/audit/resolve-run.js";
+import { walkTree, type TaskTree } from "../core/tree/tree.js";
 import { RefusalError } from "../errors.js";
 import { boundedDiff, parseAddedLines, parseShowDiffs, RECORD } from "./git-text.js";
 import { localLogFrom, parseEvents, type EventLine } from "./local-log.js";
@@ -207,7 +207,7 @@ export async function gatherReport(
   if (tip === undefined) throw new RefusalError(`There is no commit to read run ${runId} from (${ref} does not name one).`);
 
   const records = loopRecords(loopCommits, runId); // newest first
-  // The repository's object files, read without a git process where they can be (src/adapters/object-store.ts).
+  // The repository's object files, read without a git process where they can be (src/adapters/git/object-store.ts).
   const store = ObjectStore.open(await gitDir(root), tip.length / 2);
   try {
     return await gatherRun(root, { git, runId, ref, tip, store }, records, generatedAt, meanwhile, auditing);

@@ -4,7 +4,7 @@
 // not used. Pure: gather.ts reads the files.
 import { tailOf } from "./git-text.js";
 import { USAGE_FIELDS, type LocalLog, type StateVisit, type Usage } from "./model.js";
-import { jsonObject } from "../core/json-object.js";
+import { jsonObject } from "../core/base/json-object.js";
 
 export interface EventLine {
   iteration: number;

@@ -115,7 +115,7 @@ export interface Totals {
   repair: number;
   /** Iterations whose guard passed. */
   passes: number;
-  /** Iterations that failed, as every view counts them (src/core/iteration-outcome.ts): the sum of the kinds below. */
+  /** Iterations that failed, as every view counts them (src/core/commit/iteration-outcome.ts): the sum of the kinds below. */
   failures: number;
   guardFailures: number;
   /** The agent said retry (or broke the contract, counted as a retry): an attempt spent. */

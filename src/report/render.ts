@@ -3,8 +3,8 @@
 // agent or the repository goes through escapeHtml; the Content-Security-Policy would stop a script
 // that got past it anyway.
 import { OUTCOME_STYLE, renderTimeline, TIME_COLORS } from "./chart.js";
-import { formatCost } from "../core/agent-usage.js";
-import { failureParts, outcomeLabel } from "../core/iteration-outcome.js";
+import { formatCost } from "../core/agent/agent-usage.js";
+import { failureParts, outcomeLabel } from "../core/commit/iteration-outcome.js";
 import { reportFacts } from "./summarize.js";
 import { count, duration, escapeHtml as esc, plural, timestamp } from "./format.js";
 import type { IterationDiff, NoteAddition, Report, ReportIteration, ReportNode, Totals, Usage } from "./model.js";

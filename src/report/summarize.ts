@@ -1,8 +1,8 @@
 // Pure decisions of the report: what each iteration came to, the tree's node states, the run's
 // totals and its outcome (can the branch be merged?). No I/O: gather.ts hands the facts in.
-import { countFailures, failureKindOf, type IterationFacts } from "../core/iteration-outcome.js";
-import { selectLeftmostOpenLeaf } from "../core/select.js";
-import { orderedChildren, type TaskNode, type TaskTree } from "../core/tree.js";
+import { countFailures, failureKindOf, type IterationFacts } from "../core/commit/iteration-outcome.js";
+import { selectLeftmostOpenLeaf } from "../core/tree/select.js";
+import { orderedChildren, type TaskNode, type TaskTree } from "../core/tree/tree.js";
 import {
   USAGE_FIELDS,
   type AuditResult,
@@ -14,7 +14,7 @@ import {
   type Usage,
 } from "./model.js";
 
-/** The facts of an iteration as src/core/iteration-outcome.ts names and counts them. */
+/** The facts of an iteration as src/core/commit/iteration-outcome.ts names and counts them. */
 export function reportFacts(
   it: Pick<ReportIteration, "kind" | "guard" | "agentStatus" | "failure" | "runnerError" | "treeLeftInvalid">,
 ): IterationFacts {

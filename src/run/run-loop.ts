@@ -1,6 +1,6 @@
 // `runner run`: steps until the root passes, a stop condition, or an error (CONTRACT §4), made to
 // last a night unattended:
-// - a runner error a retry can cure (src/core/run-policy.ts) is retried after a backoff, until
+// - a runner error a retry can cure (src/core/step/run-policy.ts) is retried after a backoff, until
 //   `[limits] max_consecutive_runner_errors` come in a row; a rate or usage limit is waited out
 //   (until its reset, bounded by `max_limit_wait_seconds`); other runner errors stop the run (seed
 //   000: a timeout stops it);
@@ -9,15 +9,15 @@
 // - the run's budgets (time, tokens, cost) are checked between iterations;
 // - what happens is told as notices (a wait, a stuck leaf) beside the steps, for the views and hooks.
 import { setTimeout as wait } from "node:timers/promises";
-import { loadConfig, loadTree } from "../adapters/project-files.js";
-import { addUsage, type UsageTotals } from "../core/agent-usage.js";
-import { countFailures, failureKindOf, type FailureCounts } from "../core/iteration-outcome.js";
-import { recordFacts } from "../core/iteration-record.js";
-import { DEFAULT_LIMITS, type ResolvedConfig } from "../core/config.js";
-import { checkDerivedPasses } from "../core/invariants.js";
-import { formatDuration } from "../core/durations.js";
-import { afterRunnerError, backoffSeconds, budgetReached, limitWait, stallReason, stallSentence } from "../core/run-policy.js";
-import { selectLeftmostOpenLeaf } from "../core/select.js";
+import { loadConfig, loadTree } from "../adapters/files/project-files.js";
+import { addUsage, type UsageTotals } from "../core/agent/agent-usage.js";
+import { countFailures, failureKindOf, type FailureCounts } from "../core/commit/iteration-outcome.js";
+import { recordFacts } from "../core/step/iteration-record.js";
+import { DEFAULT_LIMITS, type ResolvedConfig } from "../core/config/config.js";
+import { checkDerivedPasses } from "../core/tree/invariants.js";
+import { formatDuration } from "../core/step/durations.js";
+import { afterRunnerError, backoffSeconds, budgetReached, limitWait, stallReason, stallSentence } from "../core/step/run-policy.js";
+import { selectLeftmostOpenLeaf } from "../core/tree/select.js";
 import { EXIT, exitCodeOfStep, type ExitCode } from "../exit-codes.js";
 import { bugSentence } from "../errors.js";
 import { runStep, type StepResult } from "../step/run-step.js";
@@ -81,7 +81,7 @@ export interface RunSummary {
   runId?: string;
   iterations: number;
   passes: number;
-  /** The iterations that failed, by kind (src/core/iteration-outcome.ts: the one rule for every view). */
+  /** The iterations that failed, by kind (src/core/commit/iteration-outcome.ts: the one rule for every view). */
   failures: FailureCounts;
   agentMs: number;
   guardMs: number;

@@ -1,7 +1,7 @@
 // What the step's actors are made from: the repository, the environment, the clock, and the
 // callbacks of the command that runs the step. Created once per step by run-step.ts.
-import type { GitRepo, RepoStatus } from "../adapters/git.js";
-import type { RepositoryStatePaths } from "../adapters/runner-state.js";
+import type { GitRepo, RepoStatus } from "../adapters/git/git.js";
+import type { RepositoryStatePaths } from "../adapters/state/runner-state.js";
 
 export type Phase = "prompt" | "agent" | "guard" | "commit";
 
@@ -27,7 +27,7 @@ export interface StepDeps {
   costLeftUsd?: number;
   /**
    * Why this runner no longer holds the repository's lock, or undefined while it does
-   * (src/adapters/lock.ts): asked right before the branch moves, so a runner that lost it commits nothing.
+   * (src/adapters/state/lock.ts): asked right before the branch moves, so a runner that lost it commits nothing.
    */
   lockLost?: () => string | undefined;
   /** The safety check's first `git status`, when the command started it early (src/step/early-status.ts). */
@@ -40,7 +40,7 @@ export interface ActorDeps extends StepDeps {
   gitDir: string;
   /** The runner's own state for this repository (its index, the journal), outside the repository. */
   state: RepositoryStatePaths;
-  /** Git on the work tree with the runner's own index, hardened (src/adapters/git.ts). */
+  /** Git on the work tree with the runner's own index, hardened (src/adapters/git/git.ts). */
   git: GitRepo;
   /** Values replaced by `***` in everything written (CONTRACT §9). */
   secrets: readonly string[];

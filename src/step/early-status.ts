@@ -3,8 +3,8 @@
 // interrupted iteration's agent may have changed git's control files, which are put back before
 // any git call (src/step/actors/inspect-repository.ts).
 import { existsSync } from "node:fs";
-import { gitDir, GitRepo, type RepoStatus } from "../adapters/git.js";
-import { repositoryState } from "../adapters/runner-state.js";
+import { gitDir, GitRepo, type RepoStatus } from "../adapters/git/git.js";
+import { repositoryState } from "../adapters/state/runner-state.js";
 
 /** The status the safety check would take first, started now; undefined when the step must take it itself. */
 export async function startEarlyStatus(root: string, env: Record<string, string>): Promise<{ status: Promise<RepoStatus> } | undefined> {

@@ -1,9 +1,9 @@
 // meta.json of an iteration (CONTRACT §8): what happened, in one JSON object.
 import type { StepOutput, StepTrace } from "../../machines/iteration-types.js";
-import { commitSubjectOf, type IterationRecord } from "../core/iteration-record.js";
-import { formatCommitSubject } from "../core/commit-message.js";
-import type { AgentRunFacts } from "../core/step-facts.js";
-import { keptSummary } from "../core/loop-history.js";
+import { commitSubjectOf, type IterationRecord } from "../core/step/iteration-record.js";
+import { formatCommitSubject } from "../core/commit/commit-message.js";
+import type { AgentRunFacts } from "../core/step/step-facts.js";
+import { keptSummary } from "../core/commit/loop-history.js";
 
 export function iterationMeta(input: {
   /** What the step learnt on its way (machines/iteration.ts). */
@@ -43,7 +43,7 @@ export function iterationMeta(input: {
     // What the agent did to git itself (undone by the runner): its own commits, HEAD, control files.
     agent_git: record.agentGit ?? null,
     executor: agent ? executorMeta(agent) : null,
-    // Tokens and cost of the agent's session (src/core/agent-usage.ts), its own figures under its name.
+    // Tokens and cost of the agent's session (src/core/agent/agent-usage.ts), its own figures under its name.
     usage: agent?.usage ?? null,
     // A rate or usage limit the agent met; the run loop decides whether to wait for resets_at.
     limit: agent?.limit ? { kind: agent.limit.kind, resets_at: agent.limit.resetsAt ?? null, message: agent.limit.message } : null,

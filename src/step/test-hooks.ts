@@ -5,7 +5,7 @@
 // - RUNNER_TEST_FAIL_IN=<actor>: that actor fails as the environment can make it fail (a runner
 //   error), where the runner leaves no real fault to provoke (it clears what is in its way);
 // - RUNNER_TEST_KILL_AT=maintenance: `runner run` kills itself with SIGKILL while git packs the
-//   repository between iterations (src/adapters/maintenance.ts);
+//   repository between iterations (src/adapters/git/maintenance.ts);
 // - RUNNER_TEST_MAINTAIN_EVERY=<n>: `runner run` packs the repository every n iterations.
 import { fromPromise } from "xstate";
 import { IterationError } from "../errors.js";

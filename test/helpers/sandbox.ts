@@ -6,7 +6,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync, readFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
-import type { TaskNode, TaskTree } from "../../src/core/tree.js";
+import type { TaskNode, TaskTree } from "../../src/core/tree/tree.js";
 
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, "..", "..");
 export const RUNNER_BIN = path.join(PROJECT_ROOT, "bin", "runner.js");

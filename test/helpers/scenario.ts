@@ -6,10 +6,10 @@
 import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, expect } from "vitest";
-import { serializeTree } from "../../src/core/canonical.js";
-import { RUNNER_GITIGNORE } from "../../src/core/layout.js";
-import { repositoryState } from "../../src/adapters/runner-state.js";
-import type { TaskNode, TaskTree } from "../../src/core/tree.js";
+import { serializeTree } from "../../src/core/tree/canonical.js";
+import { RUNNER_GITIGNORE } from "../../src/core/base/layout.js";
+import { repositoryState } from "../../src/adapters/state/runner-state.js";
+import type { TaskNode, TaskTree } from "../../src/core/tree/tree.js";
 import { PROJECT_ROOT, git, node, runner, tempDir, testEnv, tree, writeFiles, type CliResult } from "./sandbox.js";
 
 export const TREE_FILE = ".runner/state/tree.json";

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { runRaw, stderrLines } from "../helpers/bad-input.js";
 import { git, node, tempDir, testEnv, tree } from "../helpers/sandbox.js";
 import { repairSubject, scenario, subject, TREE_FILE, type Scenario } from "../helpers/scenario.js";
-import type { TaskTree } from "../../src/core/tree.js";
+import type { TaskTree } from "../../src/core/tree/tree.js";
 
 const RUN = "t1";
 const EXPECTED_SUBJECTS = [

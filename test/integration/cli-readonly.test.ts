@@ -3,8 +3,8 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { serializeTree } from "../../src/core/canonical.js";
-import type { TaskNode, TaskTree } from "../../src/core/tree.js";
+import { serializeTree } from "../../src/core/tree/canonical.js";
+import type { TaskNode, TaskTree } from "../../src/core/tree/tree.js";
 import { PROJECT_ROOT, git, node, readText, runner, tempDir, tree, writeFiles } from "../helpers/sandbox.js";
 import { oneSentence } from "../helpers/scenario.js";
 

@@ -6,9 +6,15 @@ import { existsSync, mkdirSync, readFileSync, readlinkSync, rmdirSync, statSync,
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { CONTAINMENT_ENV, killLeftovers, probeContainment, type ContainmentMethod, type ContainmentRecord } from "../../src/adapters/containment.js";
-import { taggedProcesses } from "../../src/adapters/proc-table.js";
-import { runProcess, type ProcessRequest } from "../../src/adapters/process-runner.js";
+import {
+  CONTAINMENT_ENV,
+  killLeftovers,
+  probeContainment,
+  type ContainmentMethod,
+  type ContainmentRecord,
+} from "../../src/adapters/process/containment.js";
+import { taggedProcesses } from "../../src/adapters/process/proc-table.js";
+import { runProcess, type ProcessRequest } from "../../src/adapters/process/process-runner.js";
 import { TEST_MODULES_DIR } from "../helpers/global-setup.js";
 import { RUNNER_BIN, tempDir } from "../helpers/sandbox.js";
 import { scenario, type Scenario } from "../helpers/scenario.js";

@@ -8,7 +8,7 @@ import { existsSync, lstatSync, readFileSync, rmSync, writeFileSync } from "node
 import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { serializeTree } from "../../src/core/canonical.js";
+import { serializeTree } from "../../src/core/tree/canonical.js";
 import { git, node, RUNNER_BIN, runner, tree } from "../helpers/sandbox.js";
 import { expectLoopHistory } from "../helpers/hostile.js";
 import { oneSentence, scenario, subject } from "../helpers/scenario.js";

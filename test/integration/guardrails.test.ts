@@ -7,7 +7,7 @@ import { execa } from "execa";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { truncateForAgent } from "../../src/core/text-limits.js";
+import { truncateForAgent } from "../../src/core/base/text-limits.js";
 import { node, RUNNER_BIN, tree } from "../helpers/sandbox.js";
 import { CONFIG_FILE, scenario, subject, type Scenario } from "../helpers/scenario.js";
 

@@ -4,7 +4,7 @@ import { execa } from "execa";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { serializeTree } from "../../src/core/canonical.js";
+import { serializeTree } from "../../src/core/tree/canonical.js";
 import { node, RUNNER_BIN, tree, writeFiles } from "../helpers/sandbox.js";
 import { CONFIG_FILE, oneSentence, scenario, scenarioConfig, TREE_FILE } from "../helpers/scenario.js";
 

@@ -5,7 +5,7 @@
 import { lstatSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { RUNNER_GITIGNORE } from "../../src/core/layout.js";
+import { RUNNER_GITIGNORE } from "../../src/core/base/layout.js";
 import { expectAudit, expectLoopHistory, hostileScenario, runHistory } from "../helpers/hostile.js";
 import { subject } from "../helpers/scenario.js";
 

@@ -1,4 +1,4 @@
-// `.git` packed as a run grows (issue 33, src/adapters/maintenance.ts): `runner run` packs the loose
+// `.git` packed as a run grows (issue 33, src/adapters/git/maintenance.ts): `runner run` packs the loose
 // objects between iterations and when the run ends — with git's own automatic maintenance off in
 // the repository's config, which nothing of the runner's honours or needs — and a runner killed
 // while git packs leaves the repository whole: every commit readable, the run audited clean, and

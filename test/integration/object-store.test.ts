@@ -1,11 +1,11 @@
-// The object store (src/adapters/object-store.ts) reads every object of a real repository as
+// The object store (src/adapters/git/object-store.ts) reads every object of a real repository as
 // `git cat-file` does: loose, packed whole, packed as deltas (git's own, after `git gc` and after a
 // `git repack` of a few versions), and a linked worktree's through its common folder; and says
 // "not here" for what it does not read, so the caller asks git.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ObjectStore } from "../../src/adapters/object-store.js";
+import { ObjectStore } from "../../src/adapters/git/object-store.js";
 import { git, gitBytes, tempDir } from "../helpers/sandbox.js";
 
 /** A repository where one large JSON file changed a little in every commit (as tree.json does). */

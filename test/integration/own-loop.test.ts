@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/core/config.js";
+import { parseConfig } from "../../src/core/config/config.js";
 import { PROJECT_ROOT, runner } from "../helpers/sandbox.js";
 
 describe("this repository's own loop", () => {

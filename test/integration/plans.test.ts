@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { runRaw, stderrLines } from "../helpers/bad-input.js";
 import { git, runner, tempDir, testEnv } from "../helpers/sandbox.js";
 import { CONFIG_FILE, scenarioConfig, TREE_FILE } from "../helpers/scenario.js";
-import type { TaskNode, TaskTree } from "../../src/core/tree.js";
+import type { TaskNode, TaskTree } from "../../src/core/tree/tree.js";
 
 const FIXTURES = path.resolve("test/fixtures/plans");
 const FINISHED_FILE = ".runner/state/finished.json";

@@ -4,7 +4,7 @@ import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "no
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { runProcess, type ProcessRequest } from "../../src/adapters/process-runner.js";
+import { runProcess, type ProcessRequest } from "../../src/adapters/process/process-runner.js";
 import { tempDir } from "../helpers/sandbox.js";
 
 const CAP = 1_048_576;

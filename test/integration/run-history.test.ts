@@ -1,11 +1,11 @@
-// The run's history kept in the runner's state folder (src/adapters/run-history.ts): after each of
+// The run's history kept in the runner's state folder (src/adapters/audit/run-history.ts): after each of
 // its commits the runner adds that commit to the loop commits it read, so the next step needs no
 // `git log`. What it keeps must be exactly what the branch says, and anything else at HEAD (a
 // person's commit) makes the next step read the branch again.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { repositoryState } from "../../src/adapters/runner-state.js";
+import { repositoryState } from "../../src/adapters/state/runner-state.js";
 import { scenario, subject } from "../helpers/scenario.js";
 import { node, tree } from "../helpers/sandbox.js";
 

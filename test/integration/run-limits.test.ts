@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { adapterRepo } from "../helpers/adapter-repo.js";
 import { PROJECT_ROOT, node, runEvents, tree } from "../helpers/sandbox.js";
 import { scenario } from "../helpers/scenario.js";
-import { RESET_MARGIN_SECONDS } from "../../src/core/run-policy.js";
+import { RESET_MARGIN_SECONDS } from "../../src/core/step/run-policy.js";
 
 const SCHEMA_FILE = path.join(PROJECT_ROOT, "schemas", "agent_output", "v1.agent.json");
 const LEAVES = ["a", "b", "c"];

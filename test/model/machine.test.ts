@@ -42,12 +42,12 @@ import type {
   UpdatePhase,
 } from "../../machines/iteration-types.js";
 import { createRecorder, type MachineStep, type Recorder, type Transition } from "../../machines/recorder.js";
-import type { Judgement } from "../../src/core/classify.js";
-import type { InterruptedIteration } from "../../src/core/safety.js";
-import type { LeafSelection } from "../../src/core/select.js";
-import type { RunnerErrorFact } from "../../src/core/step-facts.js";
-import type { SafetyVerdict } from "../../src/core/step-verdicts.js";
-import { iterationRecord, type IterationRecord } from "../../src/core/iteration-record.js";
+import type { Judgement } from "../../src/core/guard/classify.js";
+import type { InterruptedIteration } from "../../src/core/step/safety.js";
+import type { LeafSelection } from "../../src/core/tree/select.js";
+import type { RunnerErrorFact } from "../../src/core/step/step-facts.js";
+import type { SafetyVerdict } from "../../src/core/step/step-verdicts.js";
+import { iterationRecord, type IterationRecord } from "../../src/core/step/iteration-record.js";
 import type {
   AgentGitFacts,
   AgentRunFacts,
@@ -56,18 +56,18 @@ import type {
   InterruptedState,
   LoadedState,
   PromptFacts,
-} from "../../src/core/step-facts.js";
+} from "../../src/core/step/step-facts.js";
 import { GitError } from "../../src/errors.js";
-import { parseAgentOutput } from "../../src/core/agent-output.js";
-import { serializeTree } from "../../src/core/canonical.js";
-import { resolveConfig, type ResolvedConfig } from "../../src/core/config.js";
-import { checkDerivedPasses, checkTreeShape } from "../../src/core/invariants.js";
-import type { LoopRecord } from "../../src/core/loop-history.js";
-import type { Problem } from "../../src/core/problems.js";
-import type { CommitSubject } from "../../src/core/commit-message.js";
-import type { RepositoryFacts } from "../../src/core/safety.js";
-import { selectLeftmostOpenLeaf } from "../../src/core/select.js";
-import { walkTree, type TaskNode, type TaskTree } from "../../src/core/tree.js";
+import { parseAgentOutput } from "../../src/core/agent/agent-output.js";
+import { serializeTree } from "../../src/core/tree/canonical.js";
+import { resolveConfig, type ResolvedConfig } from "../../src/core/config/config.js";
+import { checkDerivedPasses, checkTreeShape } from "../../src/core/tree/invariants.js";
+import type { LoopRecord } from "../../src/core/commit/loop-history.js";
+import type { Problem } from "../../src/core/base/problems.js";
+import type { CommitSubject } from "../../src/core/commit/commit-message.js";
+import type { RepositoryFacts } from "../../src/core/step/safety.js";
+import { selectLeftmostOpenLeaf } from "../../src/core/tree/select.js";
+import { walkTree, type TaskNode, type TaskTree } from "../../src/core/tree/tree.js";
 import { node, tree } from "../helpers/sandbox.js";
 import {
   CHILD_MACHINES,

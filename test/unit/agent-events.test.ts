@@ -5,9 +5,9 @@ import { unwrapShell } from "../../src/agents/agent.js";
 import { claudeError, claudeLimit, claudeUsage } from "../../src/agents/claude.js";
 import { codexLimit, codexResetTime, codexUsage } from "../../src/agents/codex.js";
 import { AgentEventReader, STATUS_PREFIX } from "../../src/agents/event-reader.js";
-import { agentFailure, lastLines } from "../../src/core/agent-failure.js";
+import { agentFailure, lastLines } from "../../src/core/agent/agent-failure.js";
 import { localClock } from "../../src/adapters/executors/agent-session.js";
-import { addUsage, describeUsage, usageFromMeta } from "../../src/core/agent-usage.js";
+import { addUsage, describeUsage, usageFromMeta } from "../../src/core/agent/agent-usage.js";
 
 const NOW = new Date(2026, 10, 22, 14, 5).getTime();
 /** The runner's clock (local time zone), stopped at NOW. */

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { agentPins } from "../../scripts/install-test-agents.mjs";
-import { EXECUTOR_KEYS } from "../../src/core/executor-kinds.js";
+import { EXECUTOR_KEYS } from "../../src/core/config/executor-kinds.js";
 import { AGENTS } from "../../src/agents/registry.js";
 import { PROJECT_ROOT } from "../helpers/sandbox.js";
 
@@ -32,7 +32,7 @@ describe("the agent registry", () => {
     }
   });
 
-  it("config's own table of kinds (src/core/executor-kinds.ts) is the schema's enum and names each agent's keys", () => {
+  it("config's own table of kinds (src/core/config/executor-kinds.ts) is the schema's enum and names each agent's keys", () => {
     expect(Object.keys(EXECUTOR_KEYS).sort()).toEqual([...schema.properties.executor.properties.kind.enum!].sort());
     for (const agent of AGENTS) expect(EXECUTOR_KEYS[agent.kind as keyof typeof EXECUTOR_KEYS], agent.kind).toBe(agent.configKeys);
   });

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { cline, clineLimit } from "../../src/agents/cline.js";
 import { AgentEventReader, STATUS_PREFIX } from "../../src/agents/event-reader.js";
 import { localClock } from "../../src/adapters/executors/agent-session.js";
-import { agentFailure } from "../../src/core/agent-failure.js";
+import { agentFailure } from "../../src/core/agent/agent-failure.js";
 import type { ExecutorConfig } from "../../src/schemas/types.generated.js";
 
 const CLOCK = localClock(() => new Date(2026, 10, 26, 23, 0).getTime());

@@ -1,7 +1,7 @@
 // Round trips of the runner's codecs (issue 29, "one codec per artifact"): what is written is read
-// back as it was — a person's edit subject and its trailers (src/core/commit-message.ts), every
-// Runner-Change line (src/core/edit-changes.ts) and config.toml edited key by key
-// (src/core/config-edit.ts, read back by edit-changes' configValues). Tree.json's and the loop
+// back as it was — a person's edit subject and its trailers (src/core/commit/commit-message.ts), every
+// Runner-Change line (src/core/edit/edit-changes.ts) and config.toml edited key by key
+// (src/core/edit/config-edit.ts, read back by edit-changes' configValues). Tree.json's and the loop
 // subject's round trips are in properties.test.ts.
 import fc from "fast-check";
 import { readFileSync } from "node:fs";
@@ -15,9 +15,9 @@ import {
   parsePersonEditSubject,
   splitTrailers,
   type PersonEditSubject,
-} from "../../src/core/commit-message.js";
-import { editConfig } from "../../src/core/config-edit.js";
-import { configValues, formatChange, parseChange, type EditChange } from "../../src/core/edit-changes.js";
+} from "../../src/core/commit/commit-message.js";
+import { editConfig } from "../../src/core/edit/config-edit.js";
+import { configValues, formatChange, parseChange, type EditChange } from "../../src/core/edit/edit-changes.js";
 import { PROJECT_ROOT } from "../helpers/sandbox.js";
 
 const RUNS = { numRuns: 300 } as const;

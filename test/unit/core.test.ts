@@ -5,20 +5,20 @@ import { execa } from "execa";
 import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, serializeTree, treeFingerprint } from "../../src/core/canonical.js";
-import { classifyChangedPaths } from "../../src/core/classify.js";
-import { isRunnerPath } from "../../src/core/path-rules.js";
-import { ALWAYS_PROTECTED, DEFAULT_LIMITS, parseConfig, resolveConfig } from "../../src/core/config.js";
-import { DEFAULT_TEST_PATTERNS } from "../../src/core/test-files.js";
-import { MAX_TREE_DEPTH, checkDerivedPasses, checkPassedImmutable, checkTreeShape, nestingExceeds } from "../../src/core/invariants.js";
-import { pathEntryProblem, pathMatchesEntry, pathsInside, pathsOutside } from "../../src/core/path-rules.js";
-import { childPath, formatProblem, pointerToPath } from "../../src/core/problems.js";
-import { runIdFromBranch, runIdProblem } from "../../src/core/run-id.js";
-import { formatCommitSubject, loopSubjectPattern, parseCommitSubject } from "../../src/core/commit-message.js";
-import { validateAgentOutputSchema, validateConfigSchema, validatePolicySchema, validateTreeSchema } from "../../src/core/schema.js";
-import { selectLeftmostOpenLeaf } from "../../src/core/select.js";
-import { redactSecrets, secretValues, truncateForAgent } from "../../src/core/text-limits.js";
-import { compareSiblings, countNodes, indexById, orderedChildren, sortedCopy, walkTree, type TaskTree } from "../../src/core/tree.js";
+import { canonicalJson, serializeTree, treeFingerprint } from "../../src/core/tree/canonical.js";
+import { classifyChangedPaths } from "../../src/core/guard/classify.js";
+import { isRunnerPath } from "../../src/core/guard/path-rules.js";
+import { ALWAYS_PROTECTED, DEFAULT_LIMITS, parseConfig, resolveConfig } from "../../src/core/config/config.js";
+import { DEFAULT_TEST_PATTERNS } from "../../src/core/guard/test-files.js";
+import { MAX_TREE_DEPTH, checkDerivedPasses, checkPassedImmutable, checkTreeShape, nestingExceeds } from "../../src/core/tree/invariants.js";
+import { pathEntryProblem, pathMatchesEntry, pathsInside, pathsOutside } from "../../src/core/guard/path-rules.js";
+import { childPath, formatProblem, pointerToPath } from "../../src/core/base/problems.js";
+import { runIdFromBranch, runIdProblem } from "../../src/core/commit/run-id.js";
+import { formatCommitSubject, loopSubjectPattern, parseCommitSubject } from "../../src/core/commit/commit-message.js";
+import { validateAgentOutputSchema, validateConfigSchema, validatePolicySchema, validateTreeSchema } from "../../src/core/base/schema.js";
+import { selectLeftmostOpenLeaf } from "../../src/core/tree/select.js";
+import { redactSecrets, secretValues, truncateForAgent } from "../../src/core/base/text-limits.js";
+import { compareSiblings, countNodes, indexById, orderedChildren, sortedCopy, walkTree, type TaskTree } from "../../src/core/tree/tree.js";
 import { PROJECT_ROOT, node, tree } from "../helpers/sandbox.js";
 
 /** A chain root → n1 → n2 … of `levels` nodes (built without recursion). */
@@ -146,7 +146,7 @@ describe("CONTRACT §3 canonical serialization", () => {
   });
 });
 
-describe("the tree model (src/core/tree.ts)", () => {
+describe("the tree model (src/core/tree/tree.ts)", () => {
   const t = tree(node("root", { children: [node("b", { order: 1, children: [node("b1")] }), node("a")] }));
 
   it("walkTree visits in pre-order, stored child order, with JSON paths and depths", () => {

@@ -1,4 +1,4 @@
-// The guard's definition (src/core/guard-definition.ts), derived from a guard command and the files
+// The guard's definition (src/core/guard/guard-definition.ts), derived from a guard command and the files
 // of a commit, for the guards people use: just, make, npm/pnpm/yarn/bun, tox/nox/pytest, scripts.
 import { describe, expect, it } from "vitest";
 import {
@@ -8,7 +8,7 @@ import {
   describeGuardDefinition,
   restoreScriptEntries,
   type GuardDefinition,
-} from "../../src/core/guard-definition.js";
+} from "../../src/core/guard/guard-definition.js";
 
 /** Derives as the adapter does: reads what is unread (from `repo`) until nothing is. */
 function derive(guard: string[], repo: Record<string, string>): { definition: GuardDefinition; reads: number } {
@@ -194,7 +194,7 @@ describe("script entries taken back", () => {
 
 describe("test files by convention", () => {
   it("names the common ecosystems' test files, never the runner's own, and a config's globs replace them", async () => {
-    const { testFilesIn, globPattern } = await import("../../src/core/test-files.js");
+    const { testFilesIn, globPattern } = await import("../../src/core/guard/test-files.js");
     const changed = [
       "src/a.test.ts",
       "src/b.spec.js",

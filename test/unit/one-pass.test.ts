@@ -3,12 +3,12 @@
 // messages, the same bytes on disk, the same state update in place as on a copy.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalNode, serializeTree } from "../../src/core/canonical.js";
-import { checkDerivedPasses, checkPassedImmutable, checkTreeShape, MAX_TREE_DEPTH, nestingExceeds } from "../../src/core/invariants.js";
-import { childPath, type Problem } from "../../src/core/problems.js";
-import { validateTreeSchema } from "../../src/core/schema.js";
-import { applyStateUpdates, deriveInternalPasses, transitionFor, type AgentStatus, type GuardOutcome } from "../../src/core/state-update.js";
-import { compareSiblings, isInCanonicalForm, walkTree, type TaskNode, type TaskTree } from "../../src/core/tree.js";
+import { canonicalNode, serializeTree } from "../../src/core/tree/canonical.js";
+import { checkDerivedPasses, checkPassedImmutable, checkTreeShape, MAX_TREE_DEPTH, nestingExceeds } from "../../src/core/tree/invariants.js";
+import { childPath, type Problem } from "../../src/core/base/problems.js";
+import { validateTreeSchema } from "../../src/core/base/schema.js";
+import { applyStateUpdates, deriveInternalPasses, transitionFor, type AgentStatus, type GuardOutcome } from "../../src/core/tree/state-update.js";
+import { compareSiblings, isInCanonicalForm, walkTree, type TaskNode, type TaskTree } from "../../src/core/tree/tree.js";
 
 const RUNS = { numRuns: 300 } as const;
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { AgentEventReader, STATUS_PREFIX } from "../../src/agents/event-reader.js";
 import { opencodeLimit, opencodeStepUsage } from "../../src/agents/opencode.js";
 import { localClock } from "../../src/adapters/executors/agent-session.js";
-import { agentFailure } from "../../src/core/agent-failure.js";
+import { agentFailure } from "../../src/core/agent/agent-failure.js";
 
 const CLOCK = localClock(() => new Date(2026, 10, 25, 23, 37).getTime());
 const lines = (...events: object[]) => events.map((event) => `${JSON.stringify(event)}\n`).join("");

@@ -2,10 +2,10 @@
 // trailer (CONTRACT §11), and the audit still judges it a valid edit made by a runner command. The
 // client's name and version come from the client's own `initialize`: they must not forge a trailer.
 import { describe, expect, it } from "vitest";
-import { judgePersonEdit } from "../../src/core/person-edit.js";
-import { commitKindOf, formatPersonEditMessage } from "../../src/core/commit-message.js";
-import { LAYOUT } from "../../src/core/layout.js";
-import { addNodes } from "../../src/core/plan-edit.js";
+import { judgePersonEdit } from "../../src/core/audit/person-edit.js";
+import { commitKindOf, formatPersonEditMessage } from "../../src/core/commit/commit-message.js";
+import { LAYOUT } from "../../src/core/base/layout.js";
+import { addNodes } from "../../src/core/edit/plan-edit.js";
 import { node, tree } from "../helpers/sandbox.js";
 
 const PERSON = "Ada <ada@example.com>";

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { AgentEventReader, STATUS_PREFIX } from "../../src/agents/event-reader.js";
 import { pi, piLimit, piMessageUsage, piRetryDelay, piStderrError, piWords } from "../../src/agents/pi.js";
 import { localClock } from "../../src/adapters/executors/agent-session.js";
-import { agentFailure } from "../../src/core/agent-failure.js";
+import { agentFailure } from "../../src/core/agent/agent-failure.js";
 
 const CLOCK = localClock(() => new Date(2026, 10, 26, 23, 52).getTime());
 const lines = (...events: object[]) => events.map((event) => `${JSON.stringify(event)}\n`).join("");

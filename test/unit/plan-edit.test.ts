@@ -1,6 +1,6 @@
-// Ids a person's `runner add` derives from a title (src/core/plan-edit.ts).
+// Ids a person's `runner add` derives from a title (src/core/edit/plan-edit.ts).
 import { describe, expect, it } from "vitest";
-import { idFromTitle } from "../../src/core/plan-edit.js";
+import { idFromTitle } from "../../src/core/edit/plan-edit.js";
 
 describe("idFromTitle", () => {
   it("slugs the title, cuts a long one after its last whole word, and numbers a taken id", () => {

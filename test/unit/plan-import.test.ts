@@ -5,10 +5,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { checkTreeShape, MAX_TREE_DEPTH } from "../../src/core/invariants.js";
-import { idFromTitle, PlanEditError } from "../../src/core/plan-edit.js";
-import { importPlan, type ImportOptions } from "../../src/core/plan-import.js";
-import type { TaskNode, TaskTree } from "../../src/core/tree.js";
+import { checkTreeShape, MAX_TREE_DEPTH } from "../../src/core/tree/invariants.js";
+import { idFromTitle, PlanEditError } from "../../src/core/edit/plan-edit.js";
+import { importPlan, type ImportOptions } from "../../src/core/plan/plan-import.js";
+import type { TaskNode, TaskTree } from "../../src/core/tree/tree.js";
 
 const FIXTURES = path.resolve("test/fixtures/plans");
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), "utf8");

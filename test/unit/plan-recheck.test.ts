@@ -3,12 +3,12 @@
 // guard and only for open, unjudged leaves the plan marked finished; finished.json changed only by a
 // person (by `runner import` only for the nodes it adds).
 import { describe, expect, it } from "vitest";
-import { auditRun, type AuditCommit } from "../../src/core/audit.js";
-import { LAYOUT } from "../../src/core/layout.js";
-import { parseLoopCommit } from "../../src/core/loop-history.js";
-import { formatPersonEditMessage } from "../../src/core/commit-message.js";
-import { formatFinished, MAX_BATCH_CHARS, parseFinished, pendingFinished, recheckBatch } from "../../src/core/plan-finished.js";
-import type { TaskTree } from "../../src/core/tree.js";
+import { auditRun, type AuditCommit } from "../../src/core/audit/audit.js";
+import { LAYOUT } from "../../src/core/base/layout.js";
+import { parseLoopCommit } from "../../src/core/commit/loop-history.js";
+import { formatPersonEditMessage } from "../../src/core/commit/commit-message.js";
+import { formatFinished, MAX_BATCH_CHARS, parseFinished, pendingFinished, recheckBatch } from "../../src/core/plan/plan-finished.js";
+import type { TaskTree } from "../../src/core/tree/tree.js";
 import { node, tree } from "../helpers/sandbox.js";
 
 const RUN = "r1";

@@ -1,6 +1,6 @@
 // The /proc texts containment reads, taken apart: stat lines, environment blocks, cgroup paths.
 import { describe, expect, it } from "vitest";
-import { cgroup2Dir, environHasToken, parseProcStat, withToken } from "../../src/core/proc-text.js";
+import { cgroup2Dir, environHasToken, parseProcStat, withToken } from "../../src/core/process/proc-text.js";
 
 describe("parseProcStat", () => {
   it("reads state, parent, group, session and start time, whatever the command name holds", () => {

@@ -2,11 +2,11 @@
 // (seed 001 §4.2) and the runner-owned state updates (seed 002) over random valid trees.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { serializeTree, treeFingerprint } from "../../src/core/canonical.js";
-import { serializeTreePieces } from "../../src/core/serialize.js";
-import { checkTreeShape } from "../../src/core/invariants.js";
-import { formatCommitSubject, parseCommitSubject, type CommitSubject } from "../../src/core/commit-message.js";
-import { selectLeftmostOpenLeaf } from "../../src/core/select.js";
+import { serializeTree, treeFingerprint } from "../../src/core/tree/canonical.js";
+import { serializeTreePieces } from "../../src/core/tree/serialize.js";
+import { checkTreeShape } from "../../src/core/tree/invariants.js";
+import { formatCommitSubject, parseCommitSubject, type CommitSubject } from "../../src/core/commit/commit-message.js";
+import { selectLeftmostOpenLeaf } from "../../src/core/tree/select.js";
 import {
   applyStateUpdates,
   deriveInternalPasses,
@@ -14,8 +14,8 @@ import {
   transitionFor,
   type AgentStatus,
   type GuardOutcome,
-} from "../../src/core/state-update.js";
-import { walkTree, type TaskNode, type TaskTree } from "../../src/core/tree.js";
+} from "../../src/core/tree/state-update.js";
+import { walkTree, type TaskNode, type TaskTree } from "../../src/core/tree/tree.js";
 
 const RUNS = { numRuns: 300 } as const;
 
@@ -105,7 +105,7 @@ function scramble(t: TaskTree, seed: number): TaskTree {
   ) as unknown as TaskTree;
 }
 
-/** Sibling order written independently of src/core/tree.ts: (order ASC, id ASC by UTF-16 code units). */
+/** Sibling order written independently of src/core/tree/tree.ts: (order ASC, id ASC by UTF-16 code units). */
 function siblingOrder(a: TaskNode, b: TaskNode): number {
   if (a.order !== b.order) return a.order - b.order;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;

@@ -1,7 +1,7 @@
-// What `runner run` does after a runner error (src/core/run-policy.ts): a failed login stops the run
+// What `runner run` does after a runner error (src/core/step/run-policy.ts): a failed login stops the run
 // (no retry cures it), in every agent's own words; a crash or a model API's failure is retried.
 import { describe, expect, it } from "vitest";
-import { afterRunnerError } from "../../src/core/run-policy.js";
+import { afterRunnerError } from "../../src/core/step/run-policy.js";
 
 describe("after a runner error", () => {
   const failed = (message: string) => afterRunnerError({ kind: "agent_failed", message });

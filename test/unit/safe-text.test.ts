@@ -1,7 +1,7 @@
 // safeText: what the agent or the guard printed, made safe for a commit message (issue 19).
 import { describe, expect, it } from "vitest";
-import { formatCommitMessage } from "../../src/core/loop-history.js";
-import { LINE_LIMIT, safeText } from "../../src/core/text-limits.js";
+import { formatCommitMessage } from "../../src/core/commit/loop-history.js";
+import { LINE_LIMIT, safeText } from "../../src/core/base/text-limits.js";
 
 describe("safeText", () => {
   it("writes NUL and other control bytes as \\xNN, drops ANSI sequences, makes \\r a line end, keeps tabs and text", () => {

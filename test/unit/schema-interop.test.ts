@@ -1,7 +1,7 @@
 // The generated ajv validators must work wherever the runner's modules are loaded: under Node (the
 // CLI) and under vitest (every unit test). This file deliberately does NOT mock anything.
 import { describe, expect, it } from "vitest";
-import { validateConfigSchema, validateTreeSchema } from "../../src/core/schema.js";
+import { validateConfigSchema, validateTreeSchema } from "../../src/core/base/schema.js";
 import { node, tree } from "../helpers/sandbox.js";
 
 describe("schema validators load without a loader-specific CommonJS interop", () => {

@@ -1,7 +1,7 @@
 // Seed 002 (state updates) and CONTRACT §7 (how the agent's status is judged), on real small trees.
 import { describe, expect, it } from "vitest";
-import { serializeTree } from "../../src/core/serialize.js";
-import { checkTreeShape } from "../../src/core/invariants.js";
+import { serializeTree } from "../../src/core/tree/serialize.js";
+import { checkTreeShape } from "../../src/core/tree/invariants.js";
 import {
   applyStateUpdates,
   deriveInternalPasses,
@@ -9,10 +9,10 @@ import {
   transitionFor,
   type AgentStatus,
   type GuardOutcome,
-} from "../../src/core/state-update.js";
-import { judgeAgentStatus } from "../../src/core/classify.js";
-import { RUNNER_ERROR_RECOVERY, type RunnerErrorKind } from "../../src/core/runner-errors.js";
-import { indexById, type TaskNode, type TaskTree } from "../../src/core/tree.js";
+} from "../../src/core/tree/state-update.js";
+import { judgeAgentStatus } from "../../src/core/guard/classify.js";
+import { RUNNER_ERROR_RECOVERY, type RunnerErrorKind } from "../../src/core/step/runner-errors.js";
+import { indexById, type TaskNode, type TaskTree } from "../../src/core/tree/tree.js";
 import { node, tree } from "../helpers/sandbox.js";
 
 /** root → [a (the selected leaf, attempts 1/3), b (open leaf)]. */

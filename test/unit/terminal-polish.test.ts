@@ -4,11 +4,11 @@
 import { describe, expect, it } from "vitest";
 import { guardOutputOf, guardTail } from "../../src/cli/guard-tail.js";
 import { plainView, terminalView } from "../../src/cli/progress.js";
-import { formatDuration } from "../../src/core/durations.js";
+import { formatDuration } from "../../src/core/step/durations.js";
 import { colourWanted, makeStyle } from "../../src/cli/style.js";
-import { guardFailure } from "../../src/core/iteration.js";
-import type { IterationRecord } from "../../src/core/iteration-record.js";
-import type { TaskTree } from "../../src/core/tree.js";
+import { guardFailure } from "../../src/core/step/iteration.js";
+import type { IterationRecord } from "../../src/core/step/iteration-record.js";
+import type { TaskTree } from "../../src/core/tree/tree.js";
 import type { StepResult } from "../../src/step/run-step.js";
 
 const NOW = 1_790_000_000_000;
@@ -262,7 +262,7 @@ describe("the live block", () => {
   });
 });
 
-describe("durations, written by one formatter (src/core/durations.ts)", () => {
+describe("durations, written by one formatter (src/core/step/durations.ts)", () => {
   it("clock for the terminal's counters, timer for phases and the summary, words for sentences and the report", () => {
     const cases: [number, string, string, string][] = [
       [850, "0s", "0.8s", "850 ms"],

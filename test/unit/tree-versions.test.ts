@@ -1,18 +1,18 @@
-// The tree file's versions read one after another (src/core/tree-versions.ts) and the audit's quick
-// path on them (src/core/audit.ts): the same trees as parsing and checking each version whole, and
+// The tree file's versions read one after another (src/core/tree/tree-versions.ts) and the audit's quick
+// path on them (src/core/audit/audit.ts): the same trees as parsing and checking each version whole, and
 // the same audit — the same violations, in the same order, with the same words — as judging every
 // commit's whole trees, over random histories: iterations legal and not, passed nodes touched,
 // nodes added, moved and removed, files not in canonical form, invalid files, repeated ids.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { auditRun, type AuditCommit } from "../../src/core/audit.js";
-import { checkTreeShape } from "../../src/core/invariants.js";
-import { formatCommitSubject } from "../../src/core/commit-message.js";
-import { selectLeftmostOpenLeaf } from "../../src/core/select.js";
-import { serializeTree } from "../../src/core/serialize.js";
-import { PiecedBytes } from "../../src/core/pieced-bytes.js";
-import { TreeVersions } from "../../src/core/tree-versions.js";
-import { allChildrenPass, nodesById, walkTree, type TaskNode, type TaskTree } from "../../src/core/tree.js";
+import { auditRun, type AuditCommit } from "../../src/core/audit/audit.js";
+import { checkTreeShape } from "../../src/core/tree/invariants.js";
+import { formatCommitSubject } from "../../src/core/commit/commit-message.js";
+import { selectLeftmostOpenLeaf } from "../../src/core/tree/select.js";
+import { serializeTree } from "../../src/core/tree/serialize.js";
+import { PiecedBytes } from "../../src/core/tree/pieced-bytes.js";
+import { TreeVersions } from "../../src/core/tree/tree-versions.js";
+import { allChildrenPass, nodesById, walkTree, type TaskNode, type TaskTree } from "../../src/core/tree/tree.js";
 
 const TREE = ".runner/state/tree.json";
 const RUN = "r";

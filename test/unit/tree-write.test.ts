@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { textPieces, writeTreeBody, WRITE_CHUNK_CHARS } from "../../src/adapters/tree-store.js";
+import { textPieces, writeTreeBody, WRITE_CHUNK_CHARS } from "../../src/adapters/files/tree-store.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "runner-tree-write-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,22 +1,22 @@
 // One session of an agent CLI, the same for every agent (src/agents/<kind>.ts declares what
 // differs): the argv and environment the agent's module builds, a refusal it foresees said before
 // anything starts, the process run with the iteration's deadline, containment and output cap
-// (src/adapters/process-runner.ts through runArgv), its JSON-lines stdout read as it arrives into
+// (src/adapters/process/process-runner.ts through runArgv), its JSON-lines stdout read as it arrives into
 // readable live lines and the session's facts (src/agents/event-reader.ts), stderr passed through,
 // secrets redacted from both, and the answer written to output.json by the runner when the agent's
 // final event carries it (the step reads and checks output.json once, whoever wrote it:
-// src/adapters/agent-answer.ts).
+// src/adapters/agent/agent-answer.ts).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { isolationOf, type AgentDefinition, type AgentSession } from "../../agents/agent.js";
 import { AgentEventReader } from "../../agents/event-reader.js";
-import type { AgentClock } from "../../core/agent-limits.js";
-import { redactSecrets } from "../../core/text-limits.js";
+import type { AgentClock } from "../../core/agent/agent-limits.js";
+import { redactSecrets } from "../../core/base/text-limits.js";
 import { packageRoot } from "../../package-files.js";
-import { readAgentFile, writeSafely } from "../safe-files.js";
+import { readAgentFile, writeSafely } from "../files/safe-files.js";
 import { runArgv } from "./command.js";
 import type { ExecutorRequest, ExecutorResult } from "./executor.js";
-import { jsonObject } from "../../core/json-object.js";
+import { jsonObject } from "../../core/base/json-object.js";
 
 /**
  * The agent output schema as the agents get it, absolute (Codex resolves a relative path against

@@ -1,5 +1,5 @@
 // kind = "command": the configured argv, run in the repository root.
-import { outcomeOf, runProcess } from "../process-runner.js";
+import { outcomeOf, runProcess } from "../process/process-runner.js";
 import type { Executor, ExecutorRequest, ExecutorResult } from "./executor.js";
 
 /** Characters of stderr kept for a failure's message. */

@@ -2,7 +2,7 @@
 // the RUNNER_* environment, the whole process group killed at the deadline, output capped.
 import type { AgentSession } from "../../agents/agent.js";
 import type { ExecutorConfig } from "../../schemas/types.generated.js";
-import type { ContainmentRecord } from "../containment.js";
+import type { ContainmentRecord } from "../process/containment.js";
 
 export interface ExecutorRequest {
   root: string;

@@ -1,7 +1,7 @@
 // The executor for each `[executor] kind`: the bare command, the demo agent, or a session of one of
 // the agents in src/agents/registry.ts.
 import { findAgent } from "../../agents/registry.js";
-import type { ExecutorKind } from "../../core/config.js";
+import type { ExecutorKind } from "../../core/config/config.js";
 import { runAgentSession } from "./agent-session.js";
 import { commandExecutor } from "./command.js";
 import { demoExecutor } from "./demo.js";

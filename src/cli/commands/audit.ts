@@ -3,18 +3,18 @@
 // auditRun is also `runner mcp`'s audit tool.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { replayPasses } from "../../adapters/replay.js";
-import { gitDir, type GitRepo } from "../../adapters/git.js";
-import { ObjectStore } from "../../adapters/object-store.js";
-import { auditHistory, runBase } from "../../adapters/run-audit.js";
-import { readRunStarts } from "../../adapters/run-starts.js";
-import { repositoryState } from "../../adapters/runner-state.js";
-import { loopRecords, type LoopRecord } from "../../core/loop-history.js";
-import type { PersonEditVerb } from "../../core/commit-message.js";
+import { replayPasses } from "../../adapters/audit/replay.js";
+import { gitDir, type GitRepo } from "../../adapters/git/git.js";
+import { ObjectStore } from "../../adapters/git/object-store.js";
+import { auditHistory, runBase } from "../../adapters/audit/run-audit.js";
+import { readRunStarts } from "../../adapters/state/run-starts.js";
+import { repositoryState } from "../../adapters/state/runner-state.js";
+import { loopRecords, type LoopRecord } from "../../core/commit/loop-history.js";
+import type { PersonEditVerb } from "../../core/commit/commit-message.js";
 import { processEnv } from "../environment.js";
 import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
-import { resolveRun } from "../../adapters/resolve-run.js";
+import { resolveRun } from "../../adapters/audit/resolve-run.js";
 import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 
@@ -46,7 +46,7 @@ export async function auditRun(folder: string, runIdOption: string | undefined, 
   const { git, runId, tip, loopCommits: loop } = await resolveRun(root, runIdOption);
   const first = loopRecords(loop.slice(-1), runId)[0];
   const dotGit = await gitDir(root);
-  // The repository's object files, read without a git process where they can be (src/adapters/object-store.ts).
+  // The repository's object files, read without a git process where they can be (src/adapters/git/object-store.ts).
   const store = ObjectStore.open(dotGit, (tip?.length ?? 40) / 2);
   try {
     return await auditFrom(git, runId, tip, first, dotGit, store, replay);

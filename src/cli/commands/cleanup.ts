@@ -4,10 +4,10 @@
 // kept and the sentence says how to keep or drop it (--force deletes it). The run's local logs
 // (.runner/iterations/ in that worktree) go with the worktree; `runner report` rebuilds the page
 // from the branch's commits.
-import { refuseInsideAgentContainment } from "../../adapters/agent-containment.js";
-import { GitRepo } from "../../adapters/git.js";
-import { branchesHolding, forgetMissingWorktrees, listWorktrees, removeWorktree, samePath } from "../../adapters/worktrees.js";
-import { BRANCH_PREFIX } from "../../core/run-id.js";
+import { refuseInsideAgentContainment } from "../../adapters/process/agent-containment.js";
+import { GitRepo } from "../../adapters/git/git.js";
+import { branchesHolding, forgetMissingWorktrees, listWorktrees, removeWorktree, samePath } from "../../adapters/git/worktrees.js";
+import { BRANCH_PREFIX } from "../../core/commit/run-id.js";
 import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";

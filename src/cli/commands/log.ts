@@ -5,22 +5,29 @@
 // (--iteration N) adds, for a red guard, the last lines of the guard's output: from the commit's
 // failure section (so on a fresh clone too) and, where the local log has it, from guard.log.
 // readRunLog and readIteration are also `runner mcp`'s log tool.
-import { formatDuration } from "../../core/durations.js";
+import { formatDuration } from "../../core/step/durations.js";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { readIterationMeta } from "../../adapters/iteration-usage.js";
-import { resolveRun, type ResolvedRun } from "../../adapters/resolve-run.js";
+import { readIterationMeta } from "../../adapters/records/iteration-usage.js";
+import { resolveRun, type ResolvedRun } from "../../adapters/audit/resolve-run.js";
 import { parseEvents } from "../../report/local-log.js";
-import { readOptional } from "../../adapters/project-files.js";
-import { readSnapshots, type Snapshot } from "../../adapters/tree-snapshots.js";
-import { addUsage, describeUsage, formatCost, shortCount, usageFromMeta, type UsageTotals } from "../../core/agent-usage.js";
-import { eventsFile, iterationDir } from "../../core/layout.js";
-import { oneLine } from "../../core/text-limits.js";
+import { readOptional } from "../../adapters/files/project-files.js";
+import { readSnapshots, type Snapshot } from "../../adapters/records/tree-snapshots.js";
+import { addUsage, describeUsage, formatCost, shortCount, usageFromMeta, type UsageTotals } from "../../core/agent/agent-usage.js";
+import { eventsFile, iterationDir } from "../../core/base/layout.js";
+import { oneLine } from "../../core/base/text-limits.js";
 import type { Highlight } from "../../diagram/render.js";
-import { countFailures, describeFailures, failureKindOf, outcomeLabel, type FailureKind, type FailureCounts } from "../../core/iteration-outcome.js";
-import { commitFacts, loopRecords, recheckedOf, testsOf, type LoopRecord } from "../../core/loop-history.js";
-import { personEditsAmong, type PersonEditEntry } from "../../core/person-edit.js";
-import { runBase } from "../../adapters/run-audit.js";
+import {
+  countFailures,
+  describeFailures,
+  failureKindOf,
+  outcomeLabel,
+  type FailureKind,
+  type FailureCounts,
+} from "../../core/commit/iteration-outcome.js";
+import { commitFacts, loopRecords, recheckedOf, testsOf, type LoopRecord } from "../../core/commit/loop-history.js";
+import { personEditsAmong, type PersonEditEntry } from "../../core/audit/person-edit.js";
+import { runBase } from "../../adapters/audit/run-audit.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { failingLines, guardOutputOf } from "../guard-tail.js";
@@ -28,7 +35,7 @@ import { printJson, printLine, printText } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { describeRunInProgress, runInProgress, type RunInProgress } from "../run-in-progress.js";
 import { styleFor, type Style } from "../style.js";
-import { jsonObject } from "../../core/json-object.js";
+import { jsonObject } from "../../core/base/json-object.js";
 
 export interface LogEntry {
   iteration: number;
@@ -61,7 +68,7 @@ export interface LogEntry {
   tree_after?: string | null;
   /** Test files the iteration changed (its commit's Runner-Tests; "and N more" where it lists fewer). */
   tests_changed: string[];
-  /** What it came to in words: `agent said done`, `runner error (output parse)`, `interrupted`, … (src/core/iteration-outcome.ts). */
+  /** What it came to in words: `agent said done`, `runner error (output parse)`, `interrupted`, … (src/core/commit/iteration-outcome.ts). */
   outcome: string;
   /** Why it counts as failed (`guard`, `retry`, `runner_error`, `invalid_tree`, `other`), or null. */
   failed: FailureKind | null;
@@ -202,7 +209,7 @@ function fieldText(key: string, value: LogEntry[keyof LogEntry]): string {
 export interface RunLogReport {
   run_id: string;
   iterations: LogEntry[];
-  /** The failed iterations by kind (src/core/iteration-outcome.ts). */
+  /** The failed iterations by kind (src/core/commit/iteration-outcome.ts). */
   failures: FailureCounts;
   person_edits: PersonEditEntry[];
   usage: UsageTotals | null;

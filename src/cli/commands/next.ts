@@ -1,6 +1,6 @@
 // `runner next`: the leaf `runner step` would select, with its path from the root. nextLeaf is also
 // `runner mcp`'s next tool.
-import { selectLeftmostOpenLeaf } from "../../core/select.js";
+import { selectLeftmostOpenLeaf } from "../../core/tree/select.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";

@@ -4,7 +4,7 @@
 // so no attempt is counted); either way the re-check is committed like an iteration
 // (`node <id> recheck guard=<pass|fail>`) and audited. Exit 0 when the leaf passed, 1 otherwise.
 // recheckLeaf is also `runner mcp`'s recheck tool.
-import { refuseInsideAgentContainment } from "../../adapters/agent-containment.js";
+import { refuseInsideAgentContainment } from "../../adapters/process/agent-containment.js";
 import { EXIT } from "../../exit-codes.js";
 import type { StepResult } from "../../step/run-step.js";
 import type { GlobalArgs } from "../command-table.js";

@@ -6,9 +6,9 @@
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
-import { gitDir } from "../../adapters/git.js";
-import { findOpener, openWith } from "../../adapters/opener.js";
-import { LAYOUT } from "../../core/layout.js";
+import { gitDir } from "../../adapters/git/git.js";
+import { findOpener, openWith } from "../../adapters/process/opener.js";
+import { LAYOUT } from "../../core/base/layout.js";
 import { gatherReport, iterationDiffs } from "../../report/gather.js";
 import type { Report, ReportIteration } from "../../report/model.js";
 import { NO_ITERATIONS, renderIteration, reportFoot, reportHead } from "../../report/render.js";

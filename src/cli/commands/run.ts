@@ -4,14 +4,14 @@
 // request from `runner watch` stops it after the current iteration (exit 3). While it works, it keeps
 // its status file for `runner watch` (src/cli/live-status-view.ts).
 import path from "node:path";
-import { gitDir } from "../../adapters/git.js";
-import { createHooks } from "../../adapters/hooks.js";
-import { LiveStatusFile } from "../../adapters/live-status.js";
-import { processStart } from "../../adapters/lock-holder.js";
-import { STOP_NAME, takeStopRequest } from "../../adapters/stop-request.js";
-import { loadConfig } from "../../adapters/project-files.js";
-import { secretValues } from "../../core/text-limits.js";
-import { packRepository, PACK_EVERY } from "../../adapters/maintenance.js";
+import { gitDir } from "../../adapters/git/git.js";
+import { createHooks } from "../../adapters/records/hooks.js";
+import { LiveStatusFile } from "../../adapters/records/live-status.js";
+import { processStart } from "../../adapters/state/lock-holder.js";
+import { STOP_NAME, takeStopRequest } from "../../adapters/state/stop-request.js";
+import { loadConfig } from "../../adapters/files/project-files.js";
+import { secretValues } from "../../core/base/text-limits.js";
+import { packRepository, PACK_EVERY } from "../../adapters/git/maintenance.js";
 import { runLoop, type RunSummary } from "../../run/run-loop.js";
 import { killDuringMaintenance, maintenanceEvery } from "../../step/test-hooks.js";
 import { EXIT } from "../../exit-codes.js";
@@ -89,7 +89,7 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
   process.on("SIGTERM", onSignal);
   const hooks = createHooks({ root, config: config.ok ? config.config.hooks : undefined, env, warn: printError, now: Date.now });
   let runId = argv.runId;
-  // `.git` packed every few iterations and when the run ends (src/adapters/maintenance.ts): between iterations, under the lock.
+  // `.git` packed every few iterations and when the run ends (src/adapters/git/maintenance.ts): between iterations, under the lock.
   const every = maintenanceEvery(env, PACK_EVERY);
   let unpacked = 0;
   const pack = async () => {
@@ -106,7 +106,7 @@ export async function runWithView(root: string, argv: RunArgs, label?: string): 
             live?.notice({ type: "lock", ...notice }, runId);
           });
         },
-        // A person's request from `runner watch` (checked: src/adapters/stop-request.ts); one without a person behind it is removed and said.
+        // A person's request from `runner watch` (checked: src/adapters/state/stop-request.ts); one without a person behind it is removed and said.
         stopRequested: () => {
           const ask = takeStopRequest(gitFolder, self);
           if (ask?.kind === "ignored") {

@@ -4,15 +4,15 @@
 // passed (the tree at the tip), the last iteration (the tip's loop commit) and what its agents used
 // (the local meta.json of the worktree it runs in). Worktrees on no run branch are listed after.
 // listRuns is also `runner mcp`'s runs tool.
-import { LAYOUT } from "../../core/layout.js";
+import { LAYOUT } from "../../core/base/layout.js";
 import path from "node:path";
-import { sumIterationUsage } from "../../adapters/iteration-usage.js";
-import { GitRepo } from "../../adapters/git.js";
-import { checkTreeText } from "../../adapters/tree-store.js";
-import { listRunBranches, listWorktrees, type RunBranch, type Worktree } from "../../adapters/worktrees.js";
-import { describeUsage, type UsageTotals } from "../../core/agent-usage.js";
-import { runIdFromBranch } from "../../core/run-id.js";
-import { loopSubjectPattern, parseCommitSubject } from "../../core/commit-message.js";
+import { sumIterationUsage } from "../../adapters/records/iteration-usage.js";
+import { GitRepo } from "../../adapters/git/git.js";
+import { checkTreeText } from "../../adapters/files/tree-store.js";
+import { listRunBranches, listWorktrees, type RunBranch, type Worktree } from "../../adapters/git/worktrees.js";
+import { describeUsage, type UsageTotals } from "../../core/agent/agent-usage.js";
+import { runIdFromBranch } from "../../core/commit/run-id.js";
+import { loopSubjectPattern, parseCommitSubject } from "../../core/commit/commit-message.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printJson, printLine } from "../output.js";
 import { leafCount, type LeafCount } from "../progress-facts.js";

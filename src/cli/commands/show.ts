@@ -5,9 +5,9 @@
 // showNode is also `runner mcp`'s show tool.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { countFailures, describeFailures } from "../../core/iteration-outcome.js";
-import { selectLeftmostOpenLeaf } from "../../core/select.js";
-import { findNode, orderedChildren, parentIds, type TaskNode, type TaskTree } from "../../core/tree.js";
+import { countFailures, describeFailures } from "../../core/commit/iteration-outcome.js";
+import { selectLeftmostOpenLeaf } from "../../core/tree/select.js";
+import { findNode, orderedChildren, parentIds, type TaskNode, type TaskTree } from "../../core/tree/tree.js";
 import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { firstLines, guardTail } from "../guard-tail.js";
@@ -15,9 +15,9 @@ import { printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { PLAIN, styleFor, type Style } from "../style.js";
 import { loadValidTree } from "../valid-tree.js";
-import type { PersonEditEntry } from "../../core/person-edit.js";
+import type { PersonEditEntry } from "../../core/audit/person-edit.js";
 import { runLog, type LogEntry } from "./log.js";
-import { findRun } from "../../adapters/resolve-run.js";
+import { findRun } from "../../adapters/audit/resolve-run.js";
 import { MARKS, nodeState as stateOf, TONES, type NodeState } from "./status.js";
 
 /** How many of the guard's last lines each failed iteration shows. */

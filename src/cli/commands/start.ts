@@ -4,24 +4,24 @@
 // With --worktree [PATH] the branch is checked out in a new linked worktree instead (default beside
 // the main working tree, named after it and the run): this checkout is left as it is, and the run
 // there has its own lock, journal, index and logs (all in that worktree's own git folder and state).
-import { refuseInsideAgentContainment } from "../../adapters/agent-containment.js";
+import { refuseInsideAgentContainment } from "../../adapters/process/agent-containment.js";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { preflight } from "../../adapters/preflight.js";
-import { loadConfig } from "../../adapters/project-files.js";
-import { changedPathList, gitDir, GitRepo } from "../../adapters/git.js";
-import { checkedOutTarget, commitFiles } from "../../adapters/runner-commit.js";
-import { recordRunStart } from "../../adapters/run-starts.js";
-import { repositoryState } from "../../adapters/runner-state.js";
-import { checkedOutBranch } from "../../adapters/run-trees.js";
-import { addRunWorktree, defaultWorktreePath, listWorktrees } from "../../adapters/worktrees.js";
-import { runIdentity } from "../../adapters/run-history.js";
-import { serializeTree } from "../../core/canonical.js";
-import { goalCommitMessage } from "../../core/commit-message.js";
-import { LAYOUT } from "../../core/layout.js";
-import { formatProblem } from "../../core/problems.js";
-import { goalMarkdown, goalTree } from "../../core/tree.js";
-import { BRANCH_PREFIX, runIdFromBranch } from "../../core/run-id.js";
+import { preflight } from "../../adapters/guard/preflight.js";
+import { loadConfig } from "../../adapters/files/project-files.js";
+import { changedPathList, gitDir, GitRepo } from "../../adapters/git/git.js";
+import { checkedOutTarget, commitFiles } from "../../adapters/git/runner-commit.js";
+import { recordRunStart } from "../../adapters/state/run-starts.js";
+import { repositoryState } from "../../adapters/state/runner-state.js";
+import { checkedOutBranch } from "../../adapters/audit/run-trees.js";
+import { addRunWorktree, defaultWorktreePath, listWorktrees } from "../../adapters/git/worktrees.js";
+import { runIdentity } from "../../adapters/audit/run-history.js";
+import { serializeTree } from "../../core/tree/canonical.js";
+import { goalCommitMessage } from "../../core/commit/commit-message.js";
+import { LAYOUT } from "../../core/base/layout.js";
+import { formatProblem } from "../../core/base/problems.js";
+import { goalMarkdown, goalTree } from "../../core/tree/tree.js";
+import { BRANCH_PREFIX, runIdFromBranch } from "../../core/commit/run-id.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
@@ -120,7 +120,7 @@ async function startInWorktree(argv: StartArgs, git: GitRepo, runId: string, cur
   return 0;
 }
 
-/** Records where the run begins (its branch's tip now), for its first loop commit's Runner-Start (src/adapters/run-starts.ts). */
+/** Records where the run begins (its branch's tip now), for its first loop commit's Runner-Start (src/adapters/state/run-starts.ts). */
 async function recordStart(dir: string, runId: string): Promise<void> {
   const head = await new GitRepo(dir).resolve("HEAD");
   if (head !== undefined) await recordRunStart(repositoryState(processEnv(), await gitDir(dir)), runId, head);

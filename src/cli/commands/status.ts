@@ -4,12 +4,12 @@
 // readStatus is also `runner mcp`'s status tool.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { sumIterationUsage } from "../../adapters/iteration-usage.js";
-import { describeUsage, type UsageTotals } from "../../core/agent-usage.js";
-import { countFailures, describeFailures, failureKindOf, type FailureCounts } from "../../core/iteration-outcome.js";
-import { commitFacts, loopRecords } from "../../core/loop-history.js";
-import { selectLeftmostOpenLeaf } from "../../core/select.js";
-import { orderedChildren, walkTree, type TaskNode } from "../../core/tree.js";
+import { sumIterationUsage } from "../../adapters/records/iteration-usage.js";
+import { describeUsage, type UsageTotals } from "../../core/agent/agent-usage.js";
+import { countFailures, describeFailures, failureKindOf, type FailureCounts } from "../../core/commit/iteration-outcome.js";
+import { commitFacts, loopRecords } from "../../core/commit/loop-history.js";
+import { selectLeftmostOpenLeaf } from "../../core/tree/select.js";
+import { orderedChildren, walkTree, type TaskNode } from "../../core/tree/tree.js";
 import type { GlobalArgs } from "../command-table.js";
 import { displayWidth } from "../display-width.js";
 import { printJson, printLine } from "../output.js";
@@ -23,7 +23,7 @@ interface RunInfo {
   branch: string | null;
   runId: string | null;
   iterations: number;
-  /** The run's failed iterations by kind (src/core/iteration-outcome.ts). */
+  /** The run's failed iterations by kind (src/core/commit/iteration-outcome.ts). */
   failures: FailureCounts;
   usage: UsageTotals | undefined;
 }
@@ -43,7 +43,7 @@ export interface Status {
   run_id: string | null;
   branch: string | null;
   iterations: number;
-  /** The run's failed iterations by kind (src/core/iteration-outcome.ts). */
+  /** The run's failed iterations by kind (src/core/commit/iteration-outcome.ts). */
   failures: FailureCounts;
   usage: UsageTotals | null;
   complete: boolean;
@@ -176,7 +176,7 @@ export function renderTree(root: TaskNode, nextId: string | undefined, style: St
 async function readRunInfo(root: string, runIdOption: string | undefined): Promise<RunInfo> {
   const none = countFailures([]);
   if (!existsSync(path.join(root, ".git"))) return { branch: null, runId: runIdOption ?? null, iterations: 0, failures: none, usage: undefined };
-  const { locateRun } = await import("../../adapters/resolve-run.js");
+  const { locateRun } = await import("../../adapters/audit/resolve-run.js");
   const { run, branch } = await locateRun(root, runIdOption);
   if (run === undefined) return { branch: branch ?? null, runId: null, iterations: 0, failures: none, usage: undefined };
   const records = loopRecords(run.loopCommits, run.runId);

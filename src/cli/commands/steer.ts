@@ -1,19 +1,19 @@
 // A person steers the run (CONTRACT §4, "Steering a run"): `runner add | edit | move | remove |
-// unstick | extend | import | config`. Each edit is computed and checked on a copy (src/core/plan-edit.ts)
-// before anything is written, then committed as a person's edit (src/adapters/person-edit.ts) under
+// unstick | extend | import | config`. Each edit is computed and checked on a copy (src/core/edit/plan-edit.ts)
+// before anything is written, then committed as a person's edit (src/adapters/git/person-edit.ts) under
 // the repository lock: while `runner run` works, refused, or with --wait made between two of its
 // iterations. PERSON_EDITS makes the edits and says what they did; the command line prints that, and
 // `runner mcp` (src/mcp/) answers its tools with it: one code path for both doors.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { commitPersonEdit, type PersonEditCommit } from "../../adapters/person-edit.js";
-import { projectPath } from "../../adapters/project-files.js";
-import { serializeTree } from "../../core/canonical.js";
-import { formatChange } from "../../core/edit-changes.js";
-import type { ConfigChange } from "../../core/config-edit.js";
-import { LAYOUT } from "../../core/layout.js";
-import { formatFinished, parseFinished } from "../../core/plan-finished.js";
-import { doneSection, importPlanNodes } from "../../core/plan-import.js";
+import { commitPersonEdit, type PersonEditCommit } from "../../adapters/git/person-edit.js";
+import { projectPath } from "../../adapters/files/project-files.js";
+import { serializeTree } from "../../core/tree/canonical.js";
+import { formatChange } from "../../core/edit/edit-changes.js";
+import type { ConfigChange } from "../../core/edit/config-edit.js";
+import { LAYOUT } from "../../core/base/layout.js";
+import { formatFinished, parseFinished } from "../../core/plan/plan-finished.js";
+import { doneSection, importPlanNodes } from "../../core/plan/plan-import.js";
 import {
   addNodes,
   editNode,
@@ -26,9 +26,9 @@ import {
   unstickLeaf,
   type NewNode,
   type PlanEdit,
-} from "../../core/plan-edit.js";
-import type { EditClient, PersonEditVerb } from "../../core/commit-message.js";
-import { nodesById, type TaskTree } from "../../core/tree.js";
+} from "../../core/edit/plan-edit.js";
+import type { EditClient, PersonEditVerb } from "../../core/commit/commit-message.js";
+import { nodesById, type TaskTree } from "../../core/tree/tree.js";
 import { RefusalError, UsageError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { processEnv } from "../environment.js";
@@ -36,7 +36,7 @@ import { printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { withEditLock, type EditWait } from "../repository-lock.js";
 import { loadValidTree } from "../valid-tree.js";
-import { refuseOversizedTree, taskMasterState } from "../../adapters/plan-file.js";
+import { refuseOversizedTree, taskMasterState } from "../../adapters/files/plan-file.js";
 
 /** Where a person's edit is made and how it meets a run at work. */
 export interface EditRequest extends EditWait {
@@ -320,7 +320,7 @@ function configChanges(
 
 async function configEdit(request: EditRequest, args: ConfigArgs): Promise<EditOutcome> {
   // (the TOML syntax tree library is loaded by `runner config` alone, not by the plan edits beside it)
-  const { configValue, editConfig } = await import("../../core/config-edit.js");
+  const { configValue, editConfig } = await import("../../core/edit/config-edit.js");
   const changes = configChanges(args, configValue);
   const root = findProjectRoot(request.folder);
   return withEditLock(root, "runner config", request, async (lock) => {

@@ -5,12 +5,12 @@
 // `runner mcp`'s validate tool.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { checkDerivedPasses, checkPassedImmutable } from "../../core/invariants.js";
-import { LAYOUT } from "../../core/layout.js";
-import { formatProblem, type Problem } from "../../core/problems.js";
-import { countNodes, walkTree } from "../../core/tree.js";
-import { loadAllPolicies, loadConfig, loadFinished, loadTree, projectPath, readOptional } from "../../adapters/project-files.js";
-import { LEAF_PLACEHOLDERS, REPAIR_PLACEHOLDERS, unknownPlaceholders } from "../../core/prompt-pack.js";
+import { checkDerivedPasses, checkPassedImmutable } from "../../core/tree/invariants.js";
+import { LAYOUT } from "../../core/base/layout.js";
+import { formatProblem, type Problem } from "../../core/base/problems.js";
+import { countNodes, walkTree } from "../../core/tree/tree.js";
+import { loadAllPolicies, loadConfig, loadFinished, loadTree, projectPath, readOptional } from "../../adapters/files/project-files.js";
+import { LEAF_PLACEHOLDERS, REPAIR_PLACEHOLDERS, unknownPlaceholders } from "../../core/step/prompt-pack.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
@@ -91,7 +91,7 @@ export async function run(argv: GlobalArgs & { json?: boolean }): Promise<number
  */
 async function immutabilityAgainstBase(root: string, tree: Parameters<typeof checkPassedImmutable>[1]): Promise<Problem[]> {
   if (!existsSync(path.join(root, ".git"))) return [];
-  const [{ GitRepo }, { immutabilityBase }] = await Promise.all([import("../../adapters/git.js"), import("../../adapters/run-trees.js")]);
+  const [{ GitRepo }, { immutabilityBase }] = await Promise.all([import("../../adapters/git/git.js"), import("../../adapters/audit/run-trees.js")]);
   const base = await immutabilityBase(root, new GitRepo(root));
   if (!base) return [];
   const problems = checkPassedImmutable(base.tree, tree);

@@ -4,14 +4,14 @@
 // opens its report, s asks its `runner run` to stop after the current iteration, q quits. Into a
 // pipe (or with --plain) one line per event. Strictly read-only: the lock is never taken, nothing in
 // the repository is written (the report goes to a temp folder); the only thing it ever writes is a
-// person's stop request, on that key (src/adapters/stop-request.ts). A watch started before its run
+// person's stop request, on that key (src/adapters/state/stop-request.ts). A watch started before its run
 // waits for it; watching one run, it ends when that run ends, its summary left on the screen.
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { gitDir, GitRepo } from "../../adapters/git.js";
-import { StopRequest } from "../../adapters/stop-request.js";
+import { gitDir, GitRepo } from "../../adapters/git/git.js";
+import { StopRequest } from "../../adapters/state/stop-request.js";
 import { RefusalError, UsageError, errorMessage } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
 import { printLine } from "../output.js";

@@ -1,26 +1,26 @@
 // One run as `runner watch` follows it, read-only: the runner holding the lock of the worktree the
 // run branch is checked out in (asked, never taken: workingRunner), the run's status
-// file (src/core/live-status.ts), its journal of machine transitions (events.jsonl, followed from
+// file (src/core/step/live-status.ts), its journal of machine transitions (events.jsonl, followed from
 // where the last look ended) and, when the branch moved, the tree at its tip, its loop commits and
 // what its agents used. Each look costs a few small reads; git is asked only when a ref file or the
 // worktree list changed, or every REF_CHECK_MS. Everything here is in the agent's reach and is read
-// bounded (src/adapters/safe-files.ts): garbage shows as nothing, never as a crash or a hang.
+// bounded (src/adapters/files/safe-files.ts): garbage shows as nothing, never as a crash or a hang.
 import { statSync } from "node:fs";
 import path from "node:path";
-import { FileTail } from "../../adapters/file-tail.js";
-import { gitDir, type GitRepo } from "../../adapters/git.js";
-import { sumIterationUsage } from "../../adapters/iteration-usage.js";
-import { liveStatusPath, readLiveStatus } from "../../adapters/live-status.js";
-import { askHolder } from "../../adapters/lock.js";
-import { holderAlive, LOCK_NAME, readLockRecord, type LockRecord } from "../../adapters/lock-holder.js";
-import { checkTreeText } from "../../adapters/tree-store.js";
-import { listRunBranches, listWorktrees } from "../../adapters/worktrees.js";
-import type { UsageTotals } from "../../core/agent-usage.js";
-import { eventsFile, LAYOUT } from "../../core/layout.js";
-import type { LiveStatus } from "../../core/live-status.js";
-import { BRANCH_PREFIX } from "../../core/run-id.js";
-import { loopSubjectPattern, parseCommitSubject } from "../../core/commit-message.js";
-import type { TaskTree } from "../../core/tree.js";
+import { FileTail } from "../../adapters/files/file-tail.js";
+import { gitDir, type GitRepo } from "../../adapters/git/git.js";
+import { sumIterationUsage } from "../../adapters/records/iteration-usage.js";
+import { liveStatusPath, readLiveStatus } from "../../adapters/records/live-status.js";
+import { askHolder } from "../../adapters/state/lock.js";
+import { holderAlive, LOCK_NAME, readLockRecord, type LockRecord } from "../../adapters/state/lock-holder.js";
+import { checkTreeText } from "../../adapters/files/tree-store.js";
+import { listRunBranches, listWorktrees } from "../../adapters/git/worktrees.js";
+import type { UsageTotals } from "../../core/agent/agent-usage.js";
+import { eventsFile, LAYOUT } from "../../core/base/layout.js";
+import type { LiveStatus } from "../../core/step/live-status.js";
+import { BRANCH_PREFIX } from "../../core/commit/run-id.js";
+import { loopSubjectPattern, parseCommitSubject } from "../../core/commit/commit-message.js";
+import type { TaskTree } from "../../core/tree/tree.js";
 import { followMachine, type MachineStep, type MachineTrack } from "./machine.js";
 
 /** How often the branch's tip is asked of git even when no ref file seems to have changed. */

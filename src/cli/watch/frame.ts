@@ -7,11 +7,11 @@
 // Nothing here reads a file or a clock: the follower (follow.ts) brings the facts, the screen
 // (screen.ts) or the plain view draws the lines. Texts from the run's files are the agent's to write
 // too: each is made printable and clipped to its place.
-import { formatCost, shortCount } from "../../core/agent-usage.js";
-import { formatDuration } from "../../core/durations.js";
-import { estimateToEnd } from "../../core/run-estimate.js";
-import { selectLeftmostOpenLeaf } from "../../core/select.js";
-import type { TaskTree } from "../../core/tree.js";
+import { formatCost, shortCount } from "../../core/agent/agent-usage.js";
+import { formatDuration } from "../../core/step/durations.js";
+import { estimateToEnd } from "../../core/step/run-estimate.js";
+import { selectLeftmostOpenLeaf } from "../../core/tree/select.js";
+import type { TaskTree } from "../../core/tree/tree.js";
 import { MARKS, TONES, treeRows, type TreeRow } from "../commands/status.js";
 import { clipToWidth, displayWidth, printable } from "../display-width.js";
 import { leafCount, type LeafCount } from "../progress-facts.js";

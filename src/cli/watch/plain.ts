@@ -3,7 +3,7 @@
 // spent in the one it left), the agent's and the guard's lines, the lines `runner run` prints about
 // each iteration (the guard's last lines after a red one) and its summary. Made by comparing what
 // the follower sees now with what was already told.
-import { formatDuration } from "../../core/durations.js";
+import { formatDuration } from "../../core/step/durations.js";
 import { printable } from "../display-width.js";
 import { PLAIN, type Style } from "../style.js";
 import type { RunSnapshot } from "./follow.js";

@@ -1,8 +1,8 @@
 // The moment an iteration starts changing things (an agent's prompt pack, or `runner recheck`'s
 // guard): its log folder is emptied and the iteration is journaled, so that a runner killed before
 // the commit is noticed and recorded by the next step.
-import { IterationLog } from "../../adapters/iteration-log.js";
-import { writeJournal } from "../../adapters/journal.js";
+import { IterationLog } from "../../adapters/records/iteration-log.js";
+import { writeJournal } from "../../adapters/records/journal.js";
 import type { IterationStart } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 

@@ -7,19 +7,19 @@
 // the recovery of a runner error collects. core decides what it all means.
 import { readFile, stat } from "node:fs/promises";
 import { fromPromise } from "xstate";
-import { readAgentAnswer } from "../../adapters/agent-answer.js";
-import { restoreRunnerFiles, undoAgentControl, undoAgentRefs } from "../../adapters/agent-git.js";
-import { changedPathList } from "../../adapters/git.js";
-import { takeBackScriptEntries } from "../../adapters/guard-definition.js";
-import { hiddenByChangedIgnoreRules, isIgnoreFile } from "../../adapters/ignore-rules.js";
-import { IterationLog } from "../../adapters/iteration-log.js";
-import { moveAside, uncommittableRepositories } from "../../adapters/nested-repositories.js";
-import { signatureOf } from "../../adapters/program.js";
-import { projectPath } from "../../adapters/project-files.js";
-import { treeSizeProblem } from "../../adapters/tree-store.js";
-import { LAYOUT } from "../../core/layout.js";
-import { jsonSyntaxMessage } from "../../core/problems.js";
-import type { CollectedFacts } from "../../core/step-facts.js";
+import { readAgentAnswer } from "../../adapters/agent/agent-answer.js";
+import { restoreRunnerFiles, undoAgentControl, undoAgentRefs } from "../../adapters/git/agent-git.js";
+import { changedPathList } from "../../adapters/git/git.js";
+import { takeBackScriptEntries } from "../../adapters/guard/guard-definition.js";
+import { hiddenByChangedIgnoreRules, isIgnoreFile } from "../../adapters/git/ignore-rules.js";
+import { IterationLog } from "../../adapters/records/iteration-log.js";
+import { moveAside, uncommittableRepositories } from "../../adapters/git/nested-repositories.js";
+import { signatureOf } from "../../adapters/process/program.js";
+import { projectPath } from "../../adapters/files/project-files.js";
+import { treeSizeProblem } from "../../adapters/files/tree-store.js";
+import { LAYOUT } from "../../core/base/layout.js";
+import { jsonSyntaxMessage } from "../../core/base/problems.js";
+import type { CollectedFacts } from "../../core/step/step-facts.js";
 import type { CollectRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 

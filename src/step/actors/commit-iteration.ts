@@ -6,16 +6,16 @@
 import { existsSync } from "node:fs";
 import { fromPromise } from "xstate";
 import { isSystemError } from "../../errors.js";
-import { IterationLog } from "../../adapters/iteration-log.js";
-import { removeJournal } from "../../adapters/journal.js";
-import { projectPath } from "../../adapters/project-files.js";
-import { addToHistory } from "../../adapters/run-history.js";
-import { commitStaged } from "../../adapters/runner-commit.js";
-import { settleTreeAfter } from "../../adapters/tree-snapshots.js";
-import { commitSubjectOf, describeAgentGit } from "../../core/iteration-record.js";
-import { LAYOUT } from "../../core/layout.js";
-import { formatCommitMessage } from "../../core/loop-history.js";
-import { redactSecrets } from "../../core/text-limits.js";
+import { IterationLog } from "../../adapters/records/iteration-log.js";
+import { removeJournal } from "../../adapters/records/journal.js";
+import { projectPath } from "../../adapters/files/project-files.js";
+import { addToHistory } from "../../adapters/audit/run-history.js";
+import { commitStaged } from "../../adapters/git/runner-commit.js";
+import { settleTreeAfter } from "../../adapters/records/tree-snapshots.js";
+import { commitSubjectOf, describeAgentGit } from "../../core/step/iteration-record.js";
+import { LAYOUT } from "../../core/base/layout.js";
+import { formatCommitMessage } from "../../core/commit/loop-history.js";
+import { redactSecrets } from "../../core/base/text-limits.js";
 import type { CommitFacts, CommitRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 

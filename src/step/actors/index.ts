@@ -1,8 +1,8 @@
 // The wiring: the real actors of the iteration machine, each made from the step's dependencies.
-import { gitDir, GitRepo } from "../../adapters/git.js";
-import { withRunnerJust } from "../../adapters/just-bin.js";
-import { repositoryState } from "../../adapters/runner-state.js";
-import { secretValues } from "../../core/text-limits.js";
+import { gitDir, GitRepo } from "../../adapters/git/git.js";
+import { withRunnerJust } from "../../adapters/guard/just-bin.js";
+import { repositoryState } from "../../adapters/state/runner-state.js";
+import { secretValues } from "../../core/base/text-limits.js";
 import type { ActorDeps, StepDeps } from "../deps.js";
 import { collectResultActor } from "./collect-result.js";
 import { commitIterationActor } from "./commit-iteration.js";

@@ -1,21 +1,21 @@
 // Step 1, safety check: the facts about the repository (branch, HEAD, changed paths, whether the
 // local-only folders are ignored, an operation in progress), the git control files as they are
 // before this iteration's agent, and the journal of an iteration that a killed runner left behind
-// (whose agent's changes to the control files are put back first). core/safety.ts decides.
+// (whose agent's changes to the control files are put back first). core/step/safety.ts decides.
 import { existsSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { fromPromise } from "xstate";
-import { OPERATION_MARKERS } from "../../adapters/agent-git.js";
-import { killLeftovers } from "../../adapters/containment.js";
-import { changedPathList } from "../../adapters/git.js";
-import { restoreControlFiles, snapshotControlFiles } from "../../adapters/git-control.js";
-import { readJournal, removeJournal } from "../../adapters/journal.js";
-import { readRunStarts } from "../../adapters/run-starts.js";
-import { projectPath } from "../../adapters/project-files.js";
-import { ensureRunnerIndex, mirroredCommit } from "../../adapters/runner-index.js";
-import { LAYOUT } from "../../core/layout.js";
-import { journalStatus, type RepositoryFacts } from "../../core/safety.js";
+import { OPERATION_MARKERS } from "../../adapters/git/agent-git.js";
+import { killLeftovers } from "../../adapters/process/containment.js";
+import { changedPathList } from "../../adapters/git/git.js";
+import { restoreControlFiles, snapshotControlFiles } from "../../adapters/git/git-control.js";
+import { readJournal, removeJournal } from "../../adapters/records/journal.js";
+import { readRunStarts } from "../../adapters/state/run-starts.js";
+import { projectPath } from "../../adapters/files/project-files.js";
+import { ensureRunnerIndex, mirroredCommit } from "../../adapters/git/runner-index.js";
+import { LAYOUT } from "../../core/base/layout.js";
+import { journalStatus, type RepositoryFacts } from "../../core/step/safety.js";
 import type { ActorDeps } from "../deps.js";
 
 export function inspectRepositoryActor({ root, gitDir, git, state, earlyStatus }: ActorDeps) {

@@ -1,16 +1,16 @@
 // Step 2, load: the config, the tree as it is on disk, this run's loop commits, and — when the tree
 // is invalid, or was left invalid by the last iteration — the tree to check and repair it against.
 import { fromPromise } from "xstate";
-import { loadConfig, loadFinished, loadTree } from "../../adapters/project-files.js";
-import { loadWrittenTree } from "../../adapters/tree-store.js";
-import { withGuardDefinition } from "../../adapters/guard-definition.js";
-import { guardProgramOf, preflight } from "../../adapters/preflight.js";
-import { identifyFile } from "../../adapters/program.js";
-import { keptHistory, runHistory, runIdentity } from "../../adapters/run-history.js";
-import { acceptedTree, lastValidTree } from "../../adapters/run-trees.js";
-import { checkAgentTree } from "../../core/iteration.js";
-import { lastLeafNode, leftTreeInvalid, loopRecords } from "../../core/loop-history.js";
-import type { LoadedState } from "../../core/step-facts.js";
+import { loadConfig, loadFinished, loadTree } from "../../adapters/files/project-files.js";
+import { loadWrittenTree } from "../../adapters/files/tree-store.js";
+import { withGuardDefinition } from "../../adapters/guard/guard-definition.js";
+import { guardProgramOf, preflight } from "../../adapters/guard/preflight.js";
+import { identifyFile } from "../../adapters/process/program.js";
+import { keptHistory, runHistory, runIdentity } from "../../adapters/audit/run-history.js";
+import { acceptedTree, lastValidTree } from "../../adapters/audit/run-trees.js";
+import { checkAgentTree } from "../../core/step/iteration.js";
+import { lastLeafNode, leftTreeInvalid, loopRecords } from "../../core/commit/loop-history.js";
+import type { LoadedState } from "../../core/step/step-facts.js";
 import type { LoadRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 

@@ -1,12 +1,12 @@
 // Step 10, persist: the updated tree written atomically in canonical form (or, when the agent left
 // it invalid, kept as the agent wrote it for the next repair step), and the iteration's logs.
 import { fromPromise } from "xstate";
-import { IterationLog } from "../../adapters/iteration-log.js";
-import { projectPath, readOptional } from "../../adapters/project-files.js";
+import { IterationLog } from "../../adapters/records/iteration-log.js";
+import { projectPath, readOptional } from "../../adapters/files/project-files.js";
 import { readFile } from "node:fs/promises";
-import { writeFileAtomic } from "../../adapters/tree-store.js";
-import { LAYOUT } from "../../core/layout.js";
-import { serializeTreePieces } from "../../core/serialize.js";
+import { writeFileAtomic } from "../../adapters/files/tree-store.js";
+import { LAYOUT } from "../../core/base/layout.js";
+import { serializeTreePieces } from "../../core/tree/serialize.js";
 import type { PersistRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 

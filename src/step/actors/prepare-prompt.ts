@@ -3,16 +3,16 @@
 // journaled, `.runner/context/` written, and prompt.md and tree.before.json logged.
 import { readFile } from "node:fs/promises";
 import { fromPromise } from "xstate";
-import { answerFile } from "../../adapters/agent-answer.js";
-import { clearContext, writeContext } from "../../adapters/context-writer.js";
-import { loadPolicy, projectPath, readOptional } from "../../adapters/project-files.js";
-import { referToCommittedTree } from "../../adapters/tree-snapshots.js";
-import { LAYOUT } from "../../core/layout.js";
-import { lastFailure, renderHistory } from "../../core/loop-history.js";
-import { BUILTIN_TEMPLATES, buildLeafPrompt, buildRepairPrompt, renderNodeContext, repairContextFiles } from "../../core/prompt-pack.js";
-import { serializeTree } from "../../core/serialize.js";
-import { agentStepKind, type PromptFacts } from "../../core/step-facts.js";
-import { redactSecrets } from "../../core/text-limits.js";
+import { answerFile } from "../../adapters/agent/agent-answer.js";
+import { clearContext, writeContext } from "../../adapters/records/context-writer.js";
+import { loadPolicy, projectPath, readOptional } from "../../adapters/files/project-files.js";
+import { referToCommittedTree } from "../../adapters/records/tree-snapshots.js";
+import { LAYOUT } from "../../core/base/layout.js";
+import { lastFailure, renderHistory } from "../../core/commit/loop-history.js";
+import { BUILTIN_TEMPLATES, buildLeafPrompt, buildRepairPrompt, renderNodeContext, repairContextFiles } from "../../core/step/prompt-pack.js";
+import { serializeTree } from "../../core/tree/serialize.js";
+import { agentStepKind, type PromptFacts } from "../../core/step/step-facts.js";
+import { redactSecrets } from "../../core/base/text-limits.js";
 import type { PromptRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 import { beginIteration } from "./begin-iteration.js";

@@ -3,9 +3,9 @@
 // its tree before, as for an agent's iteration. The iteration's budget starts here.
 import { readFile } from "node:fs/promises";
 import { fromPromise } from "xstate";
-import { projectPath } from "../../adapters/project-files.js";
-import { referToCommittedTree } from "../../adapters/tree-snapshots.js";
-import { LAYOUT } from "../../core/layout.js";
+import { projectPath } from "../../adapters/files/project-files.js";
+import { referToCommittedTree } from "../../adapters/records/tree-snapshots.js";
+import { LAYOUT } from "../../core/base/layout.js";
 import type { RecheckPrepareRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 import { beginIteration } from "./begin-iteration.js";

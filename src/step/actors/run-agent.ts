@@ -3,17 +3,17 @@
 // shared with the guard: the deadline is part of what this actor reports). The runner's own `just`
 // comes first on the agent's PATH, so the agent can run the guard itself. What the agent's event
 // stream said (usage, session, its own error, a limit) is reported with how it ended; an agent that
-// failed without an answer is reported with its own words (src/core/agent-failure.ts).
+// failed without an answer is reported with its own words (src/core/agent/agent-failure.ts).
 import { fromPromise } from "xstate";
 import { findAgent } from "../../agents/registry.js";
-import { answerFile, readAgentAnswer } from "../../adapters/agent-answer.js";
+import { answerFile, readAgentAnswer } from "../../adapters/agent/agent-answer.js";
 import { executorFor } from "../../adapters/executors/registry.js";
-import { IterationLog } from "../../adapters/iteration-log.js";
-import { recordContainment } from "../../adapters/journal.js";
-import { outcomeOf } from "../../adapters/process-runner.js";
-import { agentFailure } from "../../core/agent-failure.js";
-import { agentStepKind, type AgentRunFacts } from "../../core/step-facts.js";
-import { redactSecrets } from "../../core/text-limits.js";
+import { IterationLog } from "../../adapters/records/iteration-log.js";
+import { recordContainment } from "../../adapters/records/journal.js";
+import { outcomeOf } from "../../adapters/process/process-runner.js";
+import { agentFailure } from "../../core/agent/agent-failure.js";
+import { agentStepKind, type AgentRunFacts } from "../../core/step/step-facts.js";
+import { redactSecrets } from "../../core/base/text-limits.js";
 import type { AgentRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 

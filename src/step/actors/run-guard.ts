@@ -3,11 +3,11 @@
 // `[guard] isolation = "worktree"`, in a clean checkout of exactly what the iteration will commit
 // (after the guard's setup command), for proof that the committed content passes.
 import { fromPromise } from "xstate";
-import { candidateCommit, cleanRunResult, runInCleanCheckout } from "../../adapters/clean-checkout.js";
-import { IterationLog } from "../../adapters/iteration-log.js";
-import { recordContainment } from "../../adapters/journal.js";
-import { outcomeOf, runProcess } from "../../adapters/process-runner.js";
-import type { GuardFacts } from "../../core/step-facts.js";
+import { candidateCommit, cleanRunResult, runInCleanCheckout } from "../../adapters/git/clean-checkout.js";
+import { IterationLog } from "../../adapters/records/iteration-log.js";
+import { recordContainment } from "../../adapters/records/journal.js";
+import { outcomeOf, runProcess } from "../../adapters/process/process-runner.js";
+import type { GuardFacts } from "../../core/step/step-facts.js";
 import type { GuardRequest } from "../../../machines/iteration-types.js";
 import type { ActorDeps } from "../deps.js";
 

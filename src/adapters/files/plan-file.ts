@@ -1,0 +1,29 @@
+// A plan file as `runner init --plan` and `runner import` read it (docs/plans.md): beside the file,
+// task-master's current tag; after the import, the tree's size against what every command reads.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { PlanEditError } from "../../core/edit/plan-edit.js";
+import { MAX_TREE_BYTES } from "./tree-store.js";
+
+/** A tree no command would read (over MAX_TREE_BYTES) is refused before it is written. */
+export function refuseOversizedTree(name: string, text: string): void {
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_TREE_BYTES)
+    throw new PlanEditError(
+      `${name} gives a task tree of ${(bytes / 1024 / 1024).toFixed(1)} MiB, over the ${MAX_TREE_BYTES / 1024 / 1024} MiB every command reads; split the plan and import its parts as the run goes (\`runner import\`)`,
+    );
+}
+
+/** task-master's current tag: `.taskmaster/state.json` beside the tasks folder (`.taskmaster/tasks/tasks.json`), when there is one. */
+export function taskMasterState(planFile: string): { currentTag?: string } {
+  if (!/\.json$/i.test(planFile)) return {};
+  for (const candidate of [path.join(path.dirname(planFile), "..", "state.json"), path.join(path.dirname(planFile), "state.json")]) {
+    try {
+      const state = JSON.parse(readFileSync(candidate, "utf8")) as { currentTag?: unknown };
+      if (typeof state.currentTag === "string" && state.currentTag !== "") return { currentTag: state.currentTag };
+    } catch {
+      // no state file there (or not task-master's): the default tag applies
+    }
+  }
+  return {};
+}
