@@ -193,3 +193,11 @@ export function approvalModeFor(config: ExecutorConfig, autoEdit: "auto_edit" | 
   const mode = config.approval_mode ?? fallback;
   return mode === "auto_edit" || mode === "auto-edit" ? autoEdit : mode;
 }
+
+/**
+ * A failed tool call's line, one shape for every agent that reports one: `✗` for the tool's own
+ * error, `⛔` for a denial (a policy, a permission), the tool's name where the agent gives it.
+ */
+export function toolErrorLine(said: string | undefined, tool: { name?: string; denied?: boolean } = {}): string {
+  return `${tool.denied ? "⛔" : "✗"} ${tool.name !== undefined ? `${tool.name}: ` : ""}${oneLine(said ?? "") || "tool error"}`;
+}

@@ -29,6 +29,7 @@ import {
   type AgentSession,
   type Json,
   VERSION_OPTION,
+  toolErrorLine,
 } from "./agent.js";
 
 const CLAUDE_DEFAULT_PERMISSION_MODE = "acceptEdits";
@@ -207,7 +208,7 @@ function claudeToolErrors(message: Json): string[] {
       objects(block.content)
         .map((part) => text(part?.text) ?? "")
         .join(" ");
-    return [`✗ ${oneLine(content) || "tool error"}`];
+    return [toolErrorLine(content)];
   });
 }
 

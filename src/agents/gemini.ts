@@ -26,6 +26,7 @@ import {
   text,
   VERSION_OPTION,
   approvalModeFor,
+  toolErrorLine,
 } from "./agent.js";
 
 const GEMINI_DEFAULT_APPROVAL_MODE = "auto_edit";
@@ -157,8 +158,7 @@ function toolResultLine(event: Json, names: Map<string, string>): string[] {
   if (event.status !== "error") return [];
   const error = object(event.error);
   const name = names.get(text(event.tool_id) ?? "") ?? "a tool";
-  const said = oneLine(text(error?.message) ?? text(event.output) ?? "tool error");
-  return [error?.type === "policy_violation" ? `⛔ ${name}: ${said}` : `✗ ${name}: ${said}`];
+  return [toolErrorLine(text(error?.message) ?? text(event.output), { name, denied: error?.type === "policy_violation" })];
 }
 
 // Events: init, message (user / assistant chunks), tool_use, tool_result, error, result.

@@ -29,6 +29,7 @@ import {
   text,
   VERSION_OPTION,
   approvalModeFor,
+  toolErrorLine,
 } from "./agent.js";
 import { geminiGuardRule, geminiToolLine, unwrapApiError } from "./gemini.js";
 
@@ -112,8 +113,8 @@ function qwenEvents(_clock: AgentClock) {
     return objects(message.content).flatMap((block) => {
       if (block?.type !== "tool_result" || block.is_error !== true) return [];
       const name = names.get(text(block.tool_use_id) ?? "") ?? "a tool";
-      const said = oneLine(text(block.content) ?? "tool error");
-      return [/requires permission|declined/.test(said) ? `⛔ ${name}: ${said}` : `✗ ${name}: ${said}`];
+      const said = text(block.content);
+      return [toolErrorLine(said, { name, denied: /requires permission|declined/.test(said ?? "") })];
     });
   }
 

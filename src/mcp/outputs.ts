@@ -133,18 +133,7 @@ export const auditOutput = z.object({
   other_commits: count,
   replayed: count.optional(),
   violations: z.array(z.object({ commit: text, iteration: nullable(count), message: text })),
-  person_edits: z.array(
-    z.object({
-      commit: text,
-      subject: text,
-      made: z.enum(["runner", "hand"]),
-      verb: nullable(text),
-      target: nullable(text),
-      author: nullable(text),
-      valid: z.boolean(),
-      problems: z.array(text),
-    }),
-  ),
+  person_edits: z.array(personEditEntry.omit({ after_iteration: true }).extend({ valid: z.boolean(), problems: z.array(text) })),
 });
 
 export const reportOutput = z.object({ path: text.describe("The page written"), run_id: text });

@@ -10,7 +10,7 @@ import { auditHistory, runBase } from "../../adapters/audit/run-audit.js";
 import { readRunStarts } from "../../adapters/state/run-starts.js";
 import { repositoryState } from "../../adapters/state/runner-state.js";
 import { loopRecords, type LoopRecord } from "../../core/commit/loop-history.js";
-import type { PersonEditVerb } from "../../core/commit/commit-message.js";
+import type { PersonEditEntry } from "../../core/audit/person-edit.js";
 import { processEnv } from "../environment.js";
 import { RefusalError } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -27,16 +27,8 @@ export interface Audit {
   /** With `replay`: how many passing commits had their guard run again. */
   replayed?: number;
   violations: { commit: string; iteration: number | null; message: string }[];
-  person_edits: {
-    commit: string;
-    subject: string;
-    made: "runner" | "hand";
-    verb: PersonEditVerb | null;
-    target: string | null;
-    author: string | null;
-    valid: boolean;
-    problems: string[];
-  }[];
+  /** Each as `runner log` lists it (core/audit/person-edit.ts), judged. */
+  person_edits: (Omit<PersonEditEntry, "after_iteration"> & { valid: boolean; problems: string[] })[];
 }
 
 /** Audits the run of the repository at `folder` (the current one, or `runIdOption`); `replay` runs the guard again on every passing commit. */
