@@ -3,7 +3,8 @@
 // time per iteration (first and last 100, from each iteration's meta.json), the bytes of local logs
 // per iteration (the agent's and guard's own output apart), and the time and peak RSS of the
 // commands a person uses in the morning — status, log, audit, report — against `node -e 0`, at a
-// checkpoint early in the run and at its end (so growth with the number of iterations shows).
+// checkpoint early in the run and at its end (so growth with the number of iterations shows); and
+// the size of .git at the end against its size after `git gc` (the runner packs as it goes).
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { log, median, run, RUNNER_BIN, summary, tempDir, timeRun, benchEnv } from "./lib/common.mjs";
@@ -74,6 +75,7 @@ const COMMANDS = {
   log: ["log"],
   audit: ["audit"],
   report: ["report"],
+  runs: ["runs"],
 };
 
 /** Each command `reps` times, alternating with `node -e 0`: median time, ratio, peak RSS. */
@@ -129,6 +131,11 @@ function iterationFacts(repo) {
   });
 }
 
+/** Bytes a folder takes on disk (du), as `.git` grows by files. */
+function duBytes(folder) {
+  return Number(run(["du", "-s", "-B1", folder]).stdout.split(/\s/)[0]);
+}
+
 const mean = (values) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
 
 export function longRun({ iterations, nodes, checkpoint, reps }) {
@@ -153,6 +160,9 @@ export function longRun({ iterations, nodes, checkpoint, reps }) {
   const first = facts.slice(0, 100).map((f) => f.runnerMs);
   const last = facts.slice(-100).map((f) => f.runnerMs);
   const bytes = (pick) => Math.round(mean(facts.map((f) => pick(f.bytes))));
+  const gitBytes = duBytes(path.join(repo.dir, ".git"));
+  run(["git", "gc", "-q"], { cwd: repo.dir, env: repo.env });
+  const gitBytesAfterGc = duBytes(path.join(repo.dir, ".git"));
   const eventsBytes = statSync(path.join(repo.dir, ".runner", "iterations", "long", "events.jsonl")).size;
   return {
     iterations,
@@ -169,5 +179,6 @@ export function longRun({ iterations, nodes, checkpoint, reps }) {
       rest: bytes((b) => b.other) + Math.round(eventsBytes / iterations),
     },
     at: { [checkpoint]: early, [iterations]: late },
+    git: { bytes: gitBytes, bytesAfterGc: gitBytesAfterGc, ratio: Number((gitBytes / gitBytesAfterGc).toFixed(2)) },
   };
 }

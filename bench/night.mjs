@@ -54,7 +54,7 @@ function flatTree(leaves) {
   return { version: 1, root: node("root", 0, "Benchmark project", children) };
 }
 
-function twinRepo(label, leaves) {
+export function twinRepo(label, leaves) {
   const dir = tempDir(`runner-bench-night-${label}-`);
   const env = benchEnv();
   const git = (...args) => run(["git", ...args], { cwd: dir, env }).stdout.trim();

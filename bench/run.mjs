@@ -21,6 +21,7 @@ import { hasStrace, processesPerStep, profiles, startupTimes } from "./diagnosti
 import { longRun } from "./long-run.mjs";
 import { watchBench, WATCH_TARGETS } from "./watch.mjs";
 import { demoRun } from "./demo.mjs";
+import { night } from "./night.mjs";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
@@ -67,6 +68,9 @@ const TARGETS = {
   longLogKb: 20,
   // The README's promise: `npm run demo` shows the whole loop in under a minute.
   demoSeconds: 60,
+  // A night near the floor (issue 33): `runner run` ≤ 3× a bash loop doing the same work; .git within 2× of its size after `git gc`.
+  nightRatio: 3,
+  gitGcRatio: 2,
 };
 
 function gitVersion() {
@@ -222,7 +226,7 @@ async function main() {
       target: `≤ ${TARGETS.longGrowth}×`,
       pass: l.growth <= TARGETS.longGrowth,
     });
-    for (const name of ["audit", "report"]) {
+    for (const name of ["status", "log", "runs", "audit", "report"]) {
       results.targets.push({
         figure: `runner ${name} / node -e 0 at ${l.iterations} iterations`,
         value: end[name].ratio,
@@ -246,7 +250,27 @@ async function main() {
       target: `≤ ${TARGETS.longLogKb} KB`,
       pass: kb <= TARGETS.longLogKb,
     });
+    results.targets.push({
+      figure: `.git after ${l.iterations} iterations / after git gc`,
+      value: l.git.ratio,
+      unit: "×",
+      target: `≤ ${TARGETS.gitGcRatio}×`,
+      pass: l.git.ratio <= TARGETS.gitGcRatio,
+    });
     section("long", t0);
+  }
+  t0 = Date.now();
+  if (only.has("night")) {
+    log("8. a night: runner run against a bash loop doing the same work");
+    const n = (results.night = night({ iterations: quick ? 200 : 1_000, chunk: quick ? 50 : 100 }));
+    results.targets.push({
+      figure: `runner run / bash loop, ${n.iterations} iterations over ${n.iterations} leaves (alternated in chunks of ${n.chunk})`,
+      value: n.ratio,
+      unit: "×",
+      target: `≤ ${TARGETS.nightRatio}×`,
+      pass: n.ratio <= TARGETS.nightRatio,
+    });
+    section("night", t0);
   }
   t0 = Date.now();
   if (only.has("watch")) {
@@ -444,6 +468,15 @@ function report(results) {
       rows.push([at, "(report.html)", `${(m.reportBytes / 1024).toFixed(0)} KB`, "", ""]);
     }
     printTable(rows, ["iterations", "command", "time (median)", "/ node -e 0", "peak RSS"]);
+    console.log(
+      `   .git at the end: ${(l.git.bytes / 1048576).toFixed(1)} MB, after git gc ${(l.git.bytesAfterGc / 1048576).toFixed(1)} MB (${l.git.ratio}×)\n`,
+    );
+  }
+  if (results.night) {
+    const n = results.night;
+    console.log(
+      `8. A night: runner run ${n.runnerMsPerIteration} ms per iteration, the bash loop ${n.loopMsPerIteration} ms (${n.ratio}×; ${n.iterations} iterations in chunks of ${n.chunk}, alternated)\n`,
+    );
   }
   if (results.watch) {
     const w = results.watch;
