@@ -5,26 +5,16 @@
 // commands a person uses in the morning — status, log, audit, report — against `node -e 0`, at a
 // checkpoint early in the run and at its end (so growth with the number of iterations shows); and
 // the size of .git at the end against its size after `git gc` (the runner packs as it goes).
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { log, median, run, RUNNER_BIN, summary, tempDir, timeRun, benchEnv } from "./lib/common.mjs";
-import { AGENT_SCRIPT, makeTree, treeText } from "./lib/fixtures.mjs";
+import { log, median, run, RUNNER_BIN, summary, timeRun } from "./lib/common.mjs";
+import { benchConfig, makeTree, runRepo } from "./lib/fixtures.mjs";
 
 const GNU_TIME = "/usr/bin/time";
 /** Every FAIL_EVERY-th iteration's guard fails (a failed attempt is committed like any other). */
 const FAIL_EVERY = 25;
 
-const CONFIG = `[executor]
-kind = "command"
-command = ["sh", "agent.sh"]
-
-[guard]
-command = ["sh", "guard.sh"]
-
-[limits]
-iteration_timeout_seconds = 600
-max_stalled_iterations = 1000
-`;
+const CONFIG = benchConfig({ guard: ["sh", "guard.sh"], limits: ["max_stalled_iterations = 1000"] });
 
 const GUARD_SCRIPT = `# Bench guard: green, except on every ${FAIL_EVERY}th iteration.
 echo "guard: iteration $RUNNER_ITERATION"
@@ -44,21 +34,7 @@ function openTree(nodes) {
 }
 
 function makeLongRepo(nodes) {
-  const dir = tempDir("runner-bench-long-");
-  const env = benchEnv();
-  const git = (...args) => run(["git", ...args], { cwd: dir, env }).stdout.trim();
-  git("init", "-q", "-b", "main");
-  git("config", "gc.auto", "0");
-  writeFileSync(path.join(dir, "README.md"), "bench\n");
-  run(["node", RUNNER_BIN, "init", "--executor", "command", "--goal", "Benchmark project"], { cwd: dir, env });
-  writeFileSync(path.join(dir, ".runner", "state", "config.toml"), CONFIG);
-  writeFileSync(path.join(dir, ".runner", "state", "tree.json"), treeText(openTree(nodes)));
-  writeFileSync(path.join(dir, "agent.sh"), AGENT_SCRIPT);
-  writeFileSync(path.join(dir, "guard.sh"), GUARD_SCRIPT);
-  git("add", "-A");
-  git("commit", "-q", "-m", "project");
-  run(["node", RUNNER_BIN, "start", "--run-id", "long"], { cwd: dir, env });
-  return { dir, env };
+  return runRepo("runner-bench-long-", { config: CONFIG, tree: openTree(nodes), runId: "long", files: { "guard.sh": GUARD_SCRIPT } });
 }
 
 /** Time and peak RSS (GNU time's %M) of one command. */

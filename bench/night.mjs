@@ -8,21 +8,10 @@
 //   node bench/night.mjs [--iterations=N] [--chunk=N]
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { benchEnv, log, run, RUNNER_BIN, tempDir, timeRun } from "./lib/common.mjs";
-import { AGENT_SCRIPT, treeText } from "./lib/fixtures.mjs";
+import { log, run, RUNNER_BIN, tempDir, timeRun } from "./lib/common.mjs";
+import { benchConfig, runRepo } from "./lib/fixtures.mjs";
 
-const CONFIG = `[executor]
-kind = "command"
-command = ["sh", "agent.sh"]
-
-[guard]
-command = ["true"]
-
-[limits]
-iteration_timeout_seconds = 600
-max_iterations = 1000000
-max_stalled_iterations = 0
-`;
+const CONFIG = benchConfig({ limits: ["max_iterations = 1000000", "max_stalled_iterations = 0"] });
 
 /** One iteration of the floor: the agent, the guard, the tree with its next open leaf passed, add, commit. */
 const LOOP_SCRIPT = `set -e
@@ -55,21 +44,7 @@ function flatTree(leaves) {
 }
 
 export function twinRepo(label, leaves) {
-  const dir = tempDir(`runner-bench-night-${label}-`);
-  const env = benchEnv();
-  const git = (...args) => run(["git", ...args], { cwd: dir, env }).stdout.trim();
-  git("init", "-q", "-b", "main");
-  git("config", "user.name", "Bench Author");
-  git("config", "user.email", "bench@example.com");
-  writeFileSync(path.join(dir, "README.md"), "bench\n");
-  run(["node", RUNNER_BIN, "init", "--executor", "command", "--goal", "Benchmark project"], { cwd: dir, env });
-  writeFileSync(path.join(dir, ".runner", "state", "config.toml"), CONFIG);
-  writeFileSync(path.join(dir, ".runner", "state", "tree.json"), treeText(flatTree(leaves)));
-  writeFileSync(path.join(dir, "agent.sh"), AGENT_SCRIPT);
-  git("add", "-A");
-  git("commit", "-q", "-m", "project");
-  run(["node", RUNNER_BIN, "start", "--run-id", "night"], { cwd: dir, env });
-  return { dir, env };
+  return runRepo(`runner-bench-night-${label}-`, { config: CONFIG, tree: flatTree(leaves), runId: "night" });
 }
 
 export function night({ iterations = 1_000, chunk = 100 } = {}) {

@@ -71,16 +71,43 @@ printf '{"status": "done", "summary": "no-op"}\\n' > "$RUNNER_OUTPUT_FILE"
 printf '%s\\n' "$RUNNER_ITERATION" > bench-out.txt
 `;
 
-const CONFIG = `[executor]
+/** config.toml of a bench repository: the no-op agent (agent.sh), `guard`, and `limits` lines besides the iteration timeout. */
+export function benchConfig({ guard = ["true"], limits = [] } = {}) {
+  return `[executor]
 kind = "command"
 command = ["sh", "agent.sh"]
 
 [guard]
-command = ["true"]
+command = ${JSON.stringify(guard).replaceAll(",", ", ")}
 
 [limits]
 iteration_timeout_seconds = 600
-`;
+${limits.map((line) => `${line}\n`).join("")}`;
+}
+
+const CONFIG = benchConfig();
+
+/**
+ * A repository for a real `runner run`: README, `runner init`, `config` as config.toml, `tree`, the
+ * no-op agent and the `files` given, committed, and the run `runId` started. Returns { dir, env }.
+ */
+export function runRepo(prefix, { config, tree, runId, files = {} }) {
+  const dir = tempDir(prefix);
+  const env = benchEnv();
+  const git = (...args) => run(["git", ...args], { cwd: dir, env }).stdout.trim();
+  git("init", "-q", "-b", "main");
+  git("config", "user.name", "Bench Author");
+  git("config", "user.email", "bench@example.com");
+  writeFileSync(path.join(dir, "README.md"), "bench\n");
+  run(["node", RUNNER_BIN, "init", "--executor", "command", "--goal", "Benchmark project"], { cwd: dir, env });
+  writeFileSync(path.join(dir, ".runner", "state", "config.toml"), config);
+  writeFileSync(path.join(dir, ".runner", "state", "tree.json"), treeText(tree));
+  for (const [name, text] of Object.entries({ "agent.sh": AGENT_SCRIPT, ...files })) writeFileSync(path.join(dir, name), text);
+  git("add", "-A");
+  git("commit", "-q", "-m", "project");
+  run(["node", RUNNER_BIN, "start", "--run-id", runId], { cwd: dir, env });
+  return { dir, env };
+}
 
 /**
  * A git repository of `files` project files (100 per folder), with `.runner/` from `runner init`,
