@@ -141,6 +141,8 @@ describe("the guard's definition", () => {
       "true",
     );
     expect(derive(["sh", "-c", "./a.sh && make"], { "a.sh": "" }).definition.present).toEqual(["a.sh"]);
+    // A program named by its path without a script extension (`./check`) is the guard's too.
+    expect(derive(["./check"], { check: "#!/bin/sh\ntrue\n" }).definition.present).toEqual(["check"]);
     expect(derive(["bash", "../outside.sh", "/etc/x.sh", "$HOME/y.sh"], {}).definition.files).toEqual([]);
   });
 

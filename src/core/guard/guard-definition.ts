@@ -280,7 +280,7 @@ function command(c: Collector, argv: string[], dir: string, depth: number): void
   // Any other program: its repository script files (the program itself, `./check.sh`, or an argument, `bash ci.sh`).
   for (const word of argv) {
     if (word.startsWith("-")) continue;
-    const isPathLike = word.startsWith("../") || word.startsWith("../../") || SCRIPT_EXTENSION.test(word);
+    const isPathLike = word.startsWith("./") || word.startsWith("../") || SCRIPT_EXTENSION.test(word);
     if (!isPathLike) continue;
     const file = join(dir, word);
     if (file === undefined || file === "") continue;
