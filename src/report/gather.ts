@@ -5,7 +5,9 @@
 import path from "node:path";
 import { gitDir, GitRepo } from "../adapters/git/git.js";
 import { ObjectStore } from "../adapters/git/object-store.js";
-import { readOptional, readOptionalNow } from "../adapters/files/project-files.js";
+import { readOptional } from "../adapters/files/project-files.js";
+import { readAgentFile, readSmallAgentFile } from "../adapters/files/safe-files.js";
+import { META_MAX_BYTES } from "../adapters/records/iteration-usage.js";
 import { auditOfRunOnItsOwnThread, runBase } from "../adapters/audit/run-audit.js";
 import type { AuditReport } from "../core/audit/audit.js";
 import { acceptedTree } from "../adapters/audit/run-trees.js";
@@ -129,17 +131,18 @@ async function readNotes(git: GitRepo, base: string, tip: string, iterationOf: M
     }));
 }
 
-/** One iteration's local log (read at once: a long run has thousands of small files, each costing more through the thread pool than to read). */
+/**
+ * One iteration's local log, read at once (a long run has thousands of small files, each costing
+ * more through the thread pool than to read) and as the agent's files are read: it can write there,
+ * so never through a link, from a FIFO, or meta.json beyond its bound.
+ */
 function readLocalLog(root: string, runId: string, record: LoopRecord, events: readonly EventLine[]): LocalLog | undefined {
   const dir = path.join(root, ...iterationDir(runId, record.subject.iteration).split("/"));
   const read = (name: string) => {
-    try {
-      return readOptionalNow(path.join(dir, name));
-    } catch {
-      return undefined;
-    }
+    const file = readAgentFile(path.join(dir, name));
+    return file.kind === "text" ? file.text : undefined;
   };
-  const meta = read("meta.json");
+  const meta = readSmallAgentFile(path.join(dir, "meta.json"), META_MAX_BYTES);
   if (meta === undefined) return undefined;
   return localLogFrom(
     { meta, guardLog: read("guard.log"), executorLog: () => read("executor.log"), events },

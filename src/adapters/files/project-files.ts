@@ -1,7 +1,6 @@
 // Reads the runner's files in a project (CONTRACT §2): config, tree, node policies, notes. Commands
 // that need only the tree (`next`, `status`) load it from tree-store.ts, without the config's
 // TOML parser.
-import { readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseConfig, type ConfigResult } from "../../core/config/config.js";
@@ -18,19 +17,6 @@ export function projectPath(root: string, relative: string): string {
 }
 
 /** A file's text, or undefined when it does not exist. */
-/**
- * `readOptional` without a promise: for reading many small files one after another (a long run's
- * iteration logs), where the thread pool's open, stat, read and close cost more than the reads.
- */
-export function readOptionalNow(file: string): string | undefined {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
 export async function readOptional(file: string): Promise<string | undefined> {
   try {
     return await readFile(file, "utf8");

@@ -6,7 +6,7 @@ import { iterationDir } from "../../core/base/layout.js";
 import { readSmallAgentFile } from "../files/safe-files.js";
 
 /** meta.json holds bounded texts (the summary, the failure): anything larger is not the runner's. */
-const META_MAX_BYTES = 1024 * 1024;
+export const META_MAX_BYTES = 1024 * 1024;
 
 /**
  * meta.json of an iteration, parsed; undefined when it is missing or not JSON, or, given the loop
