@@ -64,14 +64,17 @@ describe("spec-kit tasks.md", () => {
       "phase-3-user-story-1-export-as-json-priority-p1",
       "phase-4-user-story-2-export-as-html-priority-p2",
     ]);
-    for (const section of [
+    const sections = [
       "## Format: `[ID] [P?] [Story] Description`",
       "## Path Conventions",
       "### Phase Dependencies",
       "## Parallel Example: User Story 1",
       "## Notes",
-    ])
-      expect(plan.tree.root.goal).toContain(section);
+    ];
+    for (const section of sections) expect(plan.tree.root.goal).toContain(section);
+    // (in the order the file has them)
+    const at = sections.map((section) => plan.tree.root.goal.indexOf(section));
+    expect(at).toEqual([...at].sort((a, b) => a - b));
     expect(leaves(plan.tree).sort()).toEqual(["T001", "T002", "T003", "T004", "T005", "T006", "T007", "T008"]);
   });
 

@@ -3,12 +3,12 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { PlanEditError } from "../../core/edit/plan-edit.js";
-import { MAX_TREE_BYTES } from "./tree-store.js";
+import { MAX_TREE_BYTES, treeSizeProblem } from "./tree-store.js";
 
 /** A tree no command would read (over MAX_TREE_BYTES) is refused before it is written. */
 export function refuseOversizedTree(name: string, text: string): void {
   const bytes = Buffer.byteLength(text);
-  if (bytes > MAX_TREE_BYTES)
+  if (treeSizeProblem(bytes))
     throw new PlanEditError(
       `${name} gives a task tree of ${(bytes / 1024 / 1024).toFixed(1)} MiB, over the ${MAX_TREE_BYTES / 1024 / 1024} MiB every command reads; split the plan and import its parts as the run goes (\`runner import\`)`,
     );

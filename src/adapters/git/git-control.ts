@@ -16,7 +16,7 @@ const HOOKS = "hooks";
 const WORKTREE_CONFIG = "config.worktree";
 
 /** The folder git reads the shared control files from: the common git folder of a linked worktree, else `gitDir` itself. */
-function commonDir(gitDir: string): string {
+export function commonDir(gitDir: string): string {
   try {
     const pointer = readFileSync(path.join(gitDir, "commondir"), "utf8").trim();
     return pointer === "" ? gitDir : path.resolve(gitDir, pointer);

@@ -335,11 +335,6 @@ export class GitRepo {
     return (await this.attempt(["rev-parse", "--show-toplevel"]))?.trim() || undefined;
   }
 
-  /** The git folder shared by every worktree of the clone (absolute). */
-  async commonDir(): Promise<string> {
-    return path.resolve(this.root, (await this.raw(["rev-parse", "--git-common-dir"])).trim());
-  }
-
   /** A new repository here, its first branch named `branch`. */
   async init(branch: string): Promise<void> {
     await this.raw(["init", "-q", "-b", branch]);
@@ -385,12 +380,12 @@ export class GitRepo {
     return found;
   }
 
-  /** Stages every change of the work tree (tracked and untracked, not ignored), `excludes` left out. */
   /** Stages exactly these paths (as they are in the work tree). */
   async stagePaths(paths: readonly string[]): Promise<void> {
     await this.raw(["add", "--", ...paths]);
   }
 
+  /** Stages every change of the work tree (tracked and untracked, not ignored), `excludes` left out. */
   async addAll(excludes: readonly string[] = []): Promise<void> {
     await this.raw(["add", "-A", "--", ".", ...excludes.map((p) => `:(exclude,literal)${p}`)]);
   }

@@ -13,6 +13,7 @@ import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, 
 import path from "node:path";
 import { inflateSync } from "node:zlib";
 import { PiecedBytes, type Piece } from "../../core/tree/pieced-bytes.js";
+import { commonDir } from "./git-control.js";
 
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
 const OFS_DELTA = 6;
@@ -49,10 +50,7 @@ export class ObjectStore {
    */
   static open(gitDir: string, hashBytes = 20): ObjectStore | undefined {
     try {
-      const common = existsSync(path.join(gitDir, "commondir"))
-        ? path.resolve(gitDir, readFileSync(path.join(gitDir, "commondir"), "utf8").trim())
-        : gitDir;
-      const objects = path.join(common, "objects");
+      const objects = path.join(commonDir(gitDir), "objects");
       if (existsSync(path.join(objects, "info", "alternates"))) return undefined;
       const packs: Pack[] = [];
       const packDir = path.join(objects, "pack");

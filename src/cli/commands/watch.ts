@@ -11,6 +11,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gitDir, GitRepo } from "../../adapters/git/git.js";
+import { commonDir as commonGitDir } from "../../adapters/git/git-control.js";
 import { StopRequest } from "../../adapters/state/stop-request.js";
 import { RefusalError, UsageError, errorMessage } from "../../errors.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -36,8 +37,8 @@ export async function run(argv: WatchArgs & GlobalArgs): Promise<number> {
     throw new UsageError(`Give a run id or --all, not both: \`runner watch ${argv.runId}\` watches one run, \`runner watch --all\` every run.`);
   const root = findProjectRoot(argv.C);
   const git = new GitRepo(root);
-  await gitDir(root); // refuses, in one sentence, where there is no repository
-  const commonDir = await git.commonDir();
+  // (gitDir refuses, in one sentence, where there is no repository)
+  const commonDir = commonGitDir(await gitDir(root));
   let source: () => Promise<RunSnapshot[]>;
   let followerOf: (runId: string) => RunFollower | undefined;
   if (argv.all) {

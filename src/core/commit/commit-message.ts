@@ -66,7 +66,7 @@ export interface PersonEditSubject {
 }
 
 /** The config keys a config edit's subject names (its target), in order. */
-export function configKeysOf(subject: PersonEditSubject): string[] {
+function configKeysOf(subject: PersonEditSubject): string[] {
   return subject.verb === "config" ? subject.target.split(", ") : [];
 }
 
@@ -101,7 +101,7 @@ const CLIENT_LIMIT = 120;
  * The Runner-Client trailer's value: the client's name and version on one line, made safe (they come
  * from the client's own `initialize`: a newline there must not forge another trailer).
  */
-export function clientTrailerValue(client: EditClient): string {
+function clientTrailerValue(client: EditClient): string {
   return oneLine(safeText(`${client.name} ${client.version}`), CLIENT_LIMIT) || "unnamed";
 }
 

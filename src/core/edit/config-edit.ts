@@ -13,6 +13,7 @@ import { canonicalJson } from "../tree/canonical.js";
 import { parseConfig } from "../config/config.js";
 import { formatProblem } from "../base/problems.js";
 import { PlanEditError } from "./plan-edit.js";
+import { jsonObject } from "../base/json-object.js";
 
 /** Keys whose value is an argv: a plain string is split on whitespace (`npm test` → ["npm", "test"]). */
 const ARGV_KEYS = new Set(["guard.command", "guard.setup", "executor.command", "hooks.on_iteration", "hooks.on_run_end", "hooks.on_stuck"]);
@@ -55,8 +56,7 @@ function splitKey(key: string): [string, string] {
 const shown = (value: unknown) => JSON.stringify(value);
 
 function currentValue(raw: Raw, section: string, name: string): unknown {
-  const table = raw[section];
-  return typeof table === "object" && table !== null && !Array.isArray(table) ? (table as Record<string, unknown>)[name] : undefined;
+  return jsonObject(raw[section])?.[name];
 }
 
 /** What the file means after the changes: what the edited text must parse to. */

@@ -9,7 +9,7 @@ import { ownedFieldProblems } from "../tree/owned-fields.js";
 import { checkDerivedPasses, checkPassedImmutable, checkTreeShape, MAX_TREE_DEPTH, nestingExceeds } from "../tree/invariants.js";
 import { formatProblem } from "../base/problems.js";
 import { deriveInternalPasses } from "../tree/state-update.js";
-import { findNode, forEachNode, indexById, nodesById, sortedCopy, type TaskNode, type TaskTree } from "../tree/tree.js";
+import { countNodes, findNode, forEachNode, indexById, nodesById, sortedCopy, type TaskNode, type TaskTree } from "../tree/tree.js";
 
 /** A person's edit that cannot be made: the sentence says which field and what to do instead. */
 export class PlanEditError extends Error {}
@@ -191,10 +191,7 @@ export function importNodes(before: TaskTree, parentId: string, top: TaskNode, f
   const { node: parent } = locate(draft, parentId);
   requireOpen(parent, "given new children");
   parent.children.push({ ...top, order: nextOrder(parent) });
-  let count = 0;
-  forEachNode({ version: 1, root: top }, () => {
-    count++;
-  });
+  const count = countNodes({ version: 1, root: top });
   return finish("import", top.id, before, draft, [formatChange({ kind: "imported", node: top.id, parent: parentId, file, count })]);
 }
 

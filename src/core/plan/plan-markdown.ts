@@ -249,7 +249,7 @@ function foldSectionsWithoutItems(root: Draft, headings: ReadonlyMap<Draft, stri
     const section = [...lines, ...own.flatMap((part) => ["", ...part])];
     while (section.length > 0 && section[section.length - 1]!.trim() === "") section.pop();
     const list = context.get(parent);
-    if (list) list.unshift(section);
+    if (list) list.push(section);
     else context.set(parent, [section]);
   }
 }
