@@ -4,7 +4,7 @@
 // iteration, deep or huge input — and what the runner does about it. Each case runs the built binary
 // in real git repositories.
 import { execa } from "execa";
-import { existsSync, lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -336,5 +336,25 @@ describe("the run's own logs, whatever the agent plants there", () => {
     const run = await runner(s.dir, ["run"], { env: s.env, timeout: 90_000 });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(lstatSync(path.join(s.dir, events)).isFile()).toBe(true);
+  });
+
+  it("runner report reads the iteration logs through no FIFO and no link the agent left in their place", async () => {
+    const s = await scenario();
+    s.script({
+      1: { decompose: [{ id: "x", order: 0 }], status: "decomposed" },
+      2: { write: { "src/x.txt": "x\n" }, status: "done" },
+    });
+    expect((await runner(s.dir, ["run"], { env: s.env })).exitCode).toBe(0);
+    const first = path.join(s.dir, ".runner", "iterations", s.runId, "0001");
+    const second = path.join(s.dir, ".runner", "iterations", s.runId, "0002");
+    rmSync(path.join(first, "guard.log"), { force: true });
+    await execa("mkfifo", [path.join(first, "guard.log")]);
+    const secret = path.join(s.dir, "..", `${s.runId}-secret.txt`);
+    writeFileSync(secret, "not the runner's\n");
+    rmSync(path.join(second, "executor.log"), { force: true });
+    symlinkSync(secret, path.join(second, "executor.log"));
+    const report = await runner(s.dir, ["report"], { env: s.env, timeout: 30_000 });
+    expect(report.exitCode, report.stderr).toBe(0);
+    expect(readFileSync(report.stdout.trim(), "utf8")).not.toContain("not the runner's");
   });
 });
