@@ -6,9 +6,9 @@
 // own bookkeeping: containment, the checks, the journal, the logs, the lock.
 //
 //   node bench/night.mjs [--iterations=N] [--chunk=N]
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { log, run, RUNNER_BIN, tempDir, timeRun } from "./lib/common.mjs";
+import { log, RUNNER_BIN, tempDir, timeRun } from "./lib/common.mjs";
 import { benchConfig, runRepo } from "./lib/fixtures.mjs";
 
 const CONFIG = benchConfig({ limits: ["max_iterations = 1000000", "max_stalled_iterations = 0"] });
@@ -43,7 +43,7 @@ function flatTree(leaves) {
   return { version: 1, root: node("root", 0, "Benchmark project", children) };
 }
 
-export function twinRepo(label, leaves) {
+function twinRepo(label, leaves) {
   return runRepo(`runner-bench-night-${label}-`, { config: CONFIG, tree: flatTree(leaves), runId: "night" });
 }
 
@@ -53,7 +53,7 @@ export function night({ iterations = 1_000, chunk = 100 } = {}) {
   const loopRepo = twinRepo("loop", iterations);
   const loopFile = path.join(tempDir("runner-bench-night-script-"), "loop.sh");
   writeFileSync(loopFile, LOOP_SCRIPT);
-  run(["mkdir", "-p", path.join(loopRepo.dir, ".runner", "iterations")]);
+  mkdirSync(path.join(loopRepo.dir, ".runner", "iterations"), { recursive: true });
   let runnerMs = 0;
   let loopMs = 0;
   const chunks = [];

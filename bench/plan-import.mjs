@@ -92,7 +92,7 @@ function ralphPlan() {
 
 const sameTitles = () => `# Same\n\n${"- [ ] task\n".repeat(15_000)}`;
 
-export const PLANS = [
+const PLANS = [
   ["Markdown checklist", "plan.md", markdownPlan],
   ["spec-kit tasks.md", "tasks.md", specKitPlan],
   ["Kiro tasks.md", "kiro.md", kiroPlan],

@@ -17,6 +17,11 @@ export type OptionSpec =
   | { type: "string"; describe: string; value?: string; multiple: true; check?: (value: string) => string | undefined }
   | { type: "integer"; describe: string; default?: number; min?: number; value?: string };
 
+/** An option's value when it is not given: false for a flag, else its default (if any). */
+export function defaultOf(option: OptionSpec): string | number | boolean | undefined {
+  return option.type === "boolean" ? false : "default" in option ? option.default : undefined;
+}
+
 /** `max-attempts` → `maxAttempts`. */
 type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
 type ValueOf<O> = O extends { type: "boolean" }

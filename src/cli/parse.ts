@@ -1,7 +1,7 @@
 // The command line, parsed from the command table (src/cli/commands.ts) and nothing else: help,
 // `--version`, and for any mistake one sentence naming the argument and what it may be.
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { camelCase, type AnyCommand, type OptionSpec, type ParsedArgs } from "./command-table.js";
+import { camelCase, defaultOf, type AnyCommand, type OptionSpec, type ParsedArgs } from "./command-table.js";
 import { COMMANDS, GLOBAL_OPTIONS } from "./commands.js";
 import { UsageError } from "../errors.js";
 import { sentence, suggestion } from "./refusal-words.js";
@@ -96,7 +96,7 @@ function parseOptions(spec: AnyCommand, argv: string[]): ParsedArgs {
   }
   const args: Record<string, unknown> = {};
   for (const [name, option] of Object.entries(table)) {
-    const value = values[name] ?? (option.type === "boolean" ? false : "default" in option ? option.default : undefined);
+    const value = values[name] ?? defaultOf(option);
     if (value !== undefined) args[name.length === 1 ? name : camelCase(name)] = value;
   }
   if (spec.positional) {

@@ -38,10 +38,15 @@ const statusNode = z.object({
   },
 });
 
+/** The run's failed iterations by kind (src/core/commit/iteration-outcome.ts). */
+const failureCounts = z.object({ total: count, guard: count, retry: count, runner_error: count, invalid_tree: count, other: count });
+const failureKind = z.enum(["runner_error", "invalid_tree", "guard", "retry", "other"]);
+
 export const statusOutput = z.object({
   run_id: nullable(text),
   branch: nullable(text),
   iterations: count.describe("Iterations the run has committed"),
+  failures: failureCounts,
   usage: nullable(usage),
   complete: z.boolean(),
   next: nullable(z.object({ id: text, path: z.array(text), stuck: z.boolean() })),
@@ -80,6 +85,8 @@ const logEntry = z.object({
   tree_before: nullable(text).optional(),
   tree_after: nullable(text).optional(),
   tests_changed: z.array(text),
+  outcome: text.describe("What it came to in words: `agent said done`, `runner error (output parse)`, `interrupted`, …"),
+  failed: nullable(failureKind).describe("Why it counts as failed, or null"),
 });
 
 const personEditEntry = z.object({

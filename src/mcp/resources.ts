@@ -7,26 +7,17 @@ import { lstatSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { locateRun } from "../adapters/audit/resolve-run.js";
+import { findRun } from "../adapters/audit/resolve-run.js";
 import { readAgentFile } from "../adapters/files/safe-files.js";
 import { sentence } from "../cli/refusal-words.js";
-import { findProjectRoot } from "../cli/repo.js";
+import { findProjectRoot, inProject } from "../cli/repo.js";
 import { iterationDir, LAYOUT } from "../core/base/layout.js";
 import { runIdProblem } from "../core/commit/run-id.js";
 import { parseCommitSubject } from "../core/commit/commit-message.js";
 import { RefusalError } from "../errors.js";
 
 /** The files of an iteration's local log a client may read (CONTRACT §2). */
-export const LOG_FILES = [
-  "meta.json",
-  "prompt.md",
-  "output.json",
-  "executor.log",
-  "guard.log",
-  "diff.patch",
-  "trees.json",
-  "runner_error.log",
-] as const;
+const LOG_FILES = ["meta.json", "prompt.md", "output.json", "executor.log", "guard.log", "diff.patch", "trees.json", "runner_error.log"] as const;
 
 /** The most of a log file a resource holds; the rest is named, not sent (a client puts the text in front of a model). */
 const LOG_FILE_LIMIT = 2 * 1024 * 1024;
@@ -56,7 +47,7 @@ function iterationOf(value: string | string[] | undefined): number {
 
 async function projectFile(folder: string, relative: string): Promise<string> {
   const root = findProjectRoot(folder);
-  return readFile(path.join(root, ...relative.split("/")), "utf8").catch(() => {
+  return readFile(inProject(root, relative), "utf8").catch(() => {
     throw new RefusalError(`${relative} cannot be read in ${root}; \`runner validate\` says what is wrong with the runner's files.`);
   });
 }
@@ -89,11 +80,12 @@ function readLogFile(root: string, runId: string, iteration: number, file: strin
 /** The current run's iterations, newest first, for a client's list of resources (none off a run branch). */
 async function listIterations(folder: string): Promise<{ uri: string; name: string; mimeType: string }[]> {
   try {
-    const { run } = await locateRun(findProjectRoot(folder), undefined);
+    const run = await findRun(findProjectRoot(folder), undefined);
     if (!run) return [];
+    // (the run's loop commits: their subjects name it)
     return run.loopCommits.flatMap((commit) => {
       const subject = parseCommitSubject(commit.subject);
-      return subject?.runId === run.runId
+      return subject
         ? [
             {
               uri: iterationUri(run.runId, subject.iteration),

@@ -5,7 +5,7 @@
 // answers a mistake in zod's words, several lines under its own prefix; so the zod schema here only
 // carries the JSON Schema (zod copies `.meta()` into it) and accepts any value, and toolArgs checks.
 import * as z from "zod/v4";
-import { camelCase, type AnyCommand, type OptionSpec } from "../cli/command-table.js";
+import { camelCase, defaultOf, type AnyCommand, type OptionSpec } from "../cli/command-table.js";
 import { sentence, suggestion } from "../cli/refusal-words.js";
 import { UsageError } from "../errors.js";
 import { jsonObject } from "../core/base/json-object.js";
@@ -83,7 +83,7 @@ export function toolInput(tool: string, spec: AnyCommand, omit: readonly string[
     }
     for (const [name, option] of options) {
       const value = given[snakeCase(name)];
-      const fallback = option.type === "boolean" ? false : "default" in option ? option.default : undefined;
+      const fallback = defaultOf(option);
       if (value === undefined) {
         if (fallback !== undefined) out[camelCase(name)] = fallback;
         continue;

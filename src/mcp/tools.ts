@@ -111,9 +111,9 @@ const EDIT_DESCRIPTIONS: Record<PersonEditVerb, { title: string; description: st
     destructive: false,
   },
   config: {
-    title: "Set a config key",
+    title: "Set or unset config keys",
     description:
-      'A person\'s edit of .runner/state/config.toml: set one key (e.g. guard.command to "npm test"), checked like the whole file, then committed.',
+      'A person\'s edit of .runner/state/config.toml: set and unset keys in one edit (e.g. executor.kind to "command" with executor.command), the whole file checked, then committed.',
     destructive: true,
   },
 };
@@ -268,7 +268,7 @@ export const TOOLS: Tool[] = [
     exclusive: true,
     call: async (args, { folder }) => {
       const { nodeId, runId } = args as RunArg & { nodeId?: string };
-      const [{ recheckFailed, recheckLeaf }, { describeStep, stepJson }] = await Promise.all([
+      const [{ recheckLeaf }, { describeStep, stepJson }] = await Promise.all([
         import("../cli/commands/recheck.js"),
         import("../cli/step-report.js"),
       ]);
@@ -276,7 +276,7 @@ export const TOOLS: Tool[] = [
       if (result.outcome === "crashed") throw result.error;
       // Refused, or an iteration that ended in a runner error: the client gets the sentence as an error.
       if (exitCodeOfStep(result.outcome) !== EXIT.ok) throw new RefusalError(describeStep(result));
-      return { passed: !recheckFailed(result) && result.outcome === "committed", ...stepJson(result) };
+      return { passed: result.outcome === "committed" && result.record?.guard === "pass", ...stepJson(result) };
     },
   }),
 ];

@@ -93,7 +93,6 @@ async function readPlan(
 
 /** `.runner/` belongs at the top of a git repository: a subfolder would get a second one, and no repository none. */
 async function requireRepositoryTop(folder: string): Promise<void> {
-  if (!existsSync(folder)) throw new UsageError(`The folder ${folder} does not exist; create it or pass an existing one with -C.`);
   const top = await new GitRepo(folder).topLevel();
   if (top === undefined)
     throw new RefusalError(

@@ -16,7 +16,7 @@ import { printError, printJson, printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { plural } from "../../report/format.js";
 
-export interface FileProblem extends Problem {
+interface FileProblem extends Problem {
   file: string;
 }
 
