@@ -20,7 +20,7 @@
 // with `createIterationMachine(actors)`. What `runner step` records (meta.json `path`, events.jsonl)
 // is the children's states, in order (machines/recorder.ts): this machine's states only hand over.
 import { assign, setup, type DoneActorEvent } from "xstate";
-import { ACTORS, type IterationActors } from "./actors.js";
+import type { IterationActors } from "./actors.js";
 import { agentSessionMachine } from "./agent-session.js";
 import { guardingMachine } from "./guarding.js";
 import { inspectionMachine } from "./inspection.js";
@@ -161,6 +161,3 @@ export function createIterationMachine(actors: IterationActors) {
     },
   });
 }
-
-/** The actors' names (RUNNER_TEST_BUG_IN and RUNNER_TEST_FAIL_IN name them). */
-export const ACTOR_NAMES = Object.keys(ACTORS) as (keyof IterationActors)[];

@@ -14,15 +14,15 @@ import type { ActorDeps } from "../deps.js";
 export function runGuardActor({ root, env, git, state, secrets, abortSignal, onProgress }: ActorDeps) {
   return fromPromise<GuardFacts, GuardRequest>(async ({ input: { start, leaf, deadlineMs, batch } }) => {
     const log = new IterationLog(root, start.runId, start.iteration, secrets);
-    const nodeId = leaf?.leaf.id;
-    onProgress?.({ type: "phase", phase: "guard", iteration: start.iteration, nodeId, title: leaf?.leaf.title });
+    const nodeId = leaf.leaf.id;
+    onProgress?.({ type: "phase", phase: "guard", iteration: start.iteration, nodeId, title: leaf.leaf.title });
     const guardEnv = {
       ...env,
       RUNNER_RUN_ID: start.runId,
       RUNNER_ITERATION: String(start.iteration),
-      RUNNER_NODE_ID: nodeId ?? "",
+      RUNNER_NODE_ID: nodeId,
       // Every leaf this guard run judges (a re-check of plan-finished leaves judges several): a guard that judges per node judges them all.
-      RUNNER_NODE_IDS: (batch ?? (nodeId !== undefined ? [nodeId] : [])).join(" "),
+      RUNNER_NODE_IDS: (batch ?? [nodeId]).join(" "),
     };
     const onOutput = (chunk: string) => onProgress?.({ type: "output", phase: "guard", iteration: start.iteration, text: chunk });
     const guard = start.config.guard;
