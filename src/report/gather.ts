@@ -3,8 +3,7 @@
 // questions.md and assumptions.md — all from git, so a fresh clone has them — and, where the
 // machine that ran it kept them, the local iteration logs (durations, path, guard output, usage).
 import path from "node:path";
-import { gitDir, GitRepo } from "../adapters/git/git.js";
-import { ObjectStore } from "../adapters/git/object-store.js";
+import { GitRepo } from "../adapters/git/git.js";
 import { readOptional } from "../adapters/files/project-files.js";
 import { readAgentFile, readSmallAgentFile } from "../adapters/files/safe-files.js";
 import { META_MAX_BYTES } from "../adapters/records/iteration-usage.js";
@@ -210,18 +209,12 @@ export async function gatherReport(
   if (tip === undefined) throw new RefusalError(`There is no commit to read run ${runId} from (${ref} does not name one).`);
 
   const records = loopRecords(loopCommits, runId); // newest first
-  // The repository's object files, read without a git process where they can be (src/adapters/git/object-store.ts).
-  const store = ObjectStore.open(await gitDir(root), tip.length / 2);
-  try {
-    return await gatherRun(root, { git, runId, ref, tip, store }, records, generatedAt, meanwhile, auditing);
-  } finally {
-    store?.close();
-  }
+  return gatherRun(root, { git, runId, ref, tip }, records, generatedAt, meanwhile, auditing);
 }
 
 async function gatherRun(
   root: string,
-  { git, runId, ref, tip, store }: { git: GitRepo; runId: string; ref: string; tip: string; store: ObjectStore | undefined },
+  { git, runId, ref, tip }: { git: GitRepo; runId: string; ref: string; tip: string },
   records: LoopRecord[],
   generatedAt: string,
   meanwhile: ((runId: string, iterations: readonly ReportIteration[]) => Promise<void>) | undefined,
@@ -229,7 +222,7 @@ async function gatherRun(
 ): Promise<Report> {
   const oldestFirst = [...records].reverse();
   const shas = oldestFirst.map((r) => r.sha);
-  const start = oldestFirst[0] ? await runBase(git, oldestFirst[0], undefined, store) : undefined;
+  const start = oldestFirst[0] ? await runBase(git, oldestFirst[0]) : undefined;
   const base = start?.sha;
   const iterationOf = new Map(oldestFirst.map((r) => [r.sha, r.subject.iteration]));
   const eventsText = await readOptional(path.join(root, ...eventsFile(runId).split("/"))).catch(() => undefined);
