@@ -230,6 +230,10 @@ describe.concurrent("runner import: a plan added to a run under way, as a person
       [["import", path.join(FIXTURES, "not-a-plan.json")], /^not-a-plan\.json is JSON of neither plan format/],
       [["import", path.join(FIXTURES, "plan.md"), "--under", "nope"], /^There is no node "nope" in the tree/],
       [["import", path.join(FIXTURES, "tasks-two-tags.json")], /has 2 tags with tasks \("backend", "frontend"\); choose one with --tag NAME/],
+      [
+        ["import", "no-such-plan.md"],
+        /^no-such-plan\.md cannot be read; give the path of a Markdown plan, ralph's prd\.json or task-master's tasks\.json\.$/,
+      ],
     ] as const) {
       const result = await repo.run([...args]);
       expect(result.exitCode, result.stdout).toBe(1);
@@ -264,6 +268,15 @@ describe.concurrent("runner init --plan", () => {
         expect(readFileSync(path.join(second.dir, written), "utf8"), written).toBe(readFileSync(path.join(first.dir, written), "utf8"));
     },
   );
+
+  it("a plan that cannot be read is one sentence, and nothing is written", async () => {
+    const missing = await init("no-such-plan.md");
+    expect(missing.exitCode).toBe(1);
+    expect(stderrLines(missing.stderr)).toEqual([
+      "--plan no-such-plan.md cannot be read; give the path of a Markdown plan, ralph's prd.json or task-master's tasks.json.",
+    ]);
+    nothingWritten(missing.dir);
+  });
 
   it("reads task-master's current tag beside the tasks file; --skip-done lists the finished items in GOAL.md", async () => {
     const tagged = await init(path.join(FIXTURES, "taskmaster/.taskmaster/tasks/tasks.json"));

@@ -1,8 +1,11 @@
 // A plan file as `runner init --plan` and `runner import` read it (docs/plans.md): beside the file,
 // task-master's current tag; after the import, the tree's size against what every command reads.
 import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { PlanEditError } from "../../core/edit/plan-edit.js";
+import type { ImportOptions } from "../../core/plan/plan-import.js";
+import { UsageError } from "../../errors.js";
 import { MAX_TREE_BYTES, treeSizeProblem } from "./tree-store.js";
 
 /** A tree no command would read (over MAX_TREE_BYTES) is refused before it is written. */
@@ -26,4 +29,26 @@ export function taskMasterState(planFile: string): { currentTag?: string } {
     }
   }
   return {};
+}
+
+/**
+ * A plan file as `runner init --plan` and `runner import` read it: its name, its bytes, and the
+ * import options the command line gives (the caller adds max_attempts) (with task-master's current tag found beside it); `shown`
+ * names the file in the one sentence for a file that cannot be read.
+ */
+export async function readPlanFile(
+  full: string,
+  shown: string,
+  args: { goal?: string; skipDone?: boolean; tag?: string },
+): Promise<{ name: string; bytes: Buffer; options: Omit<ImportOptions, "maxAttempts"> }> {
+  const bytes = await readFile(full).catch(() => {
+    throw new UsageError(`${shown} cannot be read; give the path of a Markdown plan, ralph's prd.json or task-master's tasks.json.`);
+  });
+  const options = {
+    ...(args.goal !== undefined ? { goal: args.goal } : {}),
+    ...(args.skipDone ? { skipDone: true } : {}),
+    ...(args.tag !== undefined ? { tag: args.tag } : {}),
+    ...taskMasterState(full),
+  };
+  return { name: path.basename(full), bytes, options };
 }

@@ -1,7 +1,7 @@
 // `runner init`: scaffold .runner/ (CONTRACT §2, docs/contract.md) at the top of a git repository;
 // refuses if it exists, and anywhere but a repository's top folder.
 import { existsSync, realpathSync } from "node:fs";
-import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AGENTS, agentFor } from "../../agents/registry.js";
 import { serializeTree } from "../../core/tree/canonical.js";
@@ -14,7 +14,7 @@ import { RefusalError, UsageError } from "../../errors.js";
 import { GitRepo } from "../../adapters/git/git.js";
 import { guardDefinitionSummary } from "../../adapters/guard/guard-definition.js";
 import { projectPath } from "../../adapters/files/project-files.js";
-import { refuseOversizedTree, taskMasterState } from "../../adapters/files/plan-file.js";
+import { readPlanFile, refuseOversizedTree } from "../../adapters/files/plan-file.js";
 import { DEFAULT_GUARD_COMMAND } from "../../core/config/config.js";
 import { schemaFile } from "../../package-files.js";
 import type { GlobalArgs } from "../command-table.js";
@@ -70,19 +70,9 @@ async function readPlan(
   file: string,
   argv: { maxAttempts: number; goal?: string; skipDone?: boolean; tag?: string },
 ): Promise<ImportedPlan & { tree: TaskTree }> {
-  const full = path.resolve(file);
-  const bytes = await readFile(full).catch(() => {
-    throw new UsageError(`--plan ${file} cannot be read; give the path of a Markdown plan, ralph's prd.json or task-master's tasks.json.`);
-  });
-  const name = path.basename(file);
+  const { name, bytes, options } = await readPlanFile(path.resolve(file), `--plan ${file}`, argv);
   try {
-    const plan = importPlan(name, bytes, {
-      maxAttempts: argv.maxAttempts,
-      ...(argv.goal !== undefined ? { goal: argv.goal } : {}),
-      ...(argv.skipDone ? { skipDone: true } : {}),
-      ...(argv.tag !== undefined ? { tag: argv.tag } : {}),
-      ...taskMasterState(full),
-    });
+    const plan = importPlan(name, bytes, { ...options, maxAttempts: argv.maxAttempts });
     refuseOversizedTree(name, serializeTree(plan.tree));
     return plan;
   } catch (error) {

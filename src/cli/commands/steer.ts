@@ -7,12 +7,12 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { commitPersonEdit, type PersonEditCommit } from "../../adapters/git/person-edit.js";
-import { projectPath } from "../../adapters/files/project-files.js";
+import { loadFinished, projectPath, readOptional } from "../../adapters/files/project-files.js";
 import { serializeTree } from "../../core/tree/canonical.js";
 import { formatChange } from "../../core/edit/edit-changes.js";
 import type { ConfigChange } from "../../core/edit/config-edit.js";
 import { LAYOUT } from "../../core/base/layout.js";
-import { formatFinished, parseFinished } from "../../core/plan/plan-finished.js";
+import { formatFinished } from "../../core/plan/plan-finished.js";
 import { doneSection, importPlanNodes } from "../../core/plan/plan-import.js";
 import {
   addNodes,
@@ -36,7 +36,7 @@ import { printLine } from "../output.js";
 import { findProjectRoot } from "../repo.js";
 import { withEditLock, type EditWait } from "../repository-lock.js";
 import { loadValidTree } from "../valid-tree.js";
-import { refuseOversizedTree, taskMasterState } from "../../adapters/files/plan-file.js";
+import { readPlanFile, refuseOversizedTree } from "../../adapters/files/plan-file.js";
 
 /** Where a person's edit is made and how it meets a run at work. */
 export interface EditRequest extends EditWait {
@@ -225,35 +225,20 @@ async function extendEdit(request: EditRequest, args: ExtendArgs): Promise<EditO
 async function importEdit(request: EditRequest, args: ImportArgs): Promise<EditOutcome> {
   const file = args.file;
   const root = findProjectRoot(request.folder);
-  const full = path.resolve(root, file);
-  const bytes = await readFile(full).catch(() => {
-    throw new UsageError(`${file} cannot be read; give the path of a Markdown plan, ralph's prd.json or task-master's tasks.json.`);
-  });
-  const name = path.basename(file);
+  const { name, bytes, options } = await readPlanFile(path.resolve(root, file), file, args);
   return withEditLock(root, "runner import", request, async (lock) => {
     const tree = await loadValidTree(root);
-    const [finishedText, goalText] = await Promise.all([readOptionalFile(root, LAYOUT.finished), readOptionalFile(root, LAYOUT.goal)]);
+    const [listed, goalText] = await Promise.all([loadFinished(root), readOptional(projectPath(root, LAYOUT.goal))]);
     const { edit, files, notes } = refuseBadEdit(() => {
-      const plan = importPlanNodes(
-        name,
-        bytes,
-        {
-          maxAttempts: tree.root.max_attempts,
-          ...(args.skipDone ? { skipDone: true } : {}),
-          ...(args.tag !== undefined ? { tag: args.tag } : {}),
-          ...taskMasterState(full),
-        },
-        new Set(nodesById(tree).keys()),
-      );
+      const plan = importPlanNodes(name, bytes, { ...options, maxAttempts: tree.root.max_attempts }, new Set(nodesById(tree).keys()));
       const edit = importNodes(tree, args.under ?? tree.root.id, plan.root, name);
       const treeText = serializeTree(edit.tree);
       refuseOversizedTree(name, treeText);
       const files: Record<string, string> = { [LAYOUT.tree]: treeText };
       const notes: string[] = [];
       if (plan.finished.length > 0) {
-        const listed = finishedText === undefined ? { ok: true as const, ids: [] } : parseFinished(finishedText);
-        if (!listed.ok) throw new PlanEditError(`${LAYOUT.finished} ${listed.problem}; fix it (or remove it) first, then import again.`);
-        files[LAYOUT.finished] = formatFinished([...listed.ids, ...plan.finished]);
+        if (listed?.ok === false) throw new PlanEditError(`${LAYOUT.finished} ${listed.problem}; fix it (or remove it) first, then import again.`);
+        files[LAYOUT.finished] = formatFinished([...(listed?.ids ?? []), ...plan.finished]);
         notes.push(formatChange({ kind: "finished", count: plan.finished.length }));
       }
       if (plan.done.length > 0) {
@@ -274,10 +259,6 @@ async function importEdit(request: EditRequest, args: ImportArgs): Promise<EditO
     });
     return { committed: true, changes, commit };
   });
-}
-
-async function readOptionalFile(root: string, relative: string): Promise<string | undefined> {
-  return readFile(projectPath(root, relative), "utf8").catch(() => undefined);
 }
 
 /** How `runner config` is used, for a sentence that refuses a wrong form. */
