@@ -1,9 +1,9 @@
 // Tokens and cost of an agent session, in one shape for every agent (meta.json `usage`), and their
-import { jsonObject } from "../base/json-object.js";
 // sums over a run. Input tokens count every token sent to the model, cached ones included (Codex's
 // convention: `cached_input_tokens` is a part of `input_tokens`); Anthropic reports cache reads and
 // cache writes apart from `input_tokens`, so they are added in. What only one agent reports stays
 // under its name (`usage.codex`, `usage.claude`). Each agent's own reading: src/agents/<kind>.ts.
+import { jsonObject } from "../base/json-object.js";
 
 /** The figures every agent can be asked for; null where the agent does not report one. */
 export interface UsageTotals {

@@ -1,6 +1,6 @@
 // package.json script entries (issue 19): the ones of the guard's definition, read from a manifest,
-import { isJsonObject } from "../base/json-object.js";
 // compared with the agent's and put back in it, its other changes kept. Pure.
+import { isJsonObject } from "../base/json-object.js";
 
 /** package.json script entries the guard runs, with their values in the starting commit (null: absent). */
 export interface ProtectedScripts {

@@ -1,5 +1,4 @@
 // The status file of a `runner run` in progress (CONTRACT §2, §8: `.runner/iterations/<run-id>/live.json`),
-import { jsonObject } from "../base/json-object.js";
 // what `runner watch` shows beside the journal of events, the iteration logs and the commits: the
 // phase, the agent's last lines (the redacted lines `runner run` prints), the lines it printed about
 // each iteration, the guard's last lines after a red guard, usage against the budgets, the iterations
@@ -7,6 +6,7 @@ import { jsonObject } from "../base/json-object.js";
 // bound, and what still does not fit is dropped, oldest first. Pure: the run writes it
 // (src/adapters/records/live-status.ts), the watch reads it back as untrusted input (the agent can write
 // there too): `parseLiveStatus` takes only what has the right type and size, and never throws.
+import { jsonObject } from "../base/json-object.js";
 
 /** The file's size is at most this many bytes. */
 export const LIVE_STATUS_CAP = 16 * 1024;
