@@ -5,6 +5,7 @@ import { createIterationMachine, iterationMachine } from "../../machines/iterati
 import type { RecheckRequest, StepOutput } from "../../machines/iteration-types.js";
 import { createRecorder, type Transition } from "../../machines/recorder.js";
 import { IterationLog } from "../adapters/records/iteration-log.js";
+import { discardAheadStart } from "../adapters/process/process-runner.js";
 import { compositionGraph } from "../diagram/graph.js";
 import { IterationError, isSystemError } from "../errors.js";
 import type { AgentLimit } from "../core/agent/agent-limits.js";
@@ -66,7 +67,8 @@ export async function runStep(step: StepDeps & { runIdOption?: string; recheck?:
   });
   started = true;
   actor.start();
-  const output = await toPromise(actor);
+  // (a contained start made ahead that no run took ends with the step)
+  const output = await toPromise(actor).finally(discardAheadStart);
   const { trace } = actor.getSnapshot().context;
   flush();
   const named = trace.iteration;

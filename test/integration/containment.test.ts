@@ -2,7 +2,7 @@
 // killed with SIGKILL, pids that were reused. Every method that works on this machine is tested;
 // the control tests show that without containment the same daemons do survive.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readlinkSync, rmdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,7 +14,7 @@ import {
   type ContainmentRecord,
 } from "../../src/adapters/process/containment.js";
 import { taggedProcesses } from "../../src/adapters/process/proc-table.js";
-import { runProcess, type ProcessRequest } from "../../src/adapters/process/process-runner.js";
+import { discardAheadStart, prepareAheadStart, runProcess, type ProcessRequest } from "../../src/adapters/process/process-runner.js";
 import { TEST_MODULES_DIR } from "../helpers/global-setup.js";
 import { RUNNER_BIN, tempDir } from "../helpers/sandbox.js";
 import { scenario, type Scenario } from "../helpers/scenario.js";
@@ -22,6 +22,7 @@ import { scenario, type Scenario } from "../helpers/scenario.js";
 const METHODS = ["cgroup", "pid-namespace", "scan"] as const;
 const WORKS = new Map<ContainmentMethod, boolean>();
 for (const method of METHODS) WORKS.set(method, (await probeContainment(method)).works);
+const CGROUP_PARENT = (await probeContainment("cgroup")).parent;
 const HAS_PROC = existsSync("/proc/self/stat");
 /** util-linux 2.40 and later re-raise a SIGKILL of the program in `unshare --fork`. */
 const UNSHARE_RELAYS_SIGKILL = (() => {
@@ -297,6 +298,94 @@ describe("containment cgroup", () => {
       }
     },
   );
+});
+
+// A cgroup start made ahead (the wrapper moves into its cgroup before the run, then waits for its
+// program): what the program gets must be exactly what a start made at once gives it.
+describe("a contained start made ahead (cgroup)", () => {
+  const supported = WORKS.get("cgroup") === true;
+  /** Where this process's cgroups are made. */
+  const parentOf = () => CGROUP_PARENT!;
+  const runBoth = async (fields: Partial<ProcessRequest>) => {
+    const dir = tempDir();
+    const run = () => runProcess(request(dir, "", "auto", { capBytes: 1 << 20, ...fields }));
+    const cold = await run();
+    prepareAheadStart();
+    const warm = await run();
+    return { cold, warm, coldRecord: records.at(-2)!, warmRecord: records.at(-1)! };
+  };
+  /** The output with the run's own tag and cgroup name left out. */
+  const normal = (text: string, record: ContainmentRecord) =>
+    text.replaceAll(record.tag, "<tag>").replaceAll(path.basename(record.cgroup ?? "-"), "<cgroup>");
+
+  it.skipIf(!supported)("gives the program exactly the environment, folder, input and descriptors of a start made at once", async () => {
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      QUOTED: `it's "x"\nsecond line $HOME \`id\` \\ end`,
+      EMPTY: "",
+      [CONTAINMENT_ENV]: "outer",
+    };
+    const script = 'env -0 | sort -z | tr "\\0" "\\n"; pwd; ls /proc/self/fd; cat /proc/self/cgroup; cat; echo "exit at $$"';
+    const { cold, warm, coldRecord, warmRecord } = await runBoth({ argv: ["bash", "-c", script], env, input: "the prompt\n" });
+    expect(cold.exitCode).toBe(0);
+    expect(warm).toMatchObject({ exitCode: 0, containment: "cgroup", spawnError: undefined });
+    expect(normal(warm.tail, warmRecord).replace(/exit at \d+/, "")).toBe(normal(cold.tail, coldRecord).replace(/exit at \d+/, ""));
+    expect(warm.tail).toContain(`${CONTAINMENT_ENV}=outer ${warmRecord.tag}\n`);
+    expect(warm.tail).toContain("the prompt\n");
+    // (a name sh cannot hold reaches the program too: sh's own `exec "$@"` of a start made at once drops it)
+    prepareAheadStart();
+    const dotted = await runProcess(request(tempDir(), "", "auto", { argv: ["env"], env: { ...env, "NAME.WITH-DOTS": "kept" } }));
+    expect(dotted.tail).toContain("NAME.WITH-DOTS=kept\n");
+    expect(warm.tail).toContain(path.basename(warmRecord.cgroup!));
+    // The program is the wrapper itself (exec), so the recorded pid is the program's.
+    expect(warm.tail).toContain(`exit at ${warmRecord.pid}`);
+    expect(existsSync(warmRecord.cgroup!)).toBe(false);
+  });
+
+  it.skipIf(!supported)("gives a program without input /dev/null, exit codes and signals as they are, and ends what it started", async () => {
+    const { warm } = await runBoth({ argv: ["bash", "-c", "readlink /proc/self/fd/0; exit 7"] });
+    expect(warm).toMatchObject({ exitCode: 7, tail: "/dev/null\n", containment: "cgroup" });
+    const dir = tempDir();
+    const daemon = path.join(dir, "daemon.out");
+    prepareAheadStart();
+    expect(await runProcess(request(dir, `${startDaemon(daemon)}kill -TERM $$`, "auto"))).toMatchObject({ signal: "SIGTERM", containment: "cgroup" });
+    expect(await growsWithin(daemon, 300)).toBe(false);
+    expect(leftAlive(records)).toEqual([]);
+  });
+
+  it.skipIf(!supported)("is never left waiting: a run that cannot use it ends it, and so does the end of a step", async () => {
+    const dir = tempDir();
+    // (a cgroup's name holds its owner's pid: this process's)
+    const cgroups = () => readdirSync(parentOf()).filter((name) => name.startsWith("runner-") && name.includes(`-${process.pid}-`));
+    prepareAheadStart();
+    await sleep(200);
+    expect(cgroups()).toHaveLength(1);
+    expect(await runProcess(request(dir, "echo plain", "scan"))).toMatchObject({ exitCode: 0, containment: "scan" });
+    expect(cgroups()).toEqual([]);
+    prepareAheadStart();
+    await sleep(200);
+    expect(await runProcess(request(dir, "echo off", "off"))).toMatchObject({ exitCode: 0, containment: "none" });
+    expect(cgroups()).toEqual([]);
+    prepareAheadStart();
+    await sleep(200);
+    await discardAheadStart();
+    expect(cgroups()).toEqual([]);
+  });
+
+  it.skipIf(!supported)("is replaced by a start made at once when its wrapper died while it waited", async () => {
+    const dir = tempDir();
+    prepareAheadStart();
+    await sleep(200);
+    const parent = parentOf();
+    const [cgroup] = readdirSync(parent).filter((name) => name.includes(`-${process.pid}-`));
+    for (const pid of readFileSync(path.join(parent, cgroup!, "cgroup.procs"), "utf8")
+      .split("\n")
+      .filter(Boolean))
+      kill(Number(pid));
+    await sleep(100);
+    expect(await runProcess(request(dir, "echo fine", "auto"))).toMatchObject({ exitCode: 0, tail: "fine\n", containment: "cgroup" });
+    expect(existsSync(path.join(parent, cgroup!))).toBe(false);
+  });
 });
 
 describe("containment scan", () => {

@@ -234,6 +234,9 @@ function runGit(cwd: string, args: readonly string[], where: GitLocation = {}, c
   });
 }
 
+/** The `git cat-file --batch` this process keeps for reads at a revision (GitRepo.readKept): one repository's at a time. */
+let kept: { key: string; reader: ObjectReader } | undefined;
+
 export class GitRepo {
   /**
    * `gitDir` and `indexFile` (GitRepo.forStep) name the git folder and an index explicitly; without
@@ -353,7 +356,7 @@ export class GitRepo {
 
   /** A file's text at a revision, or undefined if it does not exist there. */
   async showFile(revision: string, path: string): Promise<string | undefined> {
-    return this.attempt(["show", `${revision}:${path}`]);
+    return (await this.readKept(`${revision}:${path}`))?.toString("utf8");
   }
 
   /** The subset of `paths` that git ignores. */
@@ -580,41 +583,43 @@ export class GitRepo {
     if (code !== 0) throw asGitError(args, new Error(Buffer.concat(err).toString("utf8").trim() || `exit code ${String(code)}`));
   }
 
-  /** The text of each of `paths` at `revision` (undefined where it is not a file there), in one git process. */
+  /** The text of each of `paths` at `revision` (undefined where it is not a file there), read by the kept `git cat-file --batch`. */
   async filesAtRevision(revision: string, paths: readonly string[]): Promise<(string | undefined)[]> {
-    if (paths.length === 0) return [];
-    const result = await runGit(this.root, ["cat-file", "--batch"], this.where, {
-      input: paths.map((file) => `${revision}:${file}\n`).join(""),
-    });
-    if (result.code !== 0) throw asGitError(["cat-file"], new Error(result.stderr.trim()));
-    const out = result.stdout;
-    const texts: (string | undefined)[] = [];
-    let at = 0;
-    for (let i = 0; i < paths.length; i++) {
-      const newline = out.indexOf(10, at);
-      const header = out.subarray(at, newline).toString("utf8");
-      at = newline + 1;
-      const match = /^[0-9a-f]+ ([a-z]+) ([0-9]+)$/.exec(header);
-      if (!match) {
-        texts.push(undefined); // "<name> missing"
-        continue;
+    const bytes = await Promise.all(paths.map((file) => this.readKept(`${revision}:${file}`)));
+    return bytes.map((read) => read?.toString("utf8"));
+  }
+
+  /**
+   * A file's bytes (`<revision>:<path>`; undefined where there is no file) from the `git cat-file
+   * --batch` this process keeps for its repository: a step reads the guard's definition before the
+   * agent and `.runner/.gitignore` after it, and `runner run` does so every iteration — one process
+   * for all of them instead of one per read. A reader that died (an agent can kill the runner's
+   * processes) is replaced once.
+   */
+  private async readKept(name: string): Promise<Buffer | undefined> {
+    const key = `${this.root}\0${this.where.gitDir ?? ""}`;
+    for (let attempt = 0; ; attempt++) {
+      if (kept === undefined || kept.key !== key || kept.reader.failed) {
+        kept?.reader.close();
+        kept = { key, reader: this.objectReader(true) };
       }
-      const size = Number(match[2]);
-      // (a folder is a tree object: not a file)
-      texts.push(match[1] === "blob" ? out.subarray(at, at + size).toString("utf8") : undefined);
-      at += size + 1;
+      try {
+        return await kept.reader.read(name, true);
+      } catch (error) {
+        if (attempt > 0 || !kept.reader.failed) throw error;
+      }
     }
-    return texts;
   }
 
   /** One `git cat-file --batch` process for reading many objects one after another (close it after use). */
-  objectReader(): ObjectReader {
+  objectReader(idle = false): ObjectReader {
     return new ObjectReader(
       spawn("git", [...GIT_HARDENING, "cat-file", "--batch"], {
         cwd: this.root,
         env: gitEnv(this.root, this.where),
         stdio: ["pipe", "pipe", "ignore"],
       }),
+      idle,
     );
   }
 
@@ -695,7 +700,14 @@ export class ObjectReader {
   /** The object being read: its bytes so far, and how many (the newline after it included); whether it is a blob. */
   private object: { bytes: Buffer; filled: number; size: number; blob: boolean } | undefined;
 
-  constructor(private readonly child: ChildProcess) {
+  /**
+   * With `idle`, the process does not keep the runner alive while nothing is asked of it (it ends
+   * when the runner does: its input closes).
+   */
+  constructor(
+    private readonly child: ChildProcess,
+    private readonly idle = false,
+  ) {
     child.stdout!.on("data", (chunk: Buffer) => this.take(chunk));
     const fail = (error: unknown) => {
       this.failure ??= error;
@@ -709,10 +721,24 @@ export class ObjectReader {
   /** The object `name` names (`<rev>:<path>`, a sha), or undefined when there is none. */
   read(name: string, blobOnly = false): Promise<Buffer | undefined> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.idle && this.waiting.length === 0) this.hold(true);
     return new Promise((resolve, reject) => {
       this.waiting.push({ resolve, reject, blobOnly });
       this.child.stdin!.write(`${name}\n`);
     });
+  }
+
+  /** Whether the process failed or ended: it answers nothing more. */
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  /** Whether the process (and its pipes) keep the runner's event loop alive. */
+  private hold(on: boolean): void {
+    for (const handle of [this.child, this.child.stdin, this.child.stdout] as ({ ref?: () => void; unref?: () => void } | null)[]) {
+      if (on) handle?.ref?.();
+      else handle?.unref?.();
+    }
   }
 
   /** The text of each of `paths` at `revision` (undefined where it is not a file there), as GitRepo.filesAtRevision, through this process. */
@@ -742,6 +768,7 @@ export class ObjectReader {
         const match = /^[0-9a-f]+ ([a-z]+) ([0-9]+)$/.exec(line);
         if (!match) {
           this.waiting.shift()?.resolve(undefined); // "<name> missing"
+          if (this.idle && this.waiting.length === 0) this.hold(false);
           continue;
         }
         const size = Number(match[2]);
@@ -760,6 +787,7 @@ export class ObjectReader {
       const waiter = this.waiting.shift();
       // (a folder is a tree object: not a file, for a reader of files)
       waiter?.resolve(waiter.blobOnly && !object.blob ? undefined : object.bytes);
+      if (this.idle && this.waiting.length === 0) this.hold(false);
     }
   }
 }

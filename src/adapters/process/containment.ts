@@ -70,6 +70,7 @@ interface Tools {
   setpriv: string | undefined;
   unshare: string | undefined;
   sleep: string | undefined;
+  env: string | undefined;
 }
 
 export interface ContainmentProbe {
@@ -107,7 +108,13 @@ const PID_NAMESPACE =
 
 let toolCache: Tools | undefined;
 function tools(): Tools {
-  toolCache ??= { sh: systemTool("sh"), setpriv: systemTool("setpriv"), unshare: systemTool("unshare"), sleep: systemTool("sleep") };
+  toolCache ??= {
+    sh: systemTool("sh"),
+    setpriv: systemTool("setpriv"),
+    unshare: systemTool("unshare"),
+    sleep: systemTool("sleep"),
+    env: systemTool("env"),
+  };
   return toolCache;
 }
 
@@ -203,6 +210,66 @@ export async function containedStart(method: ContainmentMethod | "auto", argv: s
     case "process-group":
       return start(argv);
   }
+}
+
+// A cgroup start made ahead of its program (process-runner.ts, `prepareContainedStart`). Moving a
+// process into a cgroup waits for the kernel (an RCU grace period: 10–15 ms per move, measured on
+// Linux 6.18 while the runner works), so the wrapper is started and moved while the runner still
+// prepares the run; then it waits. When the run begins, the runner writes one line on its stdin:
+// the path of a script (written by the runner in a folder only its user can enter) that sets the
+// program's input, folder and whole environment and execs it — the rest of stdin is the program's.
+// The wrapper exists only while no agent or guard process does (the callers' rule), and its stdin
+// is a socket, which no other process can open through /proc: nothing else can give it a program.
+const ENTER_CGROUP_AND_WAIT =
+  'G=$1; shift; { echo $$ > "$G/cgroup.procs"; } 2>/dev/null || { echo "runner: cannot enter the cgroup $G" >&2; exit 125; }; IFS= read -r S || exit 125; . "$S"';
+
+/** A wrapper to start now, for a program given later (`startScript`); undefined where the cgroup method is not the one used or `env` is missing. */
+export async function aheadStart(): Promise<ContainedStart | undefined> {
+  if ((await bestContainment()) !== "cgroup") return undefined;
+  const probe = await probeContainment("cgroup");
+  const { sh, setpriv, env } = tools();
+  if (!probe.works || sh === undefined || env === undefined) return undefined;
+  const cgroup = newCgroupPath(probe.parent!);
+  try {
+    mkdirSync(cgroup);
+  } catch {
+    return undefined;
+  }
+  const tag = randomBytes(8).toString("hex");
+  const wrapper = [sh, "-c", ENTER_CGROUP_AND_WAIT, "runner", cgroup];
+  return {
+    method: "cgroup",
+    argv: setpriv === undefined ? wrapper : [setpriv, "--pdeathsig", "KILL", "--", ...wrapper],
+    env: { [CONTAINMENT_ENV]: tag },
+    tag,
+    cgroup,
+  };
+}
+
+/**
+ * The script a wrapper of `aheadStart` sources to become `argv` in `cwd` with exactly `env` (plus
+ * the run's tag), stdin /dev/null unless the program gets input; undefined when `env` cannot carry
+ * it (a name `env` would read as an option, a program whose name looks like an assignment).
+ */
+export function startScript(
+  start: ContainedStart,
+  argv: readonly string[],
+  env: Record<string, string>,
+  cwd: string,
+  input: boolean,
+): string | undefined {
+  const envTool = tools().env;
+  if (envTool === undefined || argv.length === 0 || argv[0]!.includes("=")) return undefined;
+  const tagged: Record<string, string> = { ...env, [CONTAINMENT_ENV]: withToken(env[CONTAINMENT_ENV], start.tag) };
+  const names = Object.keys(tagged);
+  if (names.some((name) => name === "" || name.startsWith("-") || name.includes("="))) return undefined;
+  const pairs = names.map((name) => shellQuote(`${name}=${tagged[name]}`));
+  return `${input ? "" : "exec </dev/null\n"}cd -- ${shellQuote(cwd)} || exit 126\nexec ${shellQuote(envTool)} -i ${pairs.join(" ")} ${argv.map(shellQuote).join(" ")}\n`;
+}
+
+/** `text` as one word of sh, whatever it holds (NUL aside, which no argument or variable can hold). */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 function pidNamespaceArgv(argv: string[], userNamespace: boolean): string[] {

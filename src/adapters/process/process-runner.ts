@@ -9,8 +9,9 @@
 // everything else the containment holds; the result waits until they are gone. Without
 // containment, processes that left the group (setsid) cannot be killed; if they hold the output
 // pipes, they are closed on our side 2 s after the child's exit so the result still resolves.
-import { spawn } from "node:child_process";
-import { closeSync, mkdirSync, statSync, writeSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
@@ -19,15 +20,18 @@ import { StreamRedactor } from "../../core/agent/stream-redactor.js";
 import { ensureRealFolder, openSafely } from "../files/safe-files.js";
 import { FAILING_LINE, FAILURE_WINDOW, FEEDBACK_HEAD, outputExcerpt } from "../../core/base/text-limits.js";
 import {
+  aheadStart,
   containedStart,
   containmentRecord,
   discardStart,
   endContainedRun,
   killLeftoversNow,
+  startScript,
   type ContainedStart,
   type ContainmentMethod,
   type ContainmentRecord,
 } from "./containment.js";
+import { writeCgroupKill } from "./cgroups.js";
 import { interpreterProblem, lookupProgram, systemTool } from "./program-path.js";
 
 export interface ProcessRequest {
@@ -173,35 +177,68 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
         argv = [sh, "-c", 'cat | exec "$@"', "sh", found.file, ...request.argv.slice(1)];
       }
     }
+    // A wrapper started ahead is this run's if it can be; never left waiting while a run goes on.
+    const early = await takeAheadStart();
+    let ready: Ready | undefined;
     if (request.containment !== "off") {
-      try {
-        start = await containedStart(request.containment ?? "auto", argv, request.env);
-      } catch (error) {
-        const spawnError = `cannot start ${JSON.stringify(program)}: ${(error as Error).message}`;
-        return notStarted({ spawnError }, spawnError);
+      const method = request.containment ?? "auto";
+      const script =
+        early && (method === "auto" || method === "cgroup")
+          ? startScript(early.start, argv, request.env, request.cwd, request.input !== undefined)
+          : undefined;
+      if (early !== undefined && script !== undefined) {
+        start = early.start;
+        ready = { child: early.child, script };
+      } else {
+        if (early !== undefined) await endAheadStart(early);
+        try {
+          start = await containedStart(method, argv, request.env);
+        } catch (error) {
+          const spawnError = `cannot start ${JSON.stringify(program)}: ${(error as Error).message}`;
+          return notStarted({ spawnError }, spawnError);
+        }
       }
       // The first run of a process probes the methods: the signal may have fired meanwhile.
       if (request.abortSignal?.aborted) {
-        discardStart(start);
+        if (ready !== undefined && early !== undefined) await endAheadStart(early);
+        else discardStart(start);
         return notStarted({ aborted: true }, "not started: aborted");
       }
+    } else if (early !== undefined) {
+      await endAheadStart(early);
     }
-    return await supervise({ ...request, argv }, program, start, log);
+    return await supervise({ ...request, argv }, program, start, log, ready);
   } finally {
     log.close();
   }
 }
 
-async function supervise(request: ProcessRequest, program: string, start: ContainedStart | undefined, log: OutputLog): Promise<ProcessResult> {
+async function supervise(
+  request: ProcessRequest,
+  program: string,
+  start: ContainedStart | undefined,
+  log: OutputLog,
+  ready?: Ready,
+): Promise<ProcessResult> {
   const started = performance.now();
   const [command, ...args] = start?.argv ?? request.argv;
   // node:child_process directly (not execa: its 100+ ms of imports would be paid by every step).
-  const subprocess = spawn(command!, args, {
-    cwd: request.cwd,
-    env: start?.env ?? request.env,
-    detached: true,
-    stdio: [request.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-  });
+  const subprocess =
+    ready?.child ??
+    spawn(command!, args, {
+      cwd: request.cwd,
+      env: start?.env ?? request.env,
+      detached: true,
+      stdio: [request.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+  // A wrapper started ahead gets its program now: the script's path, then the program's input.
+  let scriptFile: string | undefined;
+  if (ready !== undefined) {
+    scriptFile = writeStartScript(ready.script);
+    subprocess.stdin!.on("error", () => undefined);
+    subprocess.stdin!.write(`${scriptFile}\n`);
+    if (request.input === undefined) subprocess.stdin!.end();
+  }
   // Settles once: with the exit code and signal when every pipe has closed, or with the spawn error.
   const settled = new Promise<{ exitCode: number | undefined; signal: string | undefined; code?: string }>((resolve) => {
     subprocess.once("error", (error: NodeJS.ErrnoException) => {
@@ -316,8 +353,114 @@ async function supervise(request: ProcessRequest, program: string, start: Contai
     subprocess.off("exit", onChildExit);
     process.off("exit", onRunnerExit);
     request.abortSignal?.removeEventListener("abort", onAbort);
+    if (scriptFile !== undefined) rmSync(scriptFile, { force: true });
   }
 }
+
+/** A wrapper started ahead, in its cgroup, waiting for its program (containment.ts, aheadStart). */
+interface AheadStart {
+  start: ContainedStart;
+  child: ChildProcess;
+  record: ContainmentRecord;
+}
+
+/** What supervise needs to give a waiting wrapper its program. */
+interface Ready {
+  child: ChildProcess;
+  script: string;
+}
+
+let ahead: Promise<AheadStart | undefined> | undefined;
+/** The wrapper waiting now, for the runner's own exit. */
+let waiting: AheadStart | undefined;
+
+/**
+ * Starts the wrapper of the next contained run now (the cgroup method, containment.ts:
+ * aheadStart), so that its move into the cgroup is done while the runner still prepares the run.
+ * Call it only where no agent or guard process exists — a step does so once a killed runner's
+ * leftovers are ended, and again once the agent's run has ended: the next runProcess takes it (it
+ * is never left waiting while another run goes on), and discardAheadStart ends one nobody took.
+ */
+export function prepareAheadStart(): void {
+  if (os.tmpdir().includes("\n")) return; // (the script's path is one line on the wrapper's stdin)
+  ahead ??= aheadStart().then(
+    (start) => (start === undefined ? undefined : spawnAhead(start)),
+    () => undefined,
+  );
+}
+
+/** Ends a wrapper started ahead that no run took (the end of a step). */
+export async function discardAheadStart(): Promise<void> {
+  const early = await takeAheadStart();
+  if (early !== undefined) await endAheadStart(early);
+}
+
+function spawnAhead(start: ContainedStart): AheadStart | undefined {
+  const [command, ...args] = start.argv;
+  const child = spawn(command!, args, { cwd: "/", env: start.env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+  child.once("error", () => undefined);
+  if (child.pid === undefined) {
+    discardStart(start);
+    return undefined;
+  }
+  // While it waits it must not keep the runner alive; when the runner exits, it ends too.
+  hold(child, false);
+  waiting = { start, child, record: containmentRecord(start, child.pid) };
+  process.once("exit", killWaiting);
+  return waiting;
+}
+
+async function takeAheadStart(): Promise<AheadStart | undefined> {
+  const pending = ahead;
+  ahead = undefined;
+  const early = await pending;
+  if (early === undefined) return undefined;
+  waiting = undefined;
+  process.off("exit", killWaiting);
+  if (early.child.exitCode !== null || early.child.signalCode !== null) {
+    await endAheadStart(early);
+    return undefined;
+  }
+  hold(early.child, true);
+  return early;
+}
+
+async function endAheadStart(early: AheadStart): Promise<void> {
+  if (early.child.pid !== undefined) killGroup(early.child.pid, "SIGKILL");
+  early.child.stdin?.destroy();
+  early.child.stdout?.destroy();
+  early.child.stderr?.destroy();
+  await endContainedRun(early.record);
+}
+
+function killWaiting(): void {
+  if (waiting?.child.pid === undefined) return;
+  killGroup(waiting.child.pid, "SIGKILL");
+  if (waiting.start.cgroup !== null) writeCgroupKill(waiting.start.cgroup);
+}
+
+/** Whether a child and its pipes keep the runner's event loop alive. */
+function hold(child: ChildProcess, on: boolean): void {
+  for (const handle of [child, child.stdin, child.stdout, child.stderr] as ({ ref?: () => void; unref?: () => void } | null)[]) {
+    if (on) handle?.ref?.();
+    else handle?.unref?.();
+  }
+}
+
+let scriptFolder: string | undefined;
+
+/** A start script in a folder of the runner's own (only its user can enter it; removed when the runner exits). */
+function writeStartScript(script: string): string {
+  if (scriptFolder === undefined) {
+    const folder = mkdtempSync(path.join(os.tmpdir(), "runner-start-"));
+    scriptFolder = folder;
+    process.once("exit", () => rmSync(folder, { recursive: true, force: true }));
+  }
+  const file = path.join(scriptFolder, `${process.pid}-${++scripts}.sh`);
+  writeFileSync(file, script, { mode: 0o600, flag: "wx" });
+  return file;
+}
+let scripts = 0;
 
 /** Signals every process of the group led by `pid`; a group that is already gone is fine. */
 function killGroup(pid: number, signal: NodeJS.Signals): void {

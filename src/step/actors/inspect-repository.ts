@@ -8,6 +8,7 @@ import path from "node:path";
 import { fromPromise } from "xstate";
 import { OPERATION_MARKERS } from "../../adapters/git/agent-git.js";
 import { killLeftovers } from "../../adapters/process/containment.js";
+import { prepareAheadStart } from "../../adapters/process/process-runner.js";
 import { changedPathList } from "../../adapters/git/git.js";
 import { restoreControlFiles, snapshotControlFiles } from "../../adapters/git/git-control.js";
 import { readJournal, removeJournal } from "../../adapters/records/journal.js";
@@ -23,6 +24,9 @@ export function inspectRepositoryActor({ root, gitDir, git, state, earlyStatus }
     const journal = await readJournal(state.journal);
     // A killed runner's agent (or guard) may still be running, writing into the work tree: it ends first.
     if (journal?.containment) await killLeftovers(journal.containment);
+    // No process of an agent or a guard is left now: the agent's contained start can begin (its
+    // wrapper moves into its cgroup while the step checks, loads and writes the prompt).
+    prepareAheadStart();
     // Before any git call reads them: what an interrupted iteration's agent did to them is undone.
     const controlRestored = journal?.control ? restoreControlFiles(gitDir, journal.control) : [];
     // Once both local-only folders hold something (after a run's first iteration), the status itself

@@ -10,7 +10,7 @@ import { answerFile, readAgentAnswer } from "../../adapters/agent/agent-answer.j
 import { executorFor } from "../../adapters/executors/registry.js";
 import { IterationLog } from "../../adapters/records/iteration-log.js";
 import { recordContainment } from "../../adapters/records/journal.js";
-import { outcomeOf } from "../../adapters/process/process-runner.js";
+import { outcomeOf, prepareAheadStart } from "../../adapters/process/process-runner.js";
 import { agentFailure } from "../../core/agent/agent-failure.js";
 import { agentStepKind, type AgentRunFacts } from "../../core/step/step-facts.js";
 import { redactSecrets } from "../../core/base/text-limits.js";
@@ -53,6 +53,9 @@ export function runAgentActor({ root, env, state, secrets, now, abortSignal, onP
       onOutput: (chunk) => onProgress?.({ type: "output", phase: "agent", iteration: start.iteration, text: chunk }),
       onSpawn: (record) => recordContainment(state.journal, record),
     });
+    // Everything the agent started has ended (the executor waits for that): the guard's contained
+    // start can begin while its answer, the tree and the work tree are looked at.
+    prepareAheadStart();
     const session = result.session;
     const ended = !result.timedOut && !result.aborted && result.spawnError === undefined;
     // The answer, read and checked once (re-load takes it from here): whether the agent answered
