@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { runIdFromBranch } from "../../core/commit/run-id.js";
 import { RefusalError } from "../../errors.js";
+import { commitTimeNow, moveBranch, writeCommitObject, writesCommitsItself } from "./commit-writer.js";
 import { gitDir, GitRepo, type CommitIdentity } from "./git.js";
 import { projectPath } from "../files/project-files.js";
 import { ensureRunnerIndex, publishRunnerIndex } from "./runner-index.js";
@@ -32,12 +33,18 @@ export async function commitStaged(
   identity: CommitIdentity,
   lock: { lockLost?: () => string | undefined; lost: (reason: string) => Error },
 ): Promise<string> {
-  const { git, state, branch, parent } = target;
-  const sha = await git.commitTree(await git.writeTree(), parent, message, identity);
+  const { git, gitDir: dir, state, branch, parent } = target;
+  const tree = await git.writeTree();
+  // The object and the move written as git writes them, where the runner can (commit-writer.ts).
+  const itself = writesCommitsItself(dir, identity);
+  const when = commitTimeNow();
+  const sha =
+    (itself ? writeCommitObject(dir, tree, parent, message, identity, when) : undefined) ?? (await git.commitTree(tree, parent, message, identity));
   const reason = lock.lockLost?.();
   if (reason !== undefined) throw lock.lost(reason);
-  await git.updateRef(`refs/heads/${branch}`, sha, parent);
-  await publishRunnerIndex(state, target.gitDir, sha);
+  if ((itself ? moveBranch(dir, branch, sha, parent, identity, when) : undefined) === undefined)
+    await git.updateRef(`refs/heads/${branch}`, sha, parent);
+  await publishRunnerIndex(state, dir, sha);
   return sha;
 }
 
