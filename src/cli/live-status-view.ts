@@ -1,7 +1,7 @@
 // What `runner run` publishes for `runner watch` while it works (src/core/step/live-status.ts): a view of
 // the run like the terminal's live block, written to the run's status file instead of the screen.
-// Output (many small chunks) is written at most every WRITE_EVERY_MS; a new phase, an iteration, a
-// notice and the summary at once. The writes are small and synchronous and never wait for a reader:
+// Output (many small chunks) is written at most every WRITE_EVERY_MS; a new phase and the end of an
+// iteration at once unless the last write was less than that ago; a notice and the summary at once. The writes are small and synchronous and never wait for a reader:
 // a watch cannot slow the run down.
 import type { LiveStatusFile } from "../adapters/records/live-status.js";
 import { totalsOf } from "../core/agent/agent-usage.js";
@@ -55,10 +55,12 @@ export function liveStatusView(file: LiveStatusFile, now: () => number, facts: L
     ended: null,
   };
   let timer: NodeJS.Timeout | undefined;
+  let written = Number.NEGATIVE_INFINITY;
   const write = () => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
-    status.updated_at = iso(now());
+    written = now();
+    status.updated_at = iso(written);
     status.lines = output.tail;
     status.line_count = output.count;
     status.agent_status = output.status || null;
@@ -68,6 +70,9 @@ export function liveStatusView(file: LiveStatusFile, now: () => number, facts: L
     timer ??= setTimeout(write, WRITE_EVERY_MS);
     timer.unref();
   };
+  // A new phase or the end of an iteration: at once, unless the file was written a moment ago (an
+  // iteration of a fast agent has five of them in 100 ms: one write then, the rest with the next).
+  const promptly = () => (now() - written >= WRITE_EVERY_MS ? write() : soon());
   const log = (lines: readonly string[]) => {
     for (const text of lines) status.log.push({ seq: ++seq, text });
     status.log = status.log.slice(-LIVE_LIMITS.log);
@@ -84,7 +89,7 @@ export function liveStatusView(file: LiveStatusFile, now: () => number, facts: L
         if (event.title !== undefined || event.nodeId === undefined) status.title = event.title ?? null;
         status.phase = event.phase;
         status.phase_since = iso(now());
-        write();
+        promptly();
       } else if (event.text) {
         output.push(event.text);
         soon();
@@ -114,7 +119,7 @@ export function liveStatusView(file: LiveStatusFile, now: () => number, facts: L
       status.phase = null;
       status.phase_since = iso(now());
       output.reset();
-      write();
+      promptly();
     },
     notice(notice) {
       if (shownAsLine(notice)) log([notice.message]);

@@ -7,7 +7,7 @@
 // docs/decisions.md, "Iteration logs refer to the tree git holds".
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { rm, stat } from "node:fs/promises";
+import { readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { iterationDir, LAYOUT } from "../../core/base/layout.js";
 import type { GitRepo } from "../git/git.js";
@@ -30,6 +30,9 @@ type Refs = Partial<Record<SnapshotSide, SnapshotRef>>;
 
 const HEX = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
+/** Files up to this size are hashed from one read; larger ones from a stream. */
+const READ_WHOLE_BYTES = 4 * 1024 * 1024;
+
 /** git's object id of a blob holding `file`'s bytes (SHA-1, or SHA-256 in a repository whose ids are 64 characters); undefined when it is missing. */
 async function blobIdOfFile(file: string, idLength: number): Promise<string | undefined> {
   const size = await stat(file).then(
@@ -38,7 +41,9 @@ async function blobIdOfFile(file: string, idLength: number): Promise<string | un
   );
   if (size === undefined) return undefined;
   const hash = createHash(idLength === 64 ? "sha256" : "sha1").update(`blob ${size}\0`);
-  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) hash.update(chunk);
+  // (a tree file of up to a few MB read at once; a larger one streamed, never held whole)
+  if (size <= READ_WHOLE_BYTES) hash.update(await readFile(file));
+  else for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) hash.update(chunk);
   return hash.digest("hex");
 }
 
