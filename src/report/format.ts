@@ -3,13 +3,28 @@
 
 import { formatDuration } from "../core/step/durations.js";
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+/** `&` first: the others' replacements hold one. */
+const ESCAPES = [
+  ["&", "&amp;"],
+  ["<", "&lt;"],
+  [">", "&gt;"],
+  ['"', "&quot;"],
+  ["'", "&#39;"],
+] as const;
+// Characters XML forbids (C0 controls but tab, newline, carriage return) would break the SVG.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g;
 
-/** Text made safe for HTML element content and quoted attribute values (and SVG, which is XML). */
+/**
+ * Text made safe for HTML element content and quoted attribute values (and SVG, which is XML). Each
+ * character replaced by one native pass over the text, and only where it occurs: a long run's report
+ * escapes megabytes of patches, where a callback per match was its largest single cost.
+ */
 export function escapeHtml(text: string): string {
-  // Characters XML forbids (C0 controls but tab, newline, carriage return) would break the SVG.
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "\uFFFD");
+  let out = text;
+  for (const [character, entity] of ESCAPES) if (out.includes(character)) out = out.replaceAll(character, entity);
+  FORBIDDEN.lastIndex = 0;
+  return FORBIDDEN.test(out) ? out.replace(FORBIDDEN, "\uFFFD") : out;
 }
 
 /** `850 ms`, `4.2 s`, `3 min 05 s`, `1 h 02 min` (core/step/durations.ts). */

@@ -228,7 +228,9 @@ export async function auditOfRun({ root, runIdOption }: RunRequest): Promise<Aud
 export async function auditOfRunOnItsOwnThread(request: RunRequest): Promise<AuditReport | undefined> {
   if (existsSync(THREAD_FILE)) {
     const answer = await new Promise<{ report?: AuditReport } | undefined>((resolve) => {
-      const thread = new Worker(THREAD_FILE, { workerData: request });
+      // (a young generation of 4 MB: the thread's objects are short-lived versions of the tree, and
+      // V8's default of up to 48 MB is resident memory of the whole command — 159 → 142 MB measured)
+      const thread = new Worker(THREAD_FILE, { workerData: request, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
       thread.once("message", (message: { report?: AuditReport; error?: string }) => resolve(message.error === undefined ? message : undefined));
       thread.once("error", () => resolve(undefined));
       thread.once("exit", () => resolve(undefined));

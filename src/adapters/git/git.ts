@@ -1,6 +1,8 @@
 // Git: one git process per call, run with node:child_process (see docs/decisions.md: simple-git
-// waited 50 ms after every silent command and ran one process at a time). Reports facts (branch,
-// changed paths, loop commits); core decides policy.
+// waited 50 ms after every silent command and ran one process at a time), except reads of files at
+// a revision, which one `git cat-file --batch` kept by the process answers (GitRepo.readKept), and
+// the loop commit's object and branch move, which the runner writes itself (commit-writer.ts).
+// Reports facts (branch, changed paths, loop commits); core decides policy.
 //
 // Every git call of the runner runs no repository hook and no program named by configuration the
 // agent could have written (the threat model in docs/decisions.md): hooks go to /dev/null, no
