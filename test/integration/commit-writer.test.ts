@@ -2,7 +2,8 @@
 // itself: the same commit id as `git commit-tree` for the same tree, parent, message, identity and
 // time; objects git reads and fsck accepts; the move by git's lock-file protocol, refused where the
 // branch moved or another process holds the lock, left to git where the ref is not a loose file.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -143,6 +144,23 @@ describe("the runner's move of a branch", () => {
     expect(() => moveBranch(gitDir, "runner/x", commit, moved, identity, when)).toThrow(/another git process/);
     expect(readFileSync(lock, "utf8")).toBe("held\n"); // someone else's lock is left alone
     expect((await git(dir, ["rev-parse", "runner/x"])).trim()).toBe(moved);
+  });
+
+  it("waits on no FIFO the agent planted as a reflog or at the commit's object file", async () => {
+    const { dir, gitDir, tree, parent } = await repository();
+    const reflog = path.join(gitDir, "logs", "refs", "heads", "runner", "x");
+    rmSync(reflog);
+    execFileSync("mkfifo", [reflog]);
+    const text = commitText(tree, parent, "iteration 1\n", identity, when);
+    const id = createHash("sha1")
+      .update(`commit ${Buffer.byteLength(text)}\0${text}`)
+      .digest("hex");
+    mkdirSync(path.join(gitDir, "objects", id.slice(0, 2)), { recursive: true });
+    execFileSync("mkfifo", [path.join(gitDir, "objects", id.slice(0, 2), id.slice(2))]);
+    expect(writeCommitObject(gitDir, tree, parent, "iteration 1\n", identity, when)).toBe(id);
+    expect(moveBranch(gitDir, "runner/x", id, parent, identity, when)).toBe(true);
+    expect((await git(dir, ["rev-parse", "runner/x"])).trim()).toBe(id);
+    expect((await gitBytes(dir, ["cat-file", "commit", id])).toString("utf8")).toBe(text);
   });
 
   it("is left to git where the branch is not a loose ref", async () => {

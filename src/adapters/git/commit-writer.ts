@@ -13,10 +13,11 @@
 // An object file already at the commit's id is read and compared: one the agent planted there
 // (git would keep it) is replaced by the runner's.
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, constants, existsSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, linkSync, mkdirSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { deflateSync, inflateSync } from "node:zlib";
 import { GitError } from "../../errors.js";
+import { readAgentFileRange } from "../files/safe-files.js";
 import { commonDir } from "./git-control.js";
 import type { CommitIdentity } from "./git.js";
 
@@ -65,11 +66,8 @@ export function writesCommitsItself(
 ): boolean {
   if (env.GIT_AUTHOR_DATE !== undefined || env.GIT_COMMITTER_DATE !== undefined) return false;
   if (!asGitWrites(identity.name) || !asGitWrites(identity.email)) return false;
-  try {
-    return !/sharedrepository/i.test(readFileSync(path.join(commonDir(gitDir), "config"), "utf8"));
-  } catch {
-    return false;
-  }
+  const config = readAgentFileRange(path.join(commonDir(gitDir), "config"), 0, MAX_CONFIG_BYTES);
+  return config.kind === "bytes" && config.size <= MAX_CONFIG_BYTES && !/sharedrepository/i.test(config.bytes.toString("utf8"));
 }
 
 /**
@@ -112,12 +110,27 @@ export function writeCommitObject(
   return id;
 }
 
+/** Whether the object file at `file` holds `object` (read as the agent's files are: no link, no FIFO). */
 function holds(file: string, object: Buffer): boolean {
+  const read = readAgentFileRange(file, 0, MAX_OBJECT_FILE_BYTES);
+  if (read.kind !== "bytes" || read.size > MAX_OBJECT_FILE_BYTES) return false;
   try {
-    return inflateSync(readFileSync(file)).equals(object);
+    return inflateSync(read.bytes).equals(object);
   } catch {
     return false;
   }
+}
+
+/** A repository's config larger than this is left to git (it is read whole here). */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** A commit object's file is far smaller (its message is bounded). */
+const MAX_OBJECT_FILE_BYTES = 16 * 1024 * 1024;
+
+/** A small file of the git folder, which the agent can write: its text, or undefined when it is not a regular file. */
+function readGitFile(file: string): string | undefined {
+  const read = readAgentFileRange(file, 0, 64 * 1024);
+  return read.kind === "bytes" ? read.bytes.toString("utf8") : undefined;
 }
 
 /**
@@ -136,13 +149,8 @@ export function moveBranch(
 ): true | undefined {
   const common = commonDir(gitDir);
   const ref = path.join(common, "refs", "heads", ...branch.split("/"));
-  let current: string;
-  try {
-    current = readFileSync(ref, "utf8");
-  } catch {
-    return undefined;
-  }
-  if (!/^[0-9a-f]{40}\n$/.test(current) || !/^[0-9a-f]{40}$/.test(commit)) return undefined;
+  const current = readGitFile(ref);
+  if (current === undefined || !/^[0-9a-f]{40}\n$/.test(current) || !/^[0-9a-f]{40}$/.test(commit)) return undefined;
   const lock = `${ref}.lock`;
   let fd: number;
   try {
@@ -158,9 +166,11 @@ export function moveBranch(
     } finally {
       closeSync(fd);
     }
-    const now = readFileSync(ref, "utf8");
+    const now = readGitFile(ref);
     if (now !== `${parent}\n`)
-      throw new GitError(`git update-ref failed: cannot lock ref 'refs/heads/${branch}': is at ${now.trim()} but expected ${parent}`);
+      throw new GitError(
+        `git update-ref failed: cannot lock ref 'refs/heads/${branch}': is at ${now?.trim() ?? "something else"} but expected ${parent}`,
+      );
     const line = `${parent} ${commit} ${signature(identity, when)}\t${reason}\n`;
     appendIfPresent(path.join(common, "logs", "refs", "heads", ...branch.split("/")), line);
     if (readHead(gitDir) === `ref: refs/heads/${branch}`) appendIfPresent(path.join(gitDir, "logs", "HEAD"), line);
@@ -173,23 +183,22 @@ export function moveBranch(
 }
 
 function readHead(gitDir: string): string | undefined {
-  try {
-    return readFileSync(path.join(gitDir, "HEAD"), "utf8").trim();
-  } catch {
-    return undefined;
-  }
+  return readGitFile(path.join(gitDir, "HEAD"))?.trim();
 }
 
-/** Adds `line` to a reflog that exists (git creates them when the branch is made; a repository without reflogs gets none). */
+/**
+ * Adds `line` to a reflog that exists (git creates them when the branch is made; a repository
+ * without reflogs gets none). Only to a regular file: a FIFO planted there is never waited on.
+ */
 function appendIfPresent(file: string, line: string): void {
   let fd: number;
   try {
-    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return;
   }
   try {
-    writeSync(fd, line);
+    if (fstatSync(fd).isFile()) writeSync(fd, line);
   } finally {
     closeSync(fd);
   }

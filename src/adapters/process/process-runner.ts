@@ -186,9 +186,11 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
         early && (method === "auto" || method === "cgroup")
           ? startScript(early.start, argv, request.env, request.cwd, request.input !== undefined)
           : undefined;
-      if (early !== undefined && script !== undefined) {
+      // (a script that cannot be written — no room in the temporary folder — means a start made at once)
+      const scriptFile = script === undefined ? undefined : writeStartScript(script);
+      if (early !== undefined && scriptFile !== undefined) {
         start = early.start;
-        ready = { child: early.child, script };
+        ready = { child: early.child, scriptFile };
       } else {
         if (early !== undefined) await endAheadStart(early);
         try {
@@ -200,8 +202,10 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
       }
       // The first run of a process probes the methods: the signal may have fired meanwhile.
       if (request.abortSignal?.aborted) {
-        if (ready !== undefined && early !== undefined) await endAheadStart(early);
-        else discardStart(start);
+        if (ready !== undefined && early !== undefined) {
+          rmSync(ready.scriptFile, { force: true });
+          await endAheadStart(early);
+        } else discardStart(start);
         return notStarted({ aborted: true }, "not started: aborted");
       }
     } else if (early !== undefined) {
@@ -234,7 +238,7 @@ async function supervise(
   // A wrapper started ahead gets its program now: the script's path, then the program's input.
   let scriptFile: string | undefined;
   if (ready !== undefined) {
-    scriptFile = writeStartScript(ready.script);
+    scriptFile = ready.scriptFile;
     subprocess.stdin!.on("error", () => undefined);
     subprocess.stdin!.write(`${scriptFile}\n`);
     if (request.input === undefined) subprocess.stdin!.end();
@@ -367,7 +371,8 @@ interface AheadStart {
 /** What supervise needs to give a waiting wrapper its program. */
 interface Ready {
   child: ChildProcess;
-  script: string;
+  /** The script that makes the wrapper the program (removed when the run ends). */
+  scriptFile: string;
 }
 
 let ahead: Promise<AheadStart | undefined> | undefined;
@@ -449,16 +454,20 @@ function hold(child: ChildProcess, on: boolean): void {
 
 let scriptFolder: string | undefined;
 
-/** A start script in a folder of the runner's own (only its user can enter it; removed when the runner exits). */
-function writeStartScript(script: string): string {
-  if (scriptFolder === undefined) {
-    const folder = mkdtempSync(path.join(os.tmpdir(), "runner-start-"));
-    scriptFolder = folder;
-    process.once("exit", () => rmSync(folder, { recursive: true, force: true }));
+/** A start script in a folder of the runner's own (only its user can enter it; removed when the runner exits); undefined when it cannot be written. */
+function writeStartScript(script: string): string | undefined {
+  try {
+    if (scriptFolder === undefined) {
+      const folder = mkdtempSync(path.join(os.tmpdir(), "runner-start-"));
+      scriptFolder = folder;
+      process.once("exit", () => rmSync(folder, { recursive: true, force: true }));
+    }
+    const file = path.join(scriptFolder, `${process.pid}-${++scripts}.sh`);
+    writeFileSync(file, script, { mode: 0o600, flag: "wx" });
+    return file;
+  } catch {
+    return undefined;
   }
-  const file = path.join(scriptFolder, `${process.pid}-${++scripts}.sh`);
-  writeFileSync(file, script, { mode: 0o600, flag: "wx" });
-  return file;
 }
 let scripts = 0;
 
