@@ -103,10 +103,17 @@ export function writeCommitObject(
   try {
     linkSync(temp, file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !holds(file, object)) throw error;
-  } finally {
-    unlinkSync(temp);
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+      // A file system without hard links: renamed into place instead, as git does.
+      renameSync(temp, file);
+      return id;
+    }
+    if (!holds(file, object)) {
+      unlinkSync(temp);
+      throw error;
+    }
   }
+  unlinkSync(temp);
   return id;
 }
 
