@@ -4,7 +4,6 @@
 // link, never through a link itself, never from a FIFO or device (src/adapters/files/safe-files.ts), so a
 // link an agent planted cannot hand a file from outside the repository to the person's MCP client.
 import { lstatSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { findRun } from "../adapters/audit/resolve-run.js";
@@ -45,11 +44,19 @@ function iterationOf(value: string | string[] | undefined): number {
   return number;
 }
 
+/** The tree file or the goal, read as the agent's files are (it can write them during an iteration): no link, no FIFO. */
 async function projectFile(folder: string, relative: string): Promise<string> {
   const root = findProjectRoot(folder);
-  return readFile(inProject(root, relative), "utf8").catch(() => {
+  let read: ReturnType<typeof readAgentFile>;
+  try {
+    read = readAgentFile(inProject(root, relative));
+  } catch {
+    read = { kind: "missing" };
+  }
+  if (read.kind === "not-regular") throw new RefusalError(`${relative} is not a regular file (a link, perhaps); it is not read.`);
+  if (read.kind === "missing")
     throw new RefusalError(`${relative} cannot be read in ${root}; \`runner validate\` says what is wrong with the runner's files.`);
-  });
+  return read.text;
 }
 
 /** The text of a file of an iteration's local log, read without following a link anywhere below the repository's top. */

@@ -4,7 +4,7 @@
 // client named in a Runner-Client trailer, and audited clean; every refusal is a tool error with one
 // sentence and nothing written — bad input, an unknown node, a run at work (unless `wait`), and a
 // call from inside an agent's containment. Resources: the tree, the goal, an iteration and its log.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -454,6 +454,13 @@ describe("runner mcp: resources", () => {
     rmSync(folder, { recursive: true });
     symlinkSync(outside, folder);
     await expect(read("runner://runs/m1/iterations/2/executor.log")).rejects.toThrow(/\.runner\/iterations\/m1\/0002 is not a folder here/);
+    // The goal and the tree are in the agent's reach too: a FIFO is never waited on, a link never followed.
+    rmSync(path.join(s.dir, ".runner/GOAL.md"));
+    execFileSync("mkfifo", [path.join(s.dir, ".runner/GOAL.md")]);
+    await expect(read("runner://goal")).rejects.toThrow(/\.runner\/GOAL\.md is not a regular file \(a link, perhaps\); it is not read/);
+    rmSync(path.join(s.dir, TREE_FILE));
+    symlinkSync(path.join(outside, "executor.log"), path.join(s.dir, TREE_FILE));
+    await expect(read("runner://tree")).rejects.toThrow(/is not a regular file \(a link, perhaps\); it is not read/);
   });
 });
 
