@@ -47,12 +47,7 @@ function iterationOf(value: string | string[] | undefined): number {
 /** The tree file or the goal, read as the agent's files are (it can write them during an iteration): no link, no FIFO. */
 async function projectFile(folder: string, relative: string): Promise<string> {
   const root = findProjectRoot(folder);
-  let read: ReturnType<typeof readAgentFile>;
-  try {
-    read = readAgentFile(inProject(root, relative));
-  } catch {
-    read = { kind: "missing" };
-  }
+  const read = readAgentFile(inProject(root, relative));
   if (read.kind === "not-regular") throw new RefusalError(`${relative} is not a regular file (a link, perhaps); it is not read.`);
   if (read.kind === "missing")
     throw new RefusalError(`${relative} cannot be read in ${root}; \`runner validate\` says what is wrong with the runner's files.`);

@@ -17,7 +17,7 @@ import { closeSync, constants, existsSync, fstatSync, linkSync, mkdirSync, openS
 import path from "node:path";
 import { deflateSync, inflateSync } from "node:zlib";
 import { GitError } from "../../errors.js";
-import { readAgentFileRange } from "../files/safe-files.js";
+import { readAgentFileRange, readSmallAgentFile } from "../files/safe-files.js";
 import { commonDir } from "./git-control.js";
 import type { CommitIdentity } from "./git.js";
 
@@ -66,8 +66,8 @@ export function writesCommitsItself(
 ): boolean {
   if (env.GIT_AUTHOR_DATE !== undefined || env.GIT_COMMITTER_DATE !== undefined) return false;
   if (!asGitWrites(identity.name) || !asGitWrites(identity.email)) return false;
-  const config = readAgentFileRange(path.join(commonDir(gitDir), "config"), 0, MAX_CONFIG_BYTES);
-  return config.kind === "bytes" && config.size <= MAX_CONFIG_BYTES && !/sharedrepository/i.test(config.bytes.toString("utf8"));
+  const config = readSmallAgentFile(path.join(commonDir(gitDir), "config"), MAX_CONFIG_BYTES);
+  return config !== undefined && !/sharedrepository/i.test(config);
 }
 
 /**
@@ -134,11 +134,8 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 /** A commit object's file is far smaller (its message is bounded). */
 const MAX_OBJECT_FILE_BYTES = 16 * 1024 * 1024;
 
-/** A small file of the git folder, which the agent can write: its text, or undefined when it is not a regular file. */
-function readGitFile(file: string): string | undefined {
-  const read = readAgentFileRange(file, 0, 64 * 1024);
-  return read.kind === "bytes" ? read.bytes.toString("utf8") : undefined;
-}
+/** A ref or HEAD: a small file of the git folder, which the agent can write (no link followed, no FIFO waited on). */
+const REF_FILE_BYTES = 64 * 1024;
 
 /**
  * Moves `refs/heads/<branch>` from `parent` to `commit` as git does (see the top of this file): true
@@ -156,7 +153,7 @@ export function moveBranch(
 ): true | undefined {
   const common = commonDir(gitDir);
   const ref = path.join(common, "refs", "heads", ...branch.split("/"));
-  const current = readGitFile(ref);
+  const current = readSmallAgentFile(ref, REF_FILE_BYTES);
   if (current === undefined || !/^[0-9a-f]{40}\n$/.test(current) || !/^[0-9a-f]{40}$/.test(commit)) return undefined;
   const lock = `${ref}.lock`;
   let fd: number;
@@ -173,7 +170,7 @@ export function moveBranch(
     } finally {
       closeSync(fd);
     }
-    const now = readGitFile(ref);
+    const now = readSmallAgentFile(ref, REF_FILE_BYTES);
     if (now !== `${parent}\n`)
       throw new GitError(
         `git update-ref failed: cannot lock ref 'refs/heads/${branch}': is at ${now?.trim() ?? "something else"} but expected ${parent}`,
@@ -190,7 +187,7 @@ export function moveBranch(
 }
 
 function readHead(gitDir: string): string | undefined {
-  return readGitFile(path.join(gitDir, "HEAD"))?.trim();
+  return readSmallAgentFile(path.join(gitDir, "HEAD"), REF_FILE_BYTES)?.trim();
 }
 
 /**

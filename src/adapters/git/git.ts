@@ -14,6 +14,7 @@ import { closeSync, writeSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import { StreamRedactor } from "../../core/agent/stream-redactor.js";
 import { openSafely } from "../files/safe-files.js";
+import { holdEventLoop } from "../process/event-loop.js";
 import { readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { GitError, isSystemError, RefusalError } from "../../errors.js";
@@ -735,12 +736,8 @@ export class ObjectReader {
     return this.failure !== undefined;
   }
 
-  /** Whether the process (and its pipes) keep the runner's event loop alive. */
   private hold(on: boolean): void {
-    for (const handle of [this.child, this.child.stdin, this.child.stdout] as ({ ref?: () => void; unref?: () => void } | null)[]) {
-      if (on) handle?.ref?.();
-      else handle?.unref?.();
-    }
+    holdEventLoop(this.child, on);
   }
 
   /** The text of each of `paths` at `revision` (undefined where it is not a file there), as GitRepo.filesAtRevision, through this process. */

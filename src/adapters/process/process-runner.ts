@@ -32,6 +32,7 @@ import {
   type ContainmentRecord,
 } from "./containment.js";
 import { writeCgroupKill } from "./cgroups.js";
+import { holdEventLoop } from "./event-loop.js";
 import { interpreterProblem, lookupProgram, systemTool } from "./program-path.js";
 
 export interface ProcessRequest {
@@ -409,7 +410,7 @@ function spawnAhead(start: ContainedStart): AheadStart | undefined {
     return undefined;
   }
   // While it waits it must not keep the runner alive; when the runner exits, it ends too.
-  hold(child, false);
+  holdEventLoop(child, false);
   waiting = { start, child, record: containmentRecord(start, child.pid) };
   process.once("exit", killWaiting);
   return waiting;
@@ -426,7 +427,7 @@ async function takeAheadStart(): Promise<AheadStart | undefined> {
     await endAheadStart(early);
     return undefined;
   }
-  hold(early.child, true);
+  holdEventLoop(early.child, true);
   return early;
 }
 
@@ -442,14 +443,6 @@ function killWaiting(): void {
   if (waiting?.child.pid === undefined) return;
   killGroup(waiting.child.pid, "SIGKILL");
   if (waiting.start.cgroup !== null) writeCgroupKill(waiting.start.cgroup);
-}
-
-/** Whether a child and its pipes keep the runner's event loop alive. */
-function hold(child: ChildProcess, on: boolean): void {
-  for (const handle of [child, child.stdin, child.stdout, child.stderr] as ({ ref?: () => void; unref?: () => void } | null)[]) {
-    if (on) handle?.ref?.();
-    else handle?.unref?.();
-  }
 }
 
 let scriptFolder: string | undefined;
