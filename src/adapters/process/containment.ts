@@ -212,7 +212,7 @@ export async function containedStart(method: ContainmentMethod | "auto", argv: s
   }
 }
 
-// A cgroup start made ahead of its program (process-runner.ts, `prepareContainedStart`). Moving a
+// A cgroup start made ahead of its program (process-runner.ts, `prepareAheadStart`). Moving a
 // process into a cgroup waits for the kernel (an RCU grace period: 10–15 ms per move, measured on
 // Linux 6.18 while the runner works), so the wrapper is started and moved while the runner still
 // prepares the run; then it waits. When the run begins, the runner writes one line on its stdin:
