@@ -35,15 +35,13 @@ export async function commitStaged(
 ): Promise<string> {
   const { git, gitDir: dir, state, branch, parent } = target;
   const tree = await git.writeTree();
-  // The object and the move written as git writes them, where the runner can (commit-writer.ts).
-  const itself = writesCommitsItself(dir, identity);
-  const when = commitTimeNow();
-  const sha =
-    (itself ? writeCommitObject(dir, tree, parent, message, identity, when) : undefined) ?? (await git.commitTree(tree, parent, message, identity));
+  // The object and the move written as git writes them, where the runner can (commit-writer.ts);
+  // `when` is then the commit's time. Where it cannot (or either answers undefined), git does.
+  const when = writesCommitsItself(dir, identity) ? commitTimeNow() : undefined;
+  const sha = (when && writeCommitObject(dir, tree, parent, message, identity, when)) ?? (await git.commitTree(tree, parent, message, identity));
   const reason = lock.lockLost?.();
   if (reason !== undefined) throw lock.lost(reason);
-  if ((itself ? moveBranch(dir, branch, sha, parent, identity, when) : undefined) === undefined)
-    await git.updateRef(`refs/heads/${branch}`, sha, parent);
+  if ((when && moveBranch(dir, branch, sha, parent, identity, when)) === undefined) await git.updateRef(`refs/heads/${branch}`, sha, parent);
   await publishRunnerIndex(state, dir, sha);
   return sha;
 }

@@ -188,25 +188,24 @@ export async function containedStart(method: ContainmentMethod | "auto", argv: s
   const probe = await probeContainment(chosen);
   if (!probe.works) throw new Error(`containment "${chosen}" does not work here: ${probe.reason}.`);
   const tag = randomBytes(8).toString("hex");
-  const taggedEnv = { ...env, [CONTAINMENT_ENV]: withToken(env[CONTAINMENT_ENV], tag) };
-  const start = (wrapped: string[], cgroup: string | null = null): ContainedStart => ({ method: chosen, argv: wrapped, env: taggedEnv, tag, cgroup });
-  const { sh, setpriv } = tools();
-  const deathSignal = (inner: string[]): string[] => (setpriv === undefined ? inner : [setpriv, "--pdeathsig", "KILL", "--", ...inner]);
+  const start = (wrapped: string[], cgroup: string | null = null): ContainedStart => ({
+    method: chosen,
+    argv: wrapped,
+    env: taggedEnv(env, tag),
+    tag,
+    cgroup,
+  });
   switch (chosen) {
     case "cgroup": {
-      const cgroup = newCgroupPath(probe.parent!);
-      try {
-        mkdirSync(cgroup);
-      } catch {
-        // The hierarchy changed since the probe: the next method still contains the run.
-        return containedStart("scan", argv, env);
-      }
-      return start(deathSignal([sh!, "-c", ENTER_CGROUP, "runner", cgroup, ...argv]), cgroup);
+      const cgroup = makeCgroup(probe.parent!);
+      // (the hierarchy changed since the probe: the next method still contains the run)
+      if (cgroup === undefined) return containedStart("scan", argv, env);
+      return start(withDeathSignal([tools().sh!, "-c", ENTER_CGROUP, "runner", cgroup, ...argv]), cgroup);
     }
     case "pid-namespace":
       return start(pidNamespaceArgv(argv, probe.userNamespace === true));
     case "scan":
-      return start(deathSignal(argv));
+      return start(withDeathSignal(argv));
     case "process-group":
       return start(argv);
   }
@@ -227,23 +226,40 @@ const ENTER_CGROUP_AND_WAIT =
 export async function aheadStart(): Promise<ContainedStart | undefined> {
   if ((await bestContainment()) !== "cgroup") return undefined;
   const probe = await probeContainment("cgroup");
-  const { sh, setpriv, env } = tools();
+  const { sh, env } = tools();
   if (!probe.works || sh === undefined || env === undefined) return undefined;
-  const cgroup = newCgroupPath(probe.parent!);
-  try {
-    mkdirSync(cgroup);
-  } catch {
-    return undefined;
-  }
+  const cgroup = makeCgroup(probe.parent!);
+  if (cgroup === undefined) return undefined;
   const tag = randomBytes(8).toString("hex");
-  const wrapper = [sh, "-c", ENTER_CGROUP_AND_WAIT, "runner", cgroup];
   return {
     method: "cgroup",
-    argv: setpriv === undefined ? wrapper : [setpriv, "--pdeathsig", "KILL", "--", ...wrapper],
+    argv: withDeathSignal([sh, "-c", ENTER_CGROUP_AND_WAIT, "runner", cgroup]),
     env: { [CONTAINMENT_ENV]: tag },
     tag,
     cgroup,
   };
+}
+
+/** A new cgroup under `parent`; undefined when it cannot be made (the hierarchy changed since the probe). */
+function makeCgroup(parent: string): string | undefined {
+  const cgroup = newCgroupPath(parent);
+  try {
+    mkdirSync(cgroup);
+    return cgroup;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `argv` started by setpriv so that it is killed when the runner dies (where setpriv is there). */
+function withDeathSignal(argv: string[]): string[] {
+  const { setpriv } = tools();
+  return setpriv === undefined ? argv : [setpriv, "--pdeathsig", "KILL", "--", ...argv];
+}
+
+/** `env` with the run's tag added to what RUNNER_CONTAINMENT already holds (a run started inside another keeps both). */
+function taggedEnv(env: Record<string, string>, tag: string): Record<string, string> {
+  return { ...env, [CONTAINMENT_ENV]: withToken(env[CONTAINMENT_ENV], tag) };
 }
 
 /**
@@ -260,7 +276,7 @@ export function startScript(
 ): string | undefined {
   const envTool = tools().env;
   if (envTool === undefined || argv.length === 0 || argv[0]!.includes("=")) return undefined;
-  const tagged: Record<string, string> = { ...env, [CONTAINMENT_ENV]: withToken(env[CONTAINMENT_ENV], start.tag) };
+  const tagged = taggedEnv(env, start.tag);
   const names = Object.keys(tagged);
   if (names.some((name) => name === "" || name.startsWith("-") || name.includes("="))) return undefined;
   const pairs = names.map((name) => shellQuote(`${name}=${tagged[name]}`));
