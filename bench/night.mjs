@@ -6,10 +6,14 @@
 // own bookkeeping: containment, the checks, the journal, the logs, the lock.
 //
 //   node bench/night.mjs [--iterations=N] [--chunk=N]
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { log, RUNNER_BIN, tempDir, timeRun } from "./lib/common.mjs";
 import { benchConfig, runRepo } from "./lib/fixtures.mjs";
+
+/** Records the runner's own CPU time at its exit (its threads, not the processes it starts). */
+const OWN_CPU_HOOK = fileURLToPath(new URL("./lib/own-cpu.mjs", import.meta.url));
 
 const CONFIG = benchConfig({ limits: ["max_iterations = 1000000", "max_stalled_iterations = 0"] });
 
@@ -51,27 +55,46 @@ export function night({ iterations = 1_000, chunk = 100 } = {}) {
   log(`  night: twin repositories with ${iterations} open leaves…`);
   const runnerRepo = twinRepo("runner", iterations);
   const loopRepo = twinRepo("loop", iterations);
-  const loopFile = path.join(tempDir("runner-bench-night-script-"), "loop.sh");
+  const scratch = tempDir("runner-bench-night-script-");
+  const loopFile = path.join(scratch, "loop.sh");
+  const ownCpuFile = path.join(scratch, "own-cpu.jsonl");
   writeFileSync(loopFile, LOOP_SCRIPT);
   mkdirSync(path.join(loopRepo.dir, ".runner", "iterations"), { recursive: true });
   let runnerMs = 0;
   let loopMs = 0;
+  let runnerCpuMs = 0;
+  let loopCpuMs = 0;
   const chunks = [];
   for (let done = 0; done < iterations; done += chunk) {
     const size = Math.min(chunk, iterations - done);
-    const r = timeRun(["node", RUNNER_BIN, "run", "--max-iterations", String(size)], { cwd: runnerRepo.dir, env: runnerRepo.env, allowFail: true });
+    const r = timeRun(["node", "--import", OWN_CPU_HOOK, RUNNER_BIN, "run", "--max-iterations", String(size)], {
+      cwd: runnerRepo.dir,
+      env: { ...runnerRepo.env, BENCH_OWN_CPU_FILE: ownCpuFile },
+      allowFail: true,
+    });
     if (r.result.status !== 3 && r.result.status !== 0) throw new Error(`runner run exited ${r.result.status}: ${r.result.stderr.slice(-2000)}`);
     const l = timeRun(["sh", loopFile, String(done + 1), String(done + size)], { cwd: loopRepo.dir, env: loopRepo.env });
     runnerMs += r.ms;
     loopMs += l.ms;
+    runnerCpuMs += r.cpuMs ?? Number.NaN;
+    loopCpuMs += l.cpuMs ?? Number.NaN;
     chunks.push({ iterations: size, runnerMs: Math.round(r.ms), loopMs: Math.round(l.ms) });
     log(`  night: ${done + size}/${iterations} — runner ${Math.round(r.ms / size)} ms, loop ${Math.round(l.ms / size)} ms per iteration`);
   }
+  // The runner's own CPU (both threads of each `runner run`), and what its processes took: git, the
+  // agent's and the guard's, their containment wrappers (/proc/self/stat's children times, 10 ms steps).
+  const ownCpuMs = readFileSync(ownCpuFile, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line))
+    .reduce((sum, usage) => sum + usage.userMs + usage.systemMs, 0);
+  const perIteration = (ms) => Number((ms / iterations).toFixed(1));
   return {
     iterations,
     chunk,
-    runnerMsPerIteration: Number((runnerMs / iterations).toFixed(1)),
-    loopMsPerIteration: Number((loopMs / iterations).toFixed(1)),
+    runnerMsPerIteration: perIteration(runnerMs),
+    loopMsPerIteration: perIteration(loopMs),
+    cpuMsPerIteration: { runnerOwn: perIteration(ownCpuMs), runnerProcesses: perIteration(runnerCpuMs - ownCpuMs), loop: perIteration(loopCpuMs) },
     ratio: Number((runnerMs / loopMs).toFixed(2)),
     chunks,
   };

@@ -475,7 +475,8 @@ function report(results) {
   if (results.night) {
     const n = results.night;
     console.log(
-      `8. A night: runner run ${n.runnerMsPerIteration} ms per iteration, the bash loop ${n.loopMsPerIteration} ms (${n.ratio}×; ${n.iterations} iterations in chunks of ${n.chunk}, alternated)\n`,
+      `8. A night: runner run ${n.runnerMsPerIteration} ms per iteration, the bash loop ${n.loopMsPerIteration} ms (${n.ratio}×; ${n.iterations} iterations in chunks of ${n.chunk}, alternated)\n` +
+        `   CPU per iteration: the runner itself ${n.cpuMsPerIteration.runnerOwn} ms, the processes it starts ${n.cpuMsPerIteration.runnerProcesses} ms; the bash loop and its processes ${n.cpuMsPerIteration.loop} ms\n`,
     );
   }
   if (results.watch) {
