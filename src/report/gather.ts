@@ -7,7 +7,7 @@ import { GitRepo } from "../adapters/git/git.js";
 import { readOptional } from "../adapters/files/project-files.js";
 import { readAgentFile, readSmallAgentFile } from "../adapters/files/safe-files.js";
 import { META_MAX_BYTES } from "../adapters/records/iteration-usage.js";
-import { auditOfRunOnItsOwnThread, runBase } from "../adapters/audit/run-audit.js";
+import { runBase, startAuditThread, type RunBase } from "../adapters/audit/run-audit.js";
 import type { AuditReport } from "../core/audit/audit.js";
 import { acceptedTree } from "../adapters/audit/run-trees.js";
 import { checkTreeText } from "../adapters/files/tree-store.js";
@@ -202,27 +202,37 @@ export async function gatherReport(
   generatedAt: string,
   meanwhile?: (runId: string, iterations: readonly ReportIteration[]) => Promise<void>,
 ): Promise<Report> {
-  // The audit first, on a thread of its own (it resolves the run as below): the rest is gathered, and `meanwhile` done, beside it.
-  const auditing = auditOfRunOnItsOwnThread({ root, runIdOption });
-  auditing.catch(() => undefined); // (awaited below; a run that does not resolve is refused here first)
-  const { git, runId, ref, tip, loopCommits } = await resolveRun(root, runIdOption);
-  if (tip === undefined) throw new RefusalError(`There is no commit to read run ${runId} from (${ref} does not name one).`);
-
-  const records = loopRecords(loopCommits, runId); // newest first
-  return gatherRun(root, { git, runId, ref, tip }, records, generatedAt, meanwhile, auditing);
+  // The audit's thread loads while the run is resolved here, once; it is then given the run.
+  const thread = startAuditThread(root);
+  let auditing: Promise<AuditReport | undefined> | undefined;
+  try {
+    const { git, runId, ref, tip, loopCommits } = await resolveRun(root, runIdOption);
+    if (tip === undefined) throw new RefusalError(`There is no commit to read run ${runId} from (${ref} does not name one).`);
+    const records = loopRecords(loopCommits, runId); // newest first
+    const first = records.at(-1);
+    const start = first ? await runBase(git, first) : undefined;
+    if (first !== undefined && start !== undefined) {
+      auditing = thread.audit({ runId, tip, first: first.sha, start });
+      auditing.catch(() => undefined); // (awaited once the rest is gathered)
+    }
+    return await gatherRun(root, { git, runId, ref, tip }, records, start, generatedAt, meanwhile, auditing ?? Promise.resolve(undefined));
+  } finally {
+    // (a thread not given a run — a refusal, a run without loop commits — is ended; one given a run ends when it answers)
+    if (auditing === undefined) thread.end();
+  }
 }
 
 async function gatherRun(
   root: string,
   { git, runId, ref, tip }: { git: GitRepo; runId: string; ref: string; tip: string },
   records: LoopRecord[],
+  start: RunBase | undefined,
   generatedAt: string,
   meanwhile: ((runId: string, iterations: readonly ReportIteration[]) => Promise<void>) | undefined,
   auditing: Promise<AuditReport | undefined>,
 ): Promise<Report> {
   const oldestFirst = [...records].reverse();
   const shas = oldestFirst.map((r) => r.sha);
-  const start = oldestFirst[0] ? await runBase(git, oldestFirst[0]) : undefined;
   const base = start?.sha;
   const iterationOf = new Map(oldestFirst.map((r) => [r.sha, r.subject.iteration]));
   const eventsText = await readOptional(path.join(root, ...eventsFile(runId).split("/"))).catch(() => undefined);

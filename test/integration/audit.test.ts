@@ -290,3 +290,26 @@ describe.concurrent("runner audit catches tampering by hand", () => {
     expect(report.violations[0]).toMatchObject({ commit: sha, iteration: null });
   });
 });
+
+describe("runner report audits on a thread of its own, given the run it resolved", () => {
+  it("its page lists what runner audit finds: a first loop commit whose Runner-Start is not in its history, a hand-edited pass", async () => {
+    const dir = await copyOfClean();
+    const elsewhere = "f".repeat(40);
+    await rewrite(dir, (sha, message) => (sha === shas[0] ? message.replace(/^Runner-Start: [0-9a-f]+$/m, `Runner-Start: ${elsewhere}`) : message));
+    await editTree(dir, (t) => {
+      findNode(t, "c").passes = true;
+      t.root.passes = true;
+    });
+    await commitAll(dir, "fix: c is done");
+    const audit = JSON.parse((await runRaw(dir, ["audit", "--json"])).stdout) as { violations: { message: string }[] };
+    expect(audit.violations[0]!.message).toContain(`says the run began at ${elsewhere.slice(0, 12)} (Runner-Start), which is not in its history`);
+    expect(audit.violations.some((v) => /passes of "c" changed from false to true without a green guard/.test(v.message))).toBe(true);
+
+    const report = await runRaw(dir, ["report", "--output", "page.html"]);
+    expect(report.exitCode, report.stderr).toBe(0);
+    const page = readFileSync(path.join(dir, "page.html"), "utf8");
+    expect(page).toContain('<section id="audit">');
+    expect(page).toContain(`says the run began at ${elsewhere.slice(0, 12)} (Runner-Start), which is not in its history`);
+    expect(page).toMatch(/passes of (&quot;|")c(&quot;|") changed from false to true without a green guard/);
+  });
+});

@@ -14,9 +14,7 @@ import { TreeVersions } from "../../core/tree/tree-versions.js";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { gitDir, type GitRepo, type ObjectReader } from "../git/git.js";
-import { resolveRun } from "./resolve-run.js";
-import { loopRecords } from "../../core/commit/loop-history.js";
+import { gitDir, GitRepo, type ObjectReader } from "../git/git.js";
 import { ObjectStore } from "../git/object-store.js";
 import { guardDefinitionAt } from "../guard/guard-definition.js";
 
@@ -193,49 +191,63 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
  */
 const THREAD_FILE = fileURLToPath(new URL(["..", "audit-thread.mjs"].join("/"), import.meta.url));
 
-/** Which run of which repository (`--run-id`, else the checked-out run branch): src/adapters/audit/resolve-run.ts. */
-interface RunRequest {
-  root: string;
-  runIdOption: string | undefined;
+/** A run as `runner report` resolved it (src/adapters/audit/resolve-run.ts): its tip, its first loop commit and where it began. */
+export interface ResolvedRun {
+  runId: string;
+  tip: string;
+  /** The run's first loop commit. */
+  first: string;
+  /** Where the run began (runBase of the first loop commit). */
+  start: RunBase;
 }
 
 /**
- * `runner report`'s audit of a run: the run resolved as the report resolves it, audited from
- * where it began (its first loop commit's Runner-Start, a problem with it reported first);
- * undefined before its first loop commit.
+ * `runner report`'s audit of a run, from where it began (a problem with its first loop commit's
+ * Runner-Start reported first).
  */
-export async function auditOfRun({ root, runIdOption }: RunRequest): Promise<AuditReport | undefined> {
-  const { git, runId, tip, loopCommits } = await resolveRun(root, runIdOption);
-  const first = loopRecords(loopCommits, runId).at(-1);
-  if (tip === undefined || first === undefined) return undefined;
+export async function auditOfResolvedRun(root: string, { runId, tip, first, start }: ResolvedRun): Promise<AuditReport> {
   const store = ObjectStore.open(await gitDir(root), tip.length / 2);
   try {
-    const start = await runBase(git, first, undefined, store);
-    if (start === undefined) return undefined;
-    const report = await auditHistory(git, runId, start.sha, tip, store);
-    if (start.problem !== undefined) report.violations.unshift({ sha: first.sha, iteration: 1, message: start.problem });
+    const report = await auditHistory(new GitRepo(root), runId, start.sha, tip, store);
+    if (start.problem !== undefined) report.violations.unshift({ sha: first, iteration: 1, message: start.problem });
     return report;
   } finally {
     store?.close();
   }
 }
 
+/** The audit's thread (startAuditThread): given the run once it is resolved, or ended unused. */
+export interface AuditThread {
+  audit(run: ResolvedRun): Promise<AuditReport>;
+  end(): void;
+}
+
 /**
- * auditOfRun on a thread of its own, so that the caller's thread goes on with other work on the
- * other core (`runner report` reads the logs and diffs meanwhile). Where no thread can run it, or
- * it fails there, it runs here (and a failure of its own is thrown here, as the audit throws it).
+ * auditOfResolvedRun on a thread of its own, so that the caller's thread goes on with other work on
+ * the other core (`runner report` reads the logs and diffs meanwhile). The thread starts now and
+ * loads while the caller resolves the run, which it then posts (resolved once, on the caller's
+ * thread). Where no thread can run it, or it fails there, the audit runs on the caller's thread
+ * (and a failure of its own is thrown there, as the audit throws it).
  */
-export async function auditOfRunOnItsOwnThread(request: RunRequest): Promise<AuditReport | undefined> {
-  if (existsSync(THREAD_FILE)) {
-    const answer = await new Promise<{ report?: AuditReport } | undefined>((resolve) => {
-      // (a young generation of 4 MB: the thread's objects are short-lived versions of the tree, and
+export function startAuditThread(root: string): AuditThread {
+  const thread = existsSync(THREAD_FILE)
+    ? // (a young generation of 4 MB: the thread's objects are short-lived versions of the tree, and
       // V8's default of up to 48 MB is resident memory of the whole command — 159 → 142 MB measured)
-      const thread = new Worker(THREAD_FILE, { workerData: request, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
-      thread.once("message", (message: { report?: AuditReport; error?: string }) => resolve(message.error === undefined ? message : undefined));
-      thread.once("error", () => resolve(undefined));
-      thread.once("exit", () => resolve(undefined));
-    });
-    if (answer !== undefined) return answer.report;
-  }
-  return auditOfRun(request);
+      new Worker(THREAD_FILE, { workerData: { root }, resourceLimits: { maxYoungGenerationSizeMb: 4 } })
+    : undefined;
+  const answer = new Promise<{ report: AuditReport } | undefined>((resolve) => {
+    if (thread === undefined) return resolve(undefined);
+    thread.once("message", (message: { report?: AuditReport; error?: string }) =>
+      resolve(message.error === undefined && message.report !== undefined ? { report: message.report } : undefined),
+    );
+    thread.once("error", () => resolve(undefined));
+    thread.once("exit", () => resolve(undefined));
+  });
+  return {
+    audit: async (run) => {
+      thread?.postMessage(run);
+      return (await answer)?.report ?? auditOfResolvedRun(root, run);
+    },
+    end: () => void thread?.terminate(),
+  };
 }
