@@ -515,7 +515,7 @@ describe("crash safety: the runner alone killed at random moments mid-agent", ()
       await runner;
       // The interrupted iteration is recorded, and the same run goes on to the end.
       const last = await runRaw(s.dir, ["run"], s.env);
-      expect(last.exitCode, `trial ${trial} (${ms} ms): ${last.stderr}`).toBe(0);
+      expect(last.exitCode, `trial ${trial} (${ms} ms): ${last.stdout}\n${last.stderr}`).toBe(0);
       expect(s.node("root").passes, `trial ${trial}`).toBe(true);
       expect(await s.git(["status", "--porcelain", "--untracked-files=all"]), `trial ${trial}: a clean tree`).toBe("");
       await new Promise((resolve) => setTimeout(resolve, 150));

@@ -155,13 +155,18 @@ export function moveBranch(
   const ref = path.join(common, "refs", "heads", ...branch.split("/"));
   const current = readSmallAgentFile(ref, REF_FILE_BYTES);
   if (current === undefined || !/^[0-9a-f]{40}\n$/.test(current) || !/^[0-9a-f]{40}$/.test(commit)) return undefined;
+  // (what does not need the lock is read first: a runner killed while it holds the lock leaves it behind, as git would)
+  const line = `${parent} ${commit} ${signature(identity, when)}\t${reason}\n`;
+  const headToo = readHead(gitDir) === `ref: refs/heads/${branch}`;
   const lock = `${ref}.lock`;
   let fd: number;
   try {
     fd = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST")
-      throw new GitError(`git update-ref failed: cannot lock ref 'refs/heads/${branch}': ${lock} exists (another git process is updating it)`);
+      throw new GitError(
+        `git update-ref failed: cannot lock ref 'refs/heads/${branch}': ${lock} exists (another git process is updating it, or one was stopped while it did: then remove that file)`,
+      );
     throw error;
   }
   try {
@@ -175,9 +180,8 @@ export function moveBranch(
       throw new GitError(
         `git update-ref failed: cannot lock ref 'refs/heads/${branch}': is at ${now?.trim() ?? "something else"} but expected ${parent}`,
       );
-    const line = `${parent} ${commit} ${signature(identity, when)}\t${reason}\n`;
     appendIfPresent(path.join(common, "logs", "refs", "heads", ...branch.split("/")), line);
-    if (readHead(gitDir) === `ref: refs/heads/${branch}`) appendIfPresent(path.join(gitDir, "logs", "HEAD"), line);
+    if (headToo) appendIfPresent(path.join(gitDir, "logs", "HEAD"), line);
     renameSync(lock, ref);
   } catch (error) {
     rmSync(lock, { force: true });
