@@ -47,10 +47,18 @@ function iterationOf(value: string | string[] | undefined): number {
 /** The tree file or the goal, read as the agent's files are (it can write them during an iteration): no link, no FIFO. */
 async function projectFile(folder: string, relative: string): Promise<string> {
   const root = findProjectRoot(folder);
-  const read = readAgentFile(inProject(root, relative));
+  return agentFileText(
+    inProject(root, relative),
+    relative,
+    `${relative} cannot be read in ${root}; \`runner validate\` says what is wrong with the runner's files.`,
+  );
+}
+
+/** A file the agent can write, read without following a link or waiting on a FIFO; a refusal names `relative` where it is no regular file, `missing` where it is not there. */
+function agentFileText(file: string, relative: string, missing: string): string {
+  const read = readAgentFile(file);
+  if (read.kind === "missing") throw new RefusalError(missing);
   if (read.kind === "not-regular") throw new RefusalError(`${relative} is not a regular file (a link, perhaps); it is not read.`);
-  if (read.kind === "missing")
-    throw new RefusalError(`${relative} cannot be read in ${root}; \`runner validate\` says what is wrong with the runner's files.`);
   return read.text;
 }
 
@@ -71,12 +79,13 @@ function readLogFile(root: string, runId: string, iteration: number, file: strin
         `${parts.slice(0, i).join("/")} is not a folder here; the log of iteration ${iteration} of run ${runId} is local to the machine that ran it.`,
       );
   }
-  const read = readAgentFile(path.join(root, ...parts));
-  if (read.kind === "missing")
-    throw new RefusalError(`${relative} does not exist; the iteration's log has ${LOG_FILES.join(", ")} where they apply.`);
-  if (read.kind === "not-regular") throw new RefusalError(`${relative} is not a regular file (a link, perhaps); it is not read.`);
-  if (read.text.length <= LOG_FILE_LIMIT) return read.text;
-  return `${read.text.slice(0, LOG_FILE_LIMIT)}\n[runner mcp: ${read.text.length - LOG_FILE_LIMIT} more characters in ${relative}]\n`;
+  const text = agentFileText(
+    path.join(root, ...parts),
+    relative,
+    `${relative} does not exist; the iteration's log has ${LOG_FILES.join(", ")} where they apply.`,
+  );
+  if (text.length <= LOG_FILE_LIMIT) return text;
+  return `${text.slice(0, LOG_FILE_LIMIT)}\n[runner mcp: ${text.length - LOG_FILE_LIMIT} more characters in ${relative}]\n`;
 }
 
 /** The current run's iterations, newest first, for a client's list of resources (none off a run branch). */

@@ -235,18 +235,17 @@ export function startAuditThread(root: string): AuditThread {
       // V8's default of up to 48 MB is resident memory of the whole command — 159 → 142 MB measured)
       new Worker(THREAD_FILE, { workerData: { root }, resourceLimits: { maxYoungGenerationSizeMb: 4 } })
     : undefined;
-  const answer = new Promise<{ report: AuditReport } | undefined>((resolve) => {
+  // (undefined: no thread, or it failed — the audit then runs here)
+  const answer = new Promise<AuditReport | undefined>((resolve) => {
     if (thread === undefined) return resolve(undefined);
-    thread.once("message", (message: { report?: AuditReport; error?: string }) =>
-      resolve(message.error === undefined && message.report !== undefined ? { report: message.report } : undefined),
-    );
+    thread.once("message", (message: { report?: AuditReport; error?: string }) => resolve(message.report));
     thread.once("error", () => resolve(undefined));
     thread.once("exit", () => resolve(undefined));
   });
   return {
     audit: async (run) => {
       thread?.postMessage(run);
-      return (await answer)?.report ?? auditOfResolvedRun(root, run);
+      return (await answer) ?? auditOfResolvedRun(root, run);
     },
     end: () => void thread?.terminate(),
   };

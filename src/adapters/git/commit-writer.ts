@@ -13,7 +13,7 @@
 // An object file already at the commit's id is read and compared: one the agent planted there
 // (git would keep it) is replaced by the runner's.
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, constants, existsSync, fstatSync, linkSync, mkdirSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, linkSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
 import { deflateSync, inflateSync } from "node:zlib";
 import { GitError } from "../../errors.js";
@@ -96,24 +96,21 @@ export function writeCommitObject(
   const temp = path.join(dir, `tmp_obj_runner_${process.pid}_${randomBytes(6).toString("hex")}`);
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o444);
   try {
-    writeSync(fd, deflateSync(object, { level: 1 }));
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(temp, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+    try {
+      writeSync(fd, deflateSync(object, { level: 1 }));
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(temp, file);
+    } catch (error) {
       // A file system without hard links: renamed into place instead, as git does.
-      renameSync(temp, file);
-      return id;
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") renameSync(temp, file);
+      else if (!holds(file, object)) throw error;
     }
-    if (!holds(file, object)) {
-      unlinkSync(temp);
-      throw error;
-    }
+  } finally {
+    rmSync(temp, { force: true }); // (gone already where it was renamed)
   }
-  unlinkSync(temp);
   return id;
 }
 
