@@ -61,6 +61,21 @@ describe("the object store reads what git reads", () => {
     await expectSameAsGit(dir);
   });
 
+  it("a file's versions read one after another, oldest first and newest first, as the audit reads them", async () => {
+    const dir = await repoWithVersions(30);
+    await git(dir, ["gc", "-q"]);
+    const blobs = (await git(dir, ["log", "--reverse", "--format=", "--raw", "--no-abbrev", "--", "tree.json"]))
+      .trim()
+      .split("\n")
+      .map((line) => line.split(" ")[3]!);
+    expect(blobs.length).toBe(30);
+    for (const order of [blobs, [...blobs].reverse(), [...blobs, ...blobs]]) {
+      const store = ObjectStore.open(path.join(dir, ".git"))!;
+      for (const id of order) expect(store.read(id)!.bytes.copy().equals(await gitBytes(dir, ["cat-file", "blob", id])), id).toBe(true);
+      store.close();
+    }
+  });
+
   it("several packs and loose objects side by side, and a linked worktree's objects in its common folder", async () => {
     const dir = await repoWithVersions(10);
     await git(dir, ["repack", "-q", "-d"]);
