@@ -71,7 +71,10 @@ describe("the object store reads what git reads", () => {
     expect(blobs.length).toBe(30);
     for (const order of [blobs, [...blobs].reverse(), [...blobs, ...blobs]]) {
       const store = ObjectStore.open(path.join(dir, ".git"))!;
-      for (const id of order) expect(store.read(id)!.bytes.copy().equals(await gitBytes(dir, ["cat-file", "blob", id])), id).toBe(true);
+      for (const id of order) {
+        const bytes = store.read(id)!.bytes.copy();
+        expect(bytes.equals(await gitBytes(dir, ["cat-file", "blob", id])), id).toBe(true);
+      }
       store.close();
     }
   });
