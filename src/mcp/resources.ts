@@ -3,11 +3,10 @@
 // in the work tree, where the agent writes: a file there is read only when no folder on its way is a
 // link, never through a link itself, never from a FIFO or device (src/adapters/files/safe-files.ts), so a
 // link an agent planted cannot hand a file from outside the repository to the person's MCP client.
-import { lstatSync } from "node:fs";
 import path from "node:path";
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { findRun } from "../adapters/audit/resolve-run.js";
-import { readAgentFile } from "../adapters/files/safe-files.js";
+import { notRealFolder, readAgentFile } from "../adapters/files/safe-files.js";
 import { sentence } from "../cli/refusal-words.js";
 import { findProjectRoot, inProject } from "../cli/repo.js";
 import { iterationDir, LAYOUT } from "../core/base/layout.js";
@@ -66,19 +65,9 @@ function agentFileText(file: string, relative: string, missing: string): string 
 function readLogFile(root: string, runId: string, iteration: number, file: string): string {
   const relative = `${iterationDir(runId, iteration)}/${file}`;
   const parts = relative.split("/");
-  for (let i = 1; i < parts.length; i++) {
-    const folder = path.join(root, ...parts.slice(0, i));
-    let real: boolean;
-    try {
-      real = lstatSync(folder).isDirectory();
-    } catch {
-      real = false;
-    }
-    if (!real)
-      throw new RefusalError(
-        `${parts.slice(0, i).join("/")} is not a folder here; the log of iteration ${iteration} of run ${runId} is local to the machine that ran it.`,
-      );
-  }
+  const missing = notRealFolder(root, path.join(root, ...parts.slice(0, -1)));
+  if (missing !== undefined)
+    throw new RefusalError(`${missing} is not a folder here; the log of iteration ${iteration} of run ${runId} is local to the machine that ran it.`);
   const text = agentFileText(
     path.join(root, ...parts),
     relative,

@@ -2,11 +2,12 @@
 // anyway (issue 19): the runner's own files under .runner/ rewritten or replaced by links, a dead
 // agent's .git/index.lock, and a guard whose output is not text (NUL bytes, invalid UTF-8). Each
 // through the built binary in a real repository, ending with the hostile suite's checks.
-import { lstatSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { RUNNER_GITIGNORE } from "../../src/core/base/layout.js";
 import { expectAudit, expectLoopHistory, hostileScenario, runHistory } from "../helpers/hostile.js";
+import { tempDir } from "../helpers/sandbox.js";
 import { subject } from "../helpers/scenario.js";
 
 /** Every path a commit of the run holds under .runner/ that is the runner's local-only log or context. */
@@ -43,8 +44,9 @@ describe.concurrent("holes a full-access agent opens, and output that is not tex
     "an agent that replaces .runner/%s/ with a symbolic link: the link is never committed, the folder is the runner's again",
     async (folder, exitCode) => {
       const s = await hostileScenario();
+      const target = tempDir("runner-holes-"); // (where the link points: nothing of the runner's may land there)
       s.script({
-        1: { write: { "src/a.txt": "ok\n" }, status: "done", sh: `rm -rf .runner/${folder} && mkdir -p /tmp/holes && ln -s /tmp .runner/${folder}` },
+        1: { write: { "src/a.txt": "ok\n" }, status: "done", sh: `rm -rf .runner/${folder} && ln -s ${target} .runner/${folder}` },
         2: { write: { "src/b.txt": "ok\n" }, status: "done" },
       });
       const first = await s.step();
@@ -56,6 +58,7 @@ describe.concurrent("holes a full-access agent opens, and output that is not tex
       expect(second.exitCode, second.stderr).toBe(0);
       expect(await committedLocalFiles(s)).toEqual([]);
       expect(lstatSync(path.join(s.dir, ".runner", folder)).isSymbolicLink()).toBe(false);
+      expect(readdirSync(target), "nothing written through the link").toEqual([]);
       await expectLoopHistory(s, 2);
       await expectAudit(s, true);
     },

@@ -26,22 +26,41 @@ const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | const
 const READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-/** Makes `dir` a real folder, every folder between `top` and it too (`top` itself is trusted). */
-export function ensureRealFolder(top: string, dir: string): void {
+/**
+ * Each folder on the way from `top` (trusted, not included) to `dir`, with what is there now: a real
+ * folder, something else (a link, a file), or nothing.
+ */
+function* foldersOnTheWay(top: string, dir: string): Generator<{ at: string; relative: string; found: "folder" | "other" | "none" }> {
   const relative = path.relative(top, dir);
   if (relative.startsWith("..") || path.isAbsolute(relative)) throw new Error(`${dir} is not inside ${top}`);
-  let at = top;
-  for (const part of relative.split(path.sep).filter(Boolean)) {
-    at = path.join(at, part);
+  const parts = relative.split(path.sep).filter(Boolean);
+  for (let i = 1; i <= parts.length; i++) {
+    const at = path.join(top, ...parts.slice(0, i));
     let info;
     try {
       info = lstatSync(at);
     } catch {
       info = undefined;
     }
-    if (info && !info.isDirectory()) rmSync(at, { force: true }); // a link or a file where a folder belongs
-    if (!info || !info.isDirectory()) mkdirSync(at);
+    yield { at, relative: parts.slice(0, i).join("/"), found: info === undefined ? "none" : info.isDirectory() ? "folder" : "other" };
   }
+}
+
+/** Makes `dir` a real folder, every folder between `top` and it too (`top` itself is trusted). */
+export function ensureRealFolder(top: string, dir: string): void {
+  for (const { at, found } of foldersOnTheWay(top, dir)) {
+    if (found === "other") rmSync(at, { force: true }); // a link or a file where a folder belongs
+    if (found !== "folder") mkdirSync(at);
+  }
+}
+
+/**
+ * The first folder on the way from `top` to `dir` that is not a real folder (a link, a file, or
+ * nothing), as a path relative to `top`; undefined when all are. Changes nothing: for reading.
+ */
+export function notRealFolder(top: string, dir: string): string | undefined {
+  for (const { relative, found } of foldersOnTheWay(top, dir)) if (found !== "folder") return relative;
+  return undefined;
 }
 
 /** Removes whatever is at `file` and creates it anew for writing: a descriptor to a file only this write owns. */
