@@ -2,15 +2,16 @@
 // startAuditThread): a bundle entry of its own, dist/audit-thread.mjs, beside the CLI's. It loads,
 // then waits for the run the report resolved, audits it and posts the report.
 import { parentPort, workerData } from "node:worker_threads";
-import { auditOfResolvedRun, type ResolvedRun } from "./run-audit.js";
+import { auditOfResolvedRun, type RunToAudit } from "./run-audit.js";
 
 if (parentPort) {
   const port = parentPort;
   const { root } = workerData as { root: string };
-  port.once("message", (run: ResolvedRun) => {
+  // (a failure answers without a report: the report's thread then audits the run itself, and the failure is thrown there)
+  port.once("message", (run: RunToAudit) => {
     auditOfResolvedRun(root, run).then(
       (report) => port.postMessage({ report }),
-      (error: unknown) => port.postMessage({ error: String(error instanceof Error ? error.stack : error) }),
+      () => port.postMessage({}),
     );
   });
 }

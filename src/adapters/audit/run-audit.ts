@@ -191,8 +191,8 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
  */
 const THREAD_FILE = fileURLToPath(new URL(["..", "audit-thread.mjs"].join("/"), import.meta.url));
 
-/** A run as `runner report` resolved it (src/adapters/audit/resolve-run.ts): its tip, its first loop commit and where it began. */
-export interface ResolvedRun {
+/** The run `runner report` resolved (src/adapters/audit/resolve-run.ts), as its audit needs it: its tip, its first loop commit and where it began. */
+export interface RunToAudit {
   runId: string;
   tip: string;
   /** The run's first loop commit. */
@@ -205,7 +205,7 @@ export interface ResolvedRun {
  * `runner report`'s audit of a run, from where it began (a problem with its first loop commit's
  * Runner-Start reported first).
  */
-export async function auditOfResolvedRun(root: string, { runId, tip, first, start }: ResolvedRun): Promise<AuditReport> {
+export async function auditOfResolvedRun(root: string, { runId, tip, first, start }: RunToAudit): Promise<AuditReport> {
   const store = ObjectStore.open(await gitDir(root), tip.length / 2);
   try {
     const report = await auditHistory(new GitRepo(root), runId, start.sha, tip, store);
@@ -218,7 +218,7 @@ export async function auditOfResolvedRun(root: string, { runId, tip, first, star
 
 /** The audit's thread (startAuditThread): given the run once it is resolved, or ended unused. */
 export interface AuditThread {
-  audit(run: ResolvedRun): Promise<AuditReport>;
+  audit(run: RunToAudit): Promise<AuditReport>;
   end(): void;
 }
 
@@ -238,7 +238,7 @@ export function startAuditThread(root: string): AuditThread {
   // (undefined: no thread, or it failed — the audit then runs here)
   const answer = new Promise<AuditReport | undefined>((resolve) => {
     if (thread === undefined) return resolve(undefined);
-    thread.once("message", (message: { report?: AuditReport; error?: string }) => resolve(message.report));
+    thread.once("message", (message: { report?: AuditReport }) => resolve(message.report));
     thread.once("error", () => resolve(undefined));
     thread.once("exit", () => resolve(undefined));
   });

@@ -33,16 +33,18 @@ const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | con
 function* foldersOnTheWay(top: string, dir: string): Generator<{ at: string; relative: string; found: "folder" | "other" | "none" }> {
   const relative = path.relative(top, dir);
   if (relative.startsWith("..") || path.isAbsolute(relative)) throw new Error(`${dir} is not inside ${top}`);
-  const parts = relative.split(path.sep).filter(Boolean);
-  for (let i = 1; i <= parts.length; i++) {
-    const at = path.join(top, ...parts.slice(0, i));
+  let at = top;
+  let walked = "";
+  for (const part of relative.split(path.sep).filter(Boolean)) {
+    at = path.join(at, part);
+    walked = walked === "" ? part : `${walked}/${part}`;
     let info;
     try {
       info = lstatSync(at);
     } catch {
       info = undefined;
     }
-    yield { at, relative: parts.slice(0, i).join("/"), found: info === undefined ? "none" : info.isDirectory() ? "folder" : "other" };
+    yield { at, relative: walked, found: info === undefined ? "none" : info.isDirectory() ? "folder" : "other" };
   }
 }
 

@@ -125,7 +125,7 @@ export class ObjectStore {
       const offset = findOffset(pack, key, this.hashBytes);
       if (offset === undefined) continue;
       const object = this.readPacked(pack, offset, 0);
-      this.last = { key: `${this.packs.indexOf(pack)}:${offset}`, object };
+      this.last = { key: this.keyOf(pack, offset), object };
       return object;
     }
     return this.readLoose(id);
@@ -144,7 +144,7 @@ export class ObjectStore {
   /** The object at `offset` of `pack`, its deltas applied as pieces; the bases kept for the deltas after them. */
   private readPacked(pack: Pack, offset: number, depth: number): { type: string; bytes: PiecedBytes } {
     if (depth > 10_000) throw new Error("delta chain too long");
-    const key = `${this.packs.indexOf(pack)}:${offset}`;
+    const key = this.keyOf(pack, offset);
     const cached = this.cache.get(key) ?? (this.last?.key === key ? this.last.object : undefined);
     if (cached) return cached;
     // The object whole, header and data, in one read: it ends where the next object begins.
@@ -168,7 +168,7 @@ export class ObjectStore {
         distance = (distance + 1) * 128 + (byte & 0x7f);
       }
       base = this.readPacked(pack, offset - distance, depth + 1);
-      this.remember(`${this.packs.indexOf(pack)}:${offset - distance}`, base);
+      this.remember(this.keyOf(pack, offset - distance), base);
     } else if (type === REF_DELTA) {
       const baseId = head.toString("hex", at, at + this.hashBytes);
       at += this.hashBytes;
@@ -189,6 +189,11 @@ export class ObjectStore {
       object = { type: base.type, bytes: rebuilt.count > MAX_PIECES ? PiecedBytes.of(rebuilt.copy()) : rebuilt };
     }
     return object;
+  }
+
+  /** What names an object of a pack in the cache: the pack and the object's offset in it. */
+  private keyOf(pack: Pack, offset: number): string {
+    return `${this.packs.indexOf(pack)}:${offset}`;
   }
 
   /** Keeps a base for the deltas after it, the oldest let go beyond CACHE_BYTES (counting what it holds on its own). */
