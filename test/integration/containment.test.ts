@@ -13,7 +13,7 @@ import {
   type ContainmentMethod,
   type ContainmentRecord,
 } from "../../src/adapters/process/containment.js";
-import { taggedProcesses } from "../../src/adapters/process/proc-table.js";
+import { pidMark, taggedProcesses } from "../../src/adapters/process/proc-table.js";
 import { discardAheadStart, prepareAheadStart, runProcess, type ProcessRequest } from "../../src/adapters/process/process-runner.js";
 import { TEST_MODULES_DIR } from "../helpers/global-setup.js";
 import { RUNNER_BIN, tempDir } from "../helpers/sandbox.js";
@@ -403,6 +403,43 @@ until [ -s ${escaped} ]; do sleep 0.01; done`;
     await runProcess(request(dir, script.replaceAll(escaped, held), "cgroup"));
     expect(await growsWithin(held, 300)).toBe(false);
   });
+});
+
+describe("the end-of-run scan", () => {
+  const tagged = (tag: string) => spawn("sleep", ["1000"], { detached: true, stdio: "ignore", env: { ...process.env, [CONTAINMENT_ENV]: tag } });
+
+  // Where the kernel keeps no pid counter to read (no /proc/sys/kernel/ns_last_pid), the scan reads every process.
+  it.skipIf(pidMark() === undefined)("reads only the processes born since the run began", async () => {
+    const tag = "5ca1ab1e5ca1ab1e";
+    const older = tagged(tag);
+    await sleep(20);
+    const since = pidMark()!;
+    const newer = tagged(tag);
+    await sleep(20);
+    try {
+      expect(taggedProcesses({ name: CONTAINMENT_ENV, token: tag, since })).toEqual([newer.pid]);
+      expect(taggedProcesses({ name: CONTAINMENT_ENV, token: tag }).sort((a, b) => a - b)).toEqual([older.pid!, newer.pid!].sort((a, b) => a - b));
+    } finally {
+      kill(older.pid!);
+      kill(newer.pid!);
+    }
+  });
+
+  it.skipIf(WORKS.get("cgroup") !== true || process.getuid?.() !== 0)(
+    "ends a process that moved itself out of the run's cgroup (root can): it was born during the run",
+    async () => {
+      const dir = tempDir();
+      const moved = path.join(dir, "moved.out");
+      const where = path.join(dir, "cgroup.out");
+      hostPidFiles.push(moved);
+      const script = `( setsid sh -c 'echo $$ > "$1/cgroup.procs"; cat /proc/self/cgroup > "$2"; while :; do echo $$ >> "$0"; sleep 0.05; done' ${moved} ${CGROUP_PARENT} ${where} </dev/null >/dev/null 2>&1 & )
+until [ -s ${moved} ]; do sleep 0.01; done`;
+      expect(await runProcess(request(dir, script, "cgroup"))).toMatchObject({ exitCode: 0, containment: "cgroup" });
+      // It was in the runner's own cgroup, out of the run's (cgroup.kill did not reach it): the scan ended it.
+      expect(readFileSync(where, "utf8")).toBe(readFileSync("/proc/self/cgroup", "utf8"));
+      expect(await growsWithin(moved, 300)).toBe(false);
+    },
+  );
 });
 
 describe("killLeftovers", () => {

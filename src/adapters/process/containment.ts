@@ -16,7 +16,8 @@
 //   that cleared or replaced its environment and left the session, or that made itself undumpable
 //   (environ unreadable) without root.
 // - "process-group": no /proc (not Linux): only the child's process group, as before.
-// Every method tags the environment, and the end of every run scans for the tag as well.
+// Every method tags the environment, and the end of every run scans for the tag as well (the
+// processes born since the run began, where the pid counter can tell: proc-table.ts `pidMark`).
 //
 // Where util-linux `setpriv` exists, the direct child gets PR_SET_PDEATHSIG=SIGKILL, so it dies
 // with the runner (the signal follows the death of the thread that spawned it: call runProcess on
@@ -28,9 +29,9 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { withToken } from "../../core/process/proc-text.js";
+import { withToken, type PidMark } from "../../core/process/proc-text.js";
 import { killCgroup, newCgroupPath, probeCgroupParent, removeCgroup, writeCgroupKill } from "./cgroups.js";
-import { HAS_PROC, ownPidNamespace, procStat, taggedProcesses } from "./proc-table.js";
+import { HAS_PROC, ownPidNamespace, pidMark, procStat, taggedProcesses } from "./proc-table.js";
 import { systemTool } from "./program-path.js";
 
 export type ContainmentMethod = "cgroup" | "pid-namespace" | "scan" | "process-group";
@@ -63,6 +64,8 @@ export interface ContainedStart {
   env: Record<string, string>;
   tag: string;
   cgroup: string | null;
+  /** The pid counter before the start (proc-table.ts `pidMark`): the end of the run scans only processes born since. */
+  since: PidMark | undefined;
 }
 
 interface Tools {
@@ -194,6 +197,7 @@ export async function containedStart(method: ContainmentMethod | "auto", argv: s
     env: taggedEnv(env, tag),
     tag,
     cgroup,
+    since: pidMark(),
   });
   switch (chosen) {
     case "cgroup": {
@@ -237,6 +241,7 @@ export async function aheadStart(): Promise<ContainedStart | undefined> {
     env: { [CONTAINMENT_ENV]: tag },
     tag,
     cgroup,
+    since: pidMark(),
   };
 }
 
@@ -350,24 +355,26 @@ export function killLeftovers(record: ContainmentRecord, withinMs = KILL_WITHIN_
  * also cleared its environment is rare. The tag scan stays for every method: with a PID namespace
  * it finds the holder and waits until the kernel has ended the namespace; with a cgroup it finds a
  * process that was moved out of it (root, or a user with a delegated cgroup tree, can do that).
+ * With `since`, the start's own mark (never one from the journal, which the agent can write), it
+ * reads only the processes born since the run began.
  */
-export function endContainedRun(record: ContainmentRecord, withinMs = KILL_WITHIN_MS): Promise<void> {
-  return end(record, false, withinMs);
+export function endContainedRun(record: ContainmentRecord, since?: PidMark, withinMs = KILL_WITHIN_MS): Promise<void> {
+  return end(record, false, withinMs, since);
 }
 
-async function end(record: ContainmentRecord, withSession: boolean, withinMs: number): Promise<void> {
+async function end(record: ContainmentRecord, withSession: boolean, withinMs: number, since?: PidMark): Promise<void> {
   const deadline = Date.now() + withinMs;
   const session = killDirectChild(record);
   if (record.cgroup !== null) await killCgroup(record.cgroup, deadline);
-  await sweep(record.tag, withSession ? session : undefined, deadline);
+  await sweep(record.tag, withSession ? session : undefined, deadline, since);
   if (record.cgroup !== null) await removeCgroup(record.cgroup, deadline);
 }
 
 /** Kills the processes carrying the run's tag (or in its session), again until none is left. */
-async function sweep(tag: string, session: number | undefined, deadline: number): Promise<void> {
+async function sweep(tag: string, session: number | undefined, deadline: number, since?: PidMark): Promise<void> {
   if (!HAS_PROC) return;
   for (let round = 0; ; round++) {
-    const pids = taggedProcesses({ name: CONTAINMENT_ENV, token: tag, session });
+    const pids = taggedProcesses({ name: CONTAINMENT_ENV, token: tag, session, since });
     if (pids.length === 0) return;
     for (const pid of pids) signal(pid, "SIGKILL");
     if (Date.now() >= deadline) return;

@@ -2,7 +2,15 @@
 // their environment, and the processes of a session. Every read tolerates a process that vanishes
 // between the directory listing and the read (it exited: nothing to do for it).
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from "node:fs";
-import { environHasToken, parseProcStat, type ProcStat } from "../../core/process/proc-text.js";
+import {
+  bornBetween,
+  environHasToken,
+  parseForkCount,
+  parseProcStat,
+  parseTaskCount,
+  type PidMark,
+  type ProcStat,
+} from "../../core/process/proc-text.js";
 
 /** Whether this system has a Linux /proc to read processes from. */
 export const HAS_PROC = process.platform === "linux" && existsSync("/proc/self/stat");
@@ -49,17 +57,47 @@ export interface TagQuery {
   token: string;
   /** Also match processes of this session (a process that cleared its environment but kept the session). */
   session?: number;
+  /** Only processes born since this mark (taken by this process before the run began; never one read from a file). */
+  since?: PidMark;
 }
 
 /**
- * Live processes whose environment carries the tag (or that belong to the session). Zombies have
+ * Where the pid counter stands now (PidMark), or undefined where Linux does not say
+ * (/proc/sys/kernel/ns_last_pid needs a kernel built with CONFIG_CHECKPOINT_RESTORE, as distributions' are).
+ */
+export function pidMark(): PidMark | undefined {
+  if (!HAS_PROC) return undefined;
+  try {
+    // The forks counted before and after the last pid is read: between two marks, at most the
+    // difference of the outer counts were forked (threads and other namespaces included).
+    const forksBefore = parseForkCount(readFileSync("/proc/stat", "latin1"));
+    const tasks = parseTaskCount(readFileSync("/proc/loadavg", "latin1"));
+    const pidMax = Number(readFileSync("/proc/sys/kernel/pid_max", "latin1"));
+    const lastPid = Number(readFileSync("/proc/sys/kernel/ns_last_pid", "latin1"));
+    const forksAfter = parseForkCount(readFileSync("/proc/stat", "latin1"));
+    if (forksBefore === undefined || forksAfter === undefined || tasks === undefined) return undefined;
+    return { lastPid, forksBefore, forksAfter, tasks, pidMax };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Live processes whose environment carries the tag (or that belong to the session), born since
+ * `since` where it is given and the pid counter can tell (core/process/proc-text.ts `bornBetween`: a
+ * run of a few processes reads a few environments, not every process's on the machine). Zombies have
  * an empty environ and are not returned: they have exited already. Another user's processes cannot
  * be read without privileges and are skipped (they could not be signalled either).
  */
 export function taggedProcesses(query: TagQuery): number[] {
   if (!HAS_PROC) return [];
   const found: number[] = [];
+  // Marked before the listing: a process forked after the mark has a parent listed (tagged, so the
+  // caller scans again) or is not the run's. A mark that cannot narrow the scan leaves it whole.
+  const now = query.since === undefined ? undefined : pidMark();
+  const born = now === undefined ? undefined : bornBetween(query.since!, now);
   for (const pid of allPids()) {
+    if (born !== undefined && !born(pid)) continue;
     const environ = readEnviron(pid);
     if (environ !== undefined && environHasToken(environ, query.name, query.token)) {
       found.push(pid);

@@ -304,7 +304,7 @@ async function supervise(
     // Whatever the child left behind in its group dies with it; that also closes their copies of the pipes.
     if (pid !== undefined) killGroup(pid, "SIGKILL");
     // And so does everything else it started (the result waits for that).
-    if (record !== undefined) cleanup = endContainedRun(record);
+    if (record !== undefined) cleanup = endContainedRun(record, start?.since);
     // A process that left the group (setsid) may still hold the pipes: stop waiting for it after a grace period.
     drainTimer = setTimeout(() => {
       subprocess.stdout?.destroy();
@@ -436,7 +436,7 @@ async function endAheadStart(early: AheadStart): Promise<void> {
   early.child.stdin?.destroy();
   early.child.stdout?.destroy();
   early.child.stderr?.destroy();
-  await endContainedRun(early.record);
+  await endContainedRun(early.record, early.start.since);
 }
 
 function killWaiting(): void {

@@ -97,3 +97,53 @@ export function environHasName(environ: Buffer, name: string): boolean {
     if (at === 0 || environ[at - 1] === 0) return true;
   return false;
 }
+
+/**
+ * Where Linux stood in handing out process ids at one moment: the last pid given in the runner's PID
+ * namespace (/proc/sys/kernel/ns_last_pid), the tasks forked since boot in every namespace (the
+ * `processes` line of /proc/stat), counted just before and just after that pid was read, the tasks
+ * alive (/proc/loadavg; both counts include threads) and pid_max.
+ */
+export interface PidMark {
+  lastPid: number;
+  forksBefore: number;
+  forksAfter: number;
+  tasks: number;
+  pidMax: number;
+}
+
+/** Linux gives no pid below this once its counter has wrapped (RESERVED_PIDS). */
+const RESERVED_PIDS = 300;
+
+/** The `processes` line of /proc/stat: tasks forked since boot. */
+export function parseForkCount(procStat: string): number | undefined {
+  const match = /^processes (\d+)$/m.exec(procStat);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** The tasks alive, from /proc/loadavg (`0.42 0.91 1.15 1/82 31561`: running/total, last pid). */
+export function parseTaskCount(loadavg: string): number | undefined {
+  const match = /^\S+ \S+ \S+ \d+\/(\d+) \d+/.exec(loadavg);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * The pids a process born between two marks can hold, or undefined when it can hold any.
+ *
+ * Linux hands out pids cyclically: a new task takes the first free pid after the last one given,
+ * wrapping at pid_max to 300. So every task born between `then` and `now` in this namespace holds
+ * a pid of the cyclic range (then.lastPid, now.lastPid] — unless the counter went once round, which
+ * passes every pid: each one given to a task forked in between (at most the forks counted, every
+ * namespace's), held by a task alive at `then` (at most its count), or below 300. Only a process
+ * with CAP_SYS_ADMIN over the namespace can set the counter (or choose its own pid); such a process
+ * can also leave any cgroup and clear its tag, which is outside what the scan can catch anyway.
+ */
+export function bornBetween(then: PidMark, now: PidMark): ((pid: number) => boolean) | undefined {
+  const forks = now.forksAfter - then.forksBefore;
+  const values = [then.lastPid, now.lastPid, forks, then.tasks, then.pidMax, now.pidMax];
+  if (!values.every((value) => Number.isSafeInteger(value) && value >= 0)) return undefined;
+  if (forks + then.tasks + RESERVED_PIDS >= Math.min(then.pidMax, now.pidMax)) return undefined;
+  const from = then.lastPid;
+  const to = now.lastPid;
+  return to >= from ? (pid) => pid > from && pid <= to : (pid) => pid > from || pid <= to;
+}
