@@ -18,7 +18,7 @@ function newestMtime(dir: string): number {
 
 /** Modules tests run in child processes of their own (a runner killed alone), bundled from the sources (not shipped). */
 export const TEST_MODULES_DIR = path.join(root, "node_modules", ".cache", "runner-test-modules");
-const TEST_MODULES = ["src/adapters/process/process-runner.ts", "src/adapters/process/containment.ts"];
+const TEST_MODULES = ["src/adapters/process/process-runner.ts", "src/adapters/process/containment.ts", "src/adapters/process/proc-table.ts"];
 
 export default async function setup(): Promise<void> {
   const marker = path.join(root, "dist", "runner.mjs");

@@ -425,6 +425,22 @@ describe("the end-of-run scan", () => {
     }
   });
 
+  it.skipIf(pidMark() === undefined || process.getuid?.() !== 0)(
+    "reads every process where /proc lists another PID namespace than the runner's",
+    () => {
+      // In a new PID namespace without a /proc of its own, ns_last_pid counts in one namespace and /proc lists another.
+      const modulePath = path.join(TEST_MODULES_DIR, "proc-table.mjs");
+      const probe = `const t = await import(process.argv[1]); process.stdout.write(JSON.stringify({ pid: process.pid, mark: t.pidMark() ?? null }));`;
+      const inside = spawnSync("unshare", ["--pid", "--fork", process.execPath, "--input-type=module", "-e", probe, modulePath], {
+        encoding: "utf8",
+      });
+      expect(inside.status, inside.stderr).toBe(0);
+      expect(JSON.parse(inside.stdout)).toEqual({ pid: 1, mark: null });
+      const outside = spawnSync(process.execPath, ["--input-type=module", "-e", probe, modulePath], { encoding: "utf8" });
+      expect(JSON.parse(outside.stdout).mark).toMatchObject({ lastPid: expect.any(Number) });
+    },
+  );
+
   it.skipIf(WORKS.get("cgroup") !== true || process.getuid?.() !== 0)(
     "ends a process that moved itself out of the run's cgroup (root can): it was born during the run",
     async () => {

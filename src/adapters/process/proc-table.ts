@@ -61,12 +61,29 @@ export interface TagQuery {
   since?: PidMark;
 }
 
+let procOurs: boolean | undefined;
+/**
+ * Whether /proc lists the runner's own PID namespace: ns_last_pid counts in the namespace of the
+ * process reading it, and a /proc mounted for another one (`unshare --pid` without a new /proc)
+ * lists pids of that one.
+ */
+function procIsOurs(): boolean {
+  if (procOurs === undefined) {
+    try {
+      procOurs = readlinkSync("/proc/self") === String(process.pid);
+    } catch {
+      procOurs = false;
+    }
+  }
+  return procOurs;
+}
+
 /**
  * Where the pid counter stands now (PidMark), or undefined where Linux does not say
  * (/proc/sys/kernel/ns_last_pid needs a kernel built with CONFIG_CHECKPOINT_RESTORE, as distributions' are).
  */
 export function pidMark(): PidMark | undefined {
-  if (!HAS_PROC) return undefined;
+  if (!HAS_PROC || !procIsOurs()) return undefined;
   try {
     // The forks counted before and after the last pid is read: between two marks, at most the
     // difference of the outer counts were forked (threads and other namespaces included).
