@@ -63,13 +63,13 @@ function agentFileText(file: string, relative: string, missing: string): string 
 
 /** The text of a file of an iteration's local log, read without following a link anywhere below the repository's top. */
 function readLogFile(root: string, runId: string, iteration: number, file: string): string {
-  const relative = `${iterationDir(runId, iteration)}/${file}`;
-  const parts = relative.split("/");
-  const missing = notRealFolder(root, path.join(root, ...parts.slice(0, -1)));
+  const folder = iterationDir(runId, iteration);
+  const relative = `${folder}/${file}`;
+  const missing = notRealFolder(root, path.join(root, folder));
   if (missing !== undefined)
     throw new RefusalError(`${missing} is not a folder here; the log of iteration ${iteration} of run ${runId} is local to the machine that ran it.`);
   const text = agentFileText(
-    path.join(root, ...parts),
+    path.join(root, relative),
     relative,
     `${relative} does not exist; the iteration's log has ${LOG_FILES.join(", ")} where they apply.`,
   );

@@ -30,21 +30,19 @@ const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | con
  * Each folder on the way from `top` (trusted, not included) to `dir`, with what is there now: a real
  * folder, something else (a link, a file), or nothing.
  */
-function* foldersOnTheWay(top: string, dir: string): Generator<{ at: string; relative: string; found: "folder" | "other" | "none" }> {
+function* foldersOnTheWay(top: string, dir: string): Generator<{ at: string; found: "folder" | "other" | "none" }> {
   const relative = path.relative(top, dir);
   if (relative.startsWith("..") || path.isAbsolute(relative)) throw new Error(`${dir} is not inside ${top}`);
   let at = top;
-  let walked = "";
   for (const part of relative.split(path.sep).filter(Boolean)) {
     at = path.join(at, part);
-    walked = walked === "" ? part : `${walked}/${part}`;
     let info;
     try {
       info = lstatSync(at);
     } catch {
       info = undefined;
     }
-    yield { at, relative: walked, found: info === undefined ? "none" : info.isDirectory() ? "folder" : "other" };
+    yield { at, found: info === undefined ? "none" : info.isDirectory() ? "folder" : "other" };
   }
 }
 
@@ -61,7 +59,7 @@ export function ensureRealFolder(top: string, dir: string): void {
  * nothing), as a path relative to `top`; undefined when all are. Changes nothing: for reading.
  */
 export function notRealFolder(top: string, dir: string): string | undefined {
-  for (const { relative, found } of foldersOnTheWay(top, dir)) if (found !== "folder") return relative;
+  for (const { at, found } of foldersOnTheWay(top, dir)) if (found !== "folder") return path.relative(top, at);
   return undefined;
 }
 
