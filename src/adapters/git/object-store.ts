@@ -14,6 +14,7 @@ import path from "node:path";
 import { inflateSync } from "node:zlib";
 import { PiecedBytes, type Piece } from "../../core/tree/pieced-bytes.js";
 import { commonDir } from "./git-control.js";
+import { inflateOfSize } from "./inflate.js";
 
 const OBJECT_TYPES = ["", "commit", "tree", "blob", "tag"] as const;
 const OFS_DELTA = 6;
@@ -177,9 +178,8 @@ export class ObjectStore {
     } else if (OBJECT_TYPES[type] === undefined || type === 0) {
       throw new Error(`unknown object type ${type}`);
     }
-    // (its size is known: one output buffer of that size, not 16 KB pieces joined — a quarter faster;
-    // a size past 16 MiB, which a damaged or planted header may claim, is not allocated up front)
-    const data = inflateSync(head.subarray(at), size < 16 * 1024 * 1024 ? { chunkSize: Math.max(64, size + 1) } : {});
+    // (its size is known: one output buffer of that size, not 16 KB pieces joined — a quarter faster)
+    const data = inflateOfSize(head.subarray(at), size);
     if (data.length !== size) throw new Error("object size does not match its header");
     let object: { type: string; bytes: PiecedBytes };
     if (base === undefined) object = { type: OBJECT_TYPES[type]!, bytes: PiecedBytes.of(data) };
