@@ -395,6 +395,45 @@ describe("tree versions", () => {
     expect(version.change?.ancestorsAfter.map((node) => node.id)).toEqual(["root"]);
     expect(version.tree).toEqual(next);
   });
+
+  it("a node given an order that puts it out of place among its siblings: the version after is read whole, as after a whole read of it", () => {
+    const leaf = (id: string, order: number): TaskNode => ({
+      id,
+      order,
+      title: id,
+      goal: "",
+      acceptance: [],
+      passes: false,
+      attempts: 0,
+      max_attempts: 3,
+      children: [],
+    });
+    const root = (children: TaskNode[]): TaskTree => ({
+      version: 1,
+      root: { id: "root", order: 0, title: "Root", goal: "", acceptance: [], passes: false, attempts: 0, max_attempts: 3, children },
+    });
+    const first = serializeTree(root(["a", "b", "c", "d"].map((id, order) => leaf(id, order))));
+    // (serializeTree sorts siblings: the texts out of place are edited by hand, one line each)
+    const orderOf = (text: string, id: string, order: number) => text.replace(new RegExp(`("id": "${id}",\\n( *)"order": )[0-9]+`), `$1${order}`);
+    for (const [id, order, canonical] of [
+      ["b", 9, false], // after c and d by order: out of place
+      ["a", 9, false], // the first, after every other
+      ["d", -1, false], // the last, before every other
+      ["b", 2, true], // a tie with c broken by id: in place
+      ["c", 1, true], // a tie with b broken by id: in place
+    ] as const) {
+      const versions = new TreeVersions();
+      versions.next(Buffer.from(first));
+      const moved = orderOf(first, id, order);
+      expect(moved).not.toBe(first);
+      versions.next(Buffer.from(moved));
+      expect(versions.counts).toEqual({ whole: 1, subtree: 1 });
+      versions.next(Buffer.from(moved.replace('"title": "Root"', '"title": "Root!"')));
+      // A whole read of the moved version would find it out of canonical form exactly when it is out of place.
+      expect(wholeTree(moved) !== undefined && serializeTree(wholeTree(moved)!) === moved).toBe(canonical);
+      expect(versions.counts).toEqual(canonical ? { whole: 1, subtree: 2 } : { whole: 2, subtree: 1 });
+    }
+  });
 });
 
 describe("the audit on tree versions", () => {

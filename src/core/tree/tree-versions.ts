@@ -13,7 +13,7 @@
 // ancestors decide for the whole tree. Anything unusual (a version not in canonical form, a change
 // that is no subtree, a replacement that fails a check) and the version is parsed and checked whole.
 import { checkTreeShape, MAX_TREE_DEPTH } from "./invariants.js";
-import { inSiblingOrder, isInCanonicalForm, type TaskNode, type TaskTree } from "./tree.js";
+import { compareSiblings, isInCanonicalForm, type TaskNode, type TaskTree } from "./tree.js";
 import { PiecedBytes } from "./pieced-bytes.js";
 import { serializeTree } from "./serialize.js";
 
@@ -156,10 +156,13 @@ export class TreeVersions {
     const ancestorsAfter: TaskNode[] = [];
     let child: TaskNode = added;
     let replaced: TaskNode = placed.node;
+    /** Where the replacement stands among its siblings. */
+    let place = 0;
     for (let i = ancestorsBefore.length - 1; i >= 0; i--) {
       const parent = ancestorsBefore[i]!;
       const at = parent.children.indexOf(replaced);
       if (at < 0) return undefined;
+      if (i === ancestorsBefore.length - 1) place = at;
       const children = parent.children.slice();
       children[at] = child;
       const copy = { ...parent, children };
@@ -170,7 +173,7 @@ export class TreeVersions {
     if (replaced !== tree.root) return undefined;
     const next: TaskTree = { ...tree, root: child };
     const parentAfter = ancestorsAfter[ancestorsAfter.length - 1];
-    const canonical = inCanonicalPlace(added, parentAfter) && canonicalText(added, indent) === replacementText;
+    const canonical = inCanonicalPlace(added, parentAfter, place) && canonicalText(added, indent) === replacementText;
 
     const index = this.index;
     for (const id of removedIds.keys()) index.delete(id);
@@ -226,9 +229,18 @@ function collectIds(top: TaskNode, into: Map<string, TaskNode>): number {
   return height;
 }
 
-/** Whether the replacement is in canonical form and sorts where it stands among its siblings. */
-function inCanonicalPlace(added: TaskNode, parent: TaskNode | undefined): boolean {
-  return isInCanonicalForm({ version: 1, root: added }) && (parent === undefined || inSiblingOrder(parent.children));
+/**
+ * Whether the replacement is in canonical form and sorts where it stands among its siblings (at
+ * `place` of `parent`'s children). Its siblings are those of the version before, which was canonical
+ * (a subtree is looked for only then): they are in order among themselves, so only the two beside
+ * it need a look — not all of them, a thousand for each version of a flat plan.
+ */
+function inCanonicalPlace(added: TaskNode, parent: TaskNode | undefined, place: number): boolean {
+  if (!isInCanonicalForm({ version: 1, root: added })) return false;
+  if (parent === undefined) return true;
+  const before = parent.children[place - 1];
+  const after = parent.children[place + 1];
+  return (before === undefined || compareSiblings(before, added) <= 0) && (after === undefined || compareSiblings(added, after) <= 0);
 }
 
 /**
