@@ -71,17 +71,6 @@ export async function* iterationDiffs(root: string, iterations: readonly Pick<Re
   }
 }
 
-async function readCommitTimes(git: GitRepo, shas: readonly string[]): Promise<Map<string, string>> {
-  if (shas.length === 0) return new Map();
-  const out = await git.raw(["show", "-s", "--format=%H %cI", ...shas]);
-  return new Map(
-    out
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => line.split(" ") as [string, string]),
-  );
-}
-
 /**
  * The tree at the run's newest commit, or the one the runner last accepted when that commit left it
  * invalid; for a run without iterations yet, the tree at `tip`.
@@ -206,7 +195,7 @@ export async function gatherReport(
   const thread = startAuditThread(root);
   let auditing: Promise<AuditReport | undefined> | undefined;
   try {
-    const { git, runId, ref, tip, loopCommits } = await resolveRun(root, runIdOption);
+    const { git, runId, ref, tip, loopCommits } = await resolveRun(root, runIdOption, { times: true });
     if (tip === undefined) throw new RefusalError(`There is no commit to read run ${runId} from (${ref} does not name one).`);
     const records = loopRecords(loopCommits, runId); // newest first
     const first = records.at(-1);
@@ -215,7 +204,9 @@ export async function gatherReport(
       auditing = thread.audit({ runId, tip, first: first.sha, start });
       auditing.catch(() => undefined); // (awaited once the rest is gathered)
     }
-    return await gatherRun(root, { git, runId, ref, tip }, records, start, generatedAt, meanwhile, auditing ?? Promise.resolve(undefined));
+    // (each commit's time came with its message: no `git show` of a thousand commits for them)
+    const times = new Map(loopCommits.flatMap((commit) => (commit.committedAt ? [[commit.sha, commit.committedAt] as const] : [])));
+    return await gatherRun(root, { git, runId, ref, tip, times }, records, start, generatedAt, meanwhile, auditing ?? Promise.resolve(undefined));
   } finally {
     // (a thread not given a run — a refusal, a run without loop commits — is ended; one given a run ends when it answers)
     if (auditing === undefined) thread.end();
@@ -224,7 +215,7 @@ export async function gatherReport(
 
 async function gatherRun(
   root: string,
-  { git, runId, ref, tip }: { git: GitRepo; runId: string; ref: string; tip: string },
+  { git, runId, ref, tip, times }: { git: GitRepo; runId: string; ref: string; tip: string; times: ReadonlyMap<string, string> },
   records: LoopRecord[],
   start: RunBase | undefined,
   generatedAt: string,
@@ -232,7 +223,6 @@ async function gatherRun(
   auditing: Promise<AuditReport | undefined>,
 ): Promise<Report> {
   const oldestFirst = [...records].reverse();
-  const shas = oldestFirst.map((r) => r.sha);
   const base = start?.sha;
   const iterationOf = new Map(oldestFirst.map((r) => [r.sha, r.subject.iteration]));
   const eventsText = await readOptional(path.join(root, ...eventsFile(runId).split("/"))).catch(() => undefined);
@@ -243,8 +233,7 @@ async function gatherRun(
     else events.set(event.iteration, [event]);
   }
 
-  const [times, tree, notes, locals, holders] = await Promise.all([
-    readCommitTimes(git, shas),
+  const [tree, notes, locals, holders] = await Promise.all([
     finalTree(git, records, tip),
     base ? readNotes(git, base, tip, iterationOf) : Promise.resolve([]),
     readLocalLogs(root, runId, oldestFirst, events),

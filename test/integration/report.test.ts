@@ -64,6 +64,10 @@ describe("runner report: the data", () => {
     ]);
     const shas = (await allPasses.s.git(["log", "--format=%H", "--reverse", "main..HEAD"])).split("\n").filter(Boolean);
     expect(report.iterations.map((it) => it.commit)).toEqual(shas);
+    // Each iteration's time is its commit's committer date, as git prints it.
+    const dates = (await allPasses.s.git(["log", "--format=%cI", "--reverse", "main..HEAD"])).split("\n").filter(Boolean);
+    expect(dates).toHaveLength(3);
+    expect(report.iterations.map((it) => it.committedAt)).toEqual(dates);
     expect(report.tip).toBe(shas[2]);
     expect(report.base).toBe((await allPasses.s.git(["rev-parse", "main"])).trim());
     // The tree file is left out of the diffs: a decomposition changes nothing else. (Each diff is read

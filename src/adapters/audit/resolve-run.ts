@@ -25,15 +25,19 @@ export async function findRun(root: string, runIdOption: string | undefined): Pr
   return (await locateRun(root, runIdOption)).run;
 }
 
-/** The run, or one sentence saying how to name one. */
-export async function resolveRun(root: string, runIdOption: string | undefined): Promise<ResolvedRun> {
-  const { run, branch } = await locateRun(root, runIdOption);
+/** The run, or one sentence saying how to name one (with `times`, each loop commit's committer date). */
+export async function resolveRun(root: string, runIdOption: string | undefined, options: { times?: boolean } = {}): Promise<ResolvedRun> {
+  const { run, branch } = await locateRun(root, runIdOption, options);
   if (run !== undefined) return run;
   throw new RefusalError(`Branch ${branch ?? "(detached)"} is not a runner/<run-id> branch; check out a run branch or pass --run-id.`);
 }
 
 /** The run (undefined when none is named and the checked-out branch is no run branch), and that branch. */
-export async function locateRun(root: string, runIdOption: string | undefined): Promise<{ run?: ResolvedRun; branch: string | undefined }> {
+export async function locateRun(
+  root: string,
+  runIdOption: string | undefined,
+  { times = false }: { times?: boolean } = {},
+): Promise<{ run?: ResolvedRun; branch: string | undefined }> {
   const git = new GitRepo(root);
   const branch = await checkedOutBranch(root).catch(() => undefined);
   const runId = runIdOption ?? runIdFromBranch(branch);
@@ -41,7 +45,9 @@ export async function locateRun(root: string, runIdOption: string | undefined): 
   const ref = await runRef(git, runId, branch);
   const tip = await git.resolve(ref);
   const loopCommits =
-    tip === undefined ? [] : (await git.loopCommits(loopSubjectPattern(runId), tip)).filter((c) => parseCommitSubject(c.subject)?.runId === runId);
+    tip === undefined
+      ? []
+      : (await git.loopCommits(loopSubjectPattern(runId), tip, { times })).filter((c) => parseCommitSubject(c.subject)?.runId === runId);
   // A run named that has neither a branch nor a loop commit here is a typo, not an empty run: said, never taken as clean.
   if (runIdOption !== undefined && ref === "HEAD" && loopCommits.length === 0 && runIdFromBranch(branch) !== runId)
     throw new RefusalError(

@@ -42,6 +42,8 @@ export interface LoopCommit {
   body: string;
   /** The author, "Name <email>". */
   author?: string;
+  /** The committer's date, ISO 8601 (only where asked for: `loopCommits(…, { times: true })`). */
+  committedAt?: string;
 }
 
 export const FALLBACK_IDENTITY = { name: "runner", email: "runner@localhost" } as const;
@@ -278,16 +280,18 @@ export class GitRepo {
     return parsePorcelainV2(await this.raw(["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"]));
   }
 
-  /** This run's loop commits reachable from `tip` (default HEAD), newest first. */
-  async loopCommits(subjectPattern: string, tip = "HEAD"): Promise<LoopCommit[]> {
-    const out = await this.raw(["log", "-E", `--grep=${subjectPattern}`, "--format=%H%x1f%an <%ae>%x1f%s%x1f%b%x1e", tip]);
+  /** This run's loop commits reachable from `tip` (default HEAD), newest first; with `times`, each one's committer date. */
+  async loopCommits(subjectPattern: string, tip = "HEAD", { times = false } = {}): Promise<LoopCommit[]> {
+    const out = await this.raw(["log", "-E", `--grep=${subjectPattern}`, `--format=%H%x1f%an <%ae>%x1f%s%x1f${times ? "%cI%x1f" : ""}%b%x1e`, tip]);
     return out
       .split("\x1e")
       .map((record) => record.replace(/^\n/, ""))
       .filter((record) => record.length > 0)
       .map((record) => {
-        const [sha = "", author = "", subject = "", body = ""] = record.split("\x1f");
-        return { sha, subject, body: body.trimEnd(), author };
+        const fields = record.split("\x1f");
+        const [sha = "", author = "", subject = ""] = fields;
+        if (!times) return { sha, subject, body: (fields[3] ?? "").trimEnd(), author };
+        return { sha, subject, body: (fields[4] ?? "").trimEnd(), author, committedAt: fields[3] ?? "" };
       });
   }
 
