@@ -52,9 +52,11 @@ function visits(path: string[] | undefined, events: readonly EventLine[]): State
   const entries = events.slice(Math.max(0, start)).filter((e, i) => i === 0 || e.from !== e.to);
   const states = entries.map((e) => e.to);
   if (entries.length > 0 && (path === undefined || states.join(" ") === path.join(" "))) {
+    // (each stamp parsed once: it ends one state and begins the next)
+    const times = entries.map((event) => Date.parse(event.time ?? ""));
     return entries.map((event, i) => {
-      const here = Date.parse(event.time ?? "");
-      const next = Date.parse(entries[i + 1]?.time ?? "");
+      const here = times[i]!;
+      const next = i + 1 < times.length ? times[i + 1]! : NaN;
       return Number.isFinite(here) && Number.isFinite(next) ? { state: event.to, ms: next - here } : { state: event.to };
     });
   }
