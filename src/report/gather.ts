@@ -30,8 +30,8 @@ const NOTE_FILES = { [LAYOUT.questions]: "questions", [LAYOUT.assumptions]: "ass
  * remote-tracking one (a fresh clone), else HEAD.
  */
 
-/** Commits per `git show` process (their ids are its arguments). */
-const SHOW_BATCH = 500;
+/** Commits per `git show` process (their ids are its arguments: 2,000 are 82 KB, 130 KB with SHA-256 ids, far below the kernel's limit on a command line). */
+const SHOW_BATCH = 2000;
 
 /**
  * Each iteration's files and bounded patch, the tree file left out (the report shows the tree
