@@ -43,24 +43,24 @@ function keptInflater(): Kept | null {
 }
 
 /** Whether the kept stream still has its handle open (zlib closes both on an error; a closed handle must never be written). */
-function open(inflater: Kept): boolean {
+function isOpen(inflater: Kept): boolean {
   return !inflater.stream.destroyed && (inflater.stream as unknown as { _handle?: unknown })._handle === inflater.handle;
 }
 
 /** The kept handle's inflation of `input`, when it is exactly `size` bytes; undefined: ask inflateSync. */
 function inflateKept(input: Buffer, size: number): Buffer | undefined {
   let inflater = keptInflater();
-  if (inflater !== null && !open(inflater)) {
+  if (inflater !== null && !isOpen(inflater)) {
     kept = undefined;
     inflater = keptInflater();
   }
-  if (inflater === null || !open(inflater)) return undefined;
+  if (inflater === null || !isOpen(inflater)) return undefined;
   try {
     inflater.handle.reset();
     // One byte more than expected: a stream that holds more than `size` bytes does not fit.
     const out = Buffer.allocUnsafe(size + 1);
     inflater.handle.writeSync(zlib.constants.Z_FINISH, input, 0, input.length, out, 0, out.length);
-    if (!open(inflater)) {
+    if (!isOpen(inflater)) {
       // (zlib reported an error: the stream and its handle are closed; a new one next time)
       kept = undefined;
       return undefined;
