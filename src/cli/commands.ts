@@ -288,7 +288,11 @@ export const COMMANDS: AnyCommand[] = [
       output: { type: "string", describe: "Write the page here (default: .runner/iterations/<run-id>/report.html)", value: "file" },
       open: { type: "boolean", describe: "Open the page with xdg-open / open when available" },
     },
-    load: () => import("./commands/report.js"),
+    // (the audit's thread starts before the report's modules load, so that its own start overlaps theirs)
+    load: async () => {
+      (await import("../adapters/audit/thread-ahead.js")).startAuditThreadAhead();
+      return import("./commands/report.js");
+    },
   }),
   command({
     name: "mcp",

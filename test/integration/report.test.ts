@@ -272,6 +272,11 @@ describe("runner report: the command", () => {
     const missing = await runner(dir, ["report", "--run-id", "nope"], { env: testEnv() });
     expect(missing.exitCode).toBe(1);
     expect(oneSentence(missing.stderr)).toMatch(/There is no run nope here/);
+    // Outside a repository: refused before the audit's thread, started ahead by the command, is
+    // taken; the thread does not keep the process alive.
+    const outside = await runner(tempDir("runner-report-nowhere-"), ["report"], { env: testEnv(), timeout: 20_000 });
+    expect(outside.exitCode, outside.stderr).toBe(1);
+    expect(oneSentence(outside.stderr)).toMatch(/No \.runner\/ folder/);
   });
 
   it("--open starts xdg-open with the page, or says there is none", async () => {

@@ -1,14 +1,14 @@
 // The program of the thread `runner report` runs its audit on (src/adapters/audit/run-audit.ts,
-// startAuditThread): a bundle entry of its own, dist/audit-thread.mjs, beside the CLI's. It loads,
-// then waits for the run the report resolved, audits it and posts the report.
-import { parentPort, workerData } from "node:worker_threads";
-import { auditOfResolvedRun, type RunToAudit } from "./run-audit.js";
+// startAuditThread; started ahead by the command: thread-ahead.ts): a bundle entry of its own,
+// dist/audit-thread.mjs, beside the CLI's. It loads, then waits for the repository and the run the
+// report resolved, audits it and posts the report.
+import { parentPort } from "node:worker_threads";
+import { auditOfResolvedRun, type AuditRequest } from "./run-audit.js";
 
 if (parentPort) {
   const port = parentPort;
-  const { root } = workerData as { root: string };
   // (a failure answers without a report: the report's thread then audits the run itself, and the failure is thrown there)
-  port.once("message", (run: RunToAudit) => {
+  port.once("message", ({ root, run }: AuditRequest) => {
     auditOfResolvedRun(root, run).then(
       (report) => port.postMessage({ report }),
       () => port.postMessage({}),

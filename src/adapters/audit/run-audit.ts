@@ -11,12 +11,10 @@ import { LAYOUT } from "../../core/base/layout.js";
 import { parseFinished } from "../../core/plan/plan-finished.js";
 import type { PiecedBytes } from "../../core/tree/pieced-bytes.js";
 import { TreeVersions } from "../../core/tree/tree-versions.js";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
 import { gitDir, GitRepo, type ObjectReader } from "../git/git.js";
 import { ObjectStore } from "../git/object-store.js";
 import { guardDefinitionAt } from "../guard/guard-definition.js";
+import { takeAuditThread } from "./thread-ahead.js";
 
 /** Where a run began, and what is wrong with its record of it. */
 export interface RunBase {
@@ -185,12 +183,6 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
   }
 }
 
-/**
- * The thread's program: the bundle's dist/audit-thread.mjs, beside the chunk this module is in
- * (in the sources under test there is none, and the audit runs on the caller's thread).
- */
-const THREAD_FILE = fileURLToPath(new URL(["..", "audit-thread.mjs"].join("/"), import.meta.url));
-
 /** The run `runner report` resolved (src/adapters/audit/resolve-run.ts), as its audit needs it: its tip, its first loop commit and where it began. */
 export interface RunToAudit {
   runId: string;
@@ -216,6 +208,12 @@ export async function auditOfResolvedRun(root: string, { runId, tip, first, star
   }
 }
 
+/** What the report's thread posts to the audit's: the repository and the run in it. */
+export interface AuditRequest {
+  root: string;
+  run: RunToAudit;
+}
+
 /** The audit's thread (startAuditThread): given the run once it is resolved, or ended unused. */
 export interface AuditThread {
   audit(run: RunToAudit): Promise<AuditReport>;
@@ -230,11 +228,8 @@ export interface AuditThread {
  * (and a failure of its own is thrown there, as the audit throws it).
  */
 export function startAuditThread(root: string): AuditThread {
-  const thread = existsSync(THREAD_FILE)
-    ? // (a young generation of 4 MB: the thread's objects are short-lived versions of the tree, and
-      // V8's default of up to 48 MB is resident memory of the whole command — 159 → 142 MB measured)
-      new Worker(THREAD_FILE, { workerData: { root }, resourceLimits: { maxYoungGenerationSizeMb: 4 } })
-    : undefined;
+  // (started ahead by the report command, else now: thread-ahead.ts)
+  const thread = takeAuditThread();
   // (undefined: no thread, or it failed — the audit then runs here)
   const answer = new Promise<AuditReport | undefined>((resolve) => {
     if (thread === undefined) return resolve(undefined);
@@ -244,7 +239,7 @@ export function startAuditThread(root: string): AuditThread {
   });
   return {
     audit: async (run) => {
-      thread?.postMessage(run);
+      thread?.postMessage({ root, run } satisfies AuditRequest);
       return (await answer) ?? auditOfResolvedRun(root, run);
     },
     end: () => void thread?.terminate(),
