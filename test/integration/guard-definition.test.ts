@@ -151,6 +151,23 @@ describe.concurrent("runner audit re-checks the guard's definition from git alon
     ]);
   });
 
+  it("a file the definition comes to name (a person's commit) is watched from then on: a later commit that changes it is flagged", async () => {
+    const s = await hostileScenario({ guard: ["make", "check"], files: { Makefile: "check:\n\tsh guard.sh\n" } });
+    s.script({ 1: { write: { "src/a.txt": "ok\n" }, status: "done" }, 2: { write: { "src/b.txt": "ok\n" }, status: "done" } });
+    expect((await s.step()).exitCode).toBe(0);
+    await commitByHand(s, { Makefile: "check:\n\tsh guard.sh\n\tsh extra.sh\n", "extra.sh": "exit 1\n" }, "Check more");
+    await commitByHand(s, { "extra.sh": "exit 0\n" }, "Check less");
+    expect((await s.step()).exitCode).toBe(0);
+    const audit = await s.runner(["audit", "--json"]);
+    expect(audit.exitCode, audit.stdout).toBe(1);
+    const violations: { commit: string; message: string }[] = JSON.parse(audit.stdout).violations;
+    const lessSha = (await s.git(["log", "--format=%H", "--grep=^Check less$"])).trim();
+    expect(violations.filter((v) => v.commit === lessSha).map((v) => v.message)).toEqual([
+      "a commit between iterations changed the guard's definition (extra.sh): the iterations after it were judged by another guard, so check it by hand",
+      'a commit between loop commits that the runner did not make ("Check less"); the runner never lets the agent commit, so check it by hand',
+    ]);
+  });
+
   it("a loop commit (here forged: the runner never makes one) that changes the definition is flagged", async () => {
     const s = await hostileScenario({ guard: ["make", "check"], files: { Makefile: "check:\n\tsh guard.sh\n" } });
     s.script({ 1: { write: { "src/a.txt": "ok\n" }, status: "done" } });

@@ -143,9 +143,11 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
     let configValuesBefore = baseConfig.values;
     async function* withTrees() {
       let version = baseVersion;
+      // The guard's definition, derived again only where a commit touched the config or a file or manifest of it.
+      const relevantTo = (now: typeof definition) =>
+        new Set([LAYOUT.config, ...now.definition.files, ...now.definition.scripts.map((s) => s.manifest)]);
+      let relevant = relevantTo(definition);
       for await (const commit of git.streamCommitsSince(base, tip)) {
-        // The guard's definition, derived again only where the commit touched the config or a file or manifest of it.
-        const relevant = new Set([LAYOUT.config, ...definition.definition.files, ...definition.definition.scripts.map((s) => s.manifest)]);
         let definitionChanged: string[] = [];
         // config.toml at a commit that changed it (a person's fix of the guard is judged valid or not), read once for both.
         const config = commit.changedPaths.some((changed) => relevant.has(changed)) ? await configAt(files, commit.sha) : undefined;
@@ -153,6 +155,7 @@ export async function auditHistory(git: GitRepo, runId: string, base: string, ti
           const after = await guardDefinitionAt(files, commit.sha, config.guard);
           definitionChanged = definitionDifferences(definition, after);
           definition = after;
+          relevant = relevantTo(definition);
         }
         // A commit that did not touch the tree file has its parent's tree: the same one, not read again.
         version = commit.changedPaths.includes(LAYOUT.tree)
