@@ -3,7 +3,7 @@
 // that the thread's start — a V8 isolate of its own compiling Node's modules and the audit's, 60 to
 // 130 ms here — overlaps theirs instead of following it. The audit is the longer of the report's two
 // threads: its start is the report's. A thread started ahead does not keep the process alive until it
-// is taken: a report refused before it is (outside a repository) exits as it did, and the thread
+// is taken: a report refused before it is (where there is no project) exits as it did, and the thread
 // with it.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
