@@ -305,8 +305,33 @@ describe("runner report audits on a thread of its own, given the run it resolved
     expect(audit.violations[0]!.message).toContain(`says the run began at ${elsewhere.slice(0, 12)} (Runner-Start), which is not in its history`);
     expect(audit.violations.some((v) => /passes of "c" changed from false to true without a green guard/.test(v.message))).toBe(true);
 
-    const report = await runRaw(dir, ["report", "--output", "page.html"]);
+    // A probe loaded into the CLI (and its threads) records each thread the process makes and what it answers.
+    const probe = path.join(tempDir("runner-thread-probe-"), "probe.mjs");
+    const probeLog = `${probe}.log`;
+    writeFileSync(
+      probe,
+      [
+        'import wt from "node:worker_threads";',
+        'import { appendFileSync } from "node:fs";',
+        'import { syncBuiltinESMExports } from "node:module";',
+        "const Made = wt.Worker;",
+        "wt.Worker = class extends Made {",
+        "  constructor(file, options) {",
+        "    super(file, options);",
+        `    const log = (line) => appendFileSync(${JSON.stringify(probeLog)}, line + "\\n");`,
+        '    log("made " + String(file).split("/").pop());',
+        '    this.on("message", (message) => log("answered " + (message && message.report ? "a report" : "nothing")));',
+        "  }",
+        "};",
+        "syncBuiltinESMExports();",
+      ].join("\n"),
+    );
+    const report = await runRaw(dir, ["report", "--output", "page.html"], { ...testEnv(), NODE_OPTIONS: `--import=${probe}` });
     expect(report.exitCode, report.stderr).toBe(0);
+    // The audit ran on its thread (started ahead by the command), which answered with the audit: the
+    // page's findings below are its. (Where the thread's program is not found, the audit runs on the
+    // page's thread and gives the same page, only later.)
+    expect(readFileSync(probeLog, "utf8").trim().split("\n")).toEqual(["made audit-thread.mjs", "answered a report"]);
     const page = readFileSync(path.join(dir, "page.html"), "utf8");
     expect(page).toContain('<section id="audit">');
     expect(page).toContain(`says the run began at ${elsewhere.slice(0, 12)} (Runner-Start), which is not in its history`);
