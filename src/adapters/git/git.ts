@@ -288,10 +288,11 @@ export class GitRepo {
       .map((record) => record.replace(/^\n/, ""))
       .filter((record) => record.length > 0)
       .map((record) => {
-        const fields = record.split("\x1f");
-        const [sha = "", author = "", subject = ""] = fields;
-        if (!times) return { sha, subject, body: (fields[3] ?? "").trimEnd(), author };
-        return { sha, subject, body: (fields[4] ?? "").trimEnd(), author, committedAt: fields[3] ?? "" };
+        const [sha = "", author = "", subject = "", ...rest] = record.split("\x1f");
+        const committedAt = times ? (rest.shift() ?? "") : undefined;
+        const commit: LoopCommit = { sha, subject, body: (rest[0] ?? "").trimEnd(), author };
+        if (committedAt !== undefined) commit.committedAt = committedAt;
+        return commit;
       });
   }
 

@@ -190,15 +190,7 @@ export async function containedStart(method: ContainmentMethod | "auto", argv: s
   const chosen = method === "auto" ? await bestContainment() : method;
   const probe = await probeContainment(chosen);
   if (!probe.works) throw new Error(`containment "${chosen}" does not work here: ${probe.reason}.`);
-  const tag = randomBytes(8).toString("hex");
-  const start = (wrapped: string[], cgroup: string | null = null): ContainedStart => ({
-    method: chosen,
-    argv: wrapped,
-    env: taggedEnv(env, tag),
-    tag,
-    cgroup,
-    since: pidMark(),
-  });
+  const start = (wrapped: string[], cgroup: string | null = null) => newStart(chosen, wrapped, env, cgroup);
   switch (chosen) {
     case "cgroup": {
       const cgroup = makeCgroup(probe.parent!);
@@ -234,15 +226,14 @@ export async function aheadStart(): Promise<ContainedStart | undefined> {
   if (!probe.works || sh === undefined || env === undefined) return undefined;
   const cgroup = makeCgroup(probe.parent!);
   if (cgroup === undefined) return undefined;
+  // (the program's own environment comes with its start script: the wrapper's holds the tag alone)
+  return newStart("cgroup", withDeathSignal([sh, "-c", ENTER_CGROUP_AND_WAIT, "runner", cgroup]), {}, cgroup);
+}
+
+/** A contained start of the wrapped `argv`: a new tag added to `env`, the pid counter marked now. */
+function newStart(method: ContainmentMethod, argv: string[], env: Record<string, string>, cgroup: string | null): ContainedStart {
   const tag = randomBytes(8).toString("hex");
-  return {
-    method: "cgroup",
-    argv: withDeathSignal([sh, "-c", ENTER_CGROUP_AND_WAIT, "runner", cgroup]),
-    env: { [CONTAINMENT_ENV]: tag },
-    tag,
-    cgroup,
-    since: pidMark(),
-  };
+  return { method, argv, env: taggedEnv(env, tag), tag, cgroup, since: pidMark() };
 }
 
 /** A new cgroup under `parent`; undefined when it cannot be made (the hierarchy changed since the probe). */
@@ -358,8 +349,8 @@ export function killLeftovers(record: ContainmentRecord, withinMs = KILL_WITHIN_
  * With `since`, the start's own mark (never one from the journal, which the agent can write), it
  * reads only the processes born since the run began.
  */
-export function endContainedRun(record: ContainmentRecord, since?: PidMark, withinMs = KILL_WITHIN_MS): Promise<void> {
-  return end(record, false, withinMs, since);
+export function endContainedRun(record: ContainmentRecord, since?: PidMark): Promise<void> {
+  return end(record, false, KILL_WITHIN_MS, since);
 }
 
 async function end(record: ContainmentRecord, withSession: boolean, withinMs: number, since?: PidMark): Promise<void> {
