@@ -4,7 +4,7 @@ set shell := ["bash", "-cu"]
 bin := "node_modules/.bin"
 
 # typecheck + build + lint + tests. tsc only type-checks (src, machines, tests, benchmarks); the
-# build bundles the CLI into dist/runner.mjs, which the CLI tests run through bin/runner.js.
+# build bundles the CLI into dist/runner.cjs (and its chunks), which the CLI tests run through bin/runner.js.
 ci: typecheck build format lint layers test
 
 typecheck:

@@ -57,7 +57,8 @@ export function processesPerStep(repo, base, floorScriptPath) {
  */
 export function startupTimes(reps) {
   // Builds with bin/load-cli.js (a code cache per command) are measured without and with the step's
-  // cache; later builds import dist/runner.mjs (the entry chunk: each command loads its own chunks).
+  // cache; later builds load the entry chunk (dist/runner.mjs, later dist/runner.cjs with the code
+  // cache in dist/cache/): each command loads its own chunks.
   const cached = existsSync(path.join(RUNNER_ROOT, "bin", "load-cli.js"));
   log(`  diagnostics: loading the CLI's entry, ${reps} fresh processes${cached ? " each without and with the step's code cache" : ""}`);
   const result = {};

@@ -1,19 +1,16 @@
 #!/usr/bin/env node
-// Thin entry: the CLI is one bundled module (dist/runner.mjs, built by scripts/bundle.mjs); run it
-// and exit with its code (src/exit-codes.ts). Where Node has a compile cache (22.1+), it is used.
-import module from "node:module";
+// Thin entry: the CLI is a bundle of CommonJS files (dist/runner.cjs and its chunks, built by
+// scripts/bundle.mjs), which dist/load.mjs compiles with V8's code cache (src/load-bundle.ts); run it
+// and exit with its code (src/exit-codes.ts).
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-module.enableCompileCache?.();
-let cli;
-try {
-  cli = await import("../dist/runner.mjs");
-} catch (error) {
-  if (error?.code !== "ERR_MODULE_NOT_FOUND" || !String(error.message).includes("runner.mjs")) throw error;
+const dist = fileURLToPath(new URL("../dist/", import.meta.url));
+const missing = ["runner.cjs", "load.mjs"].find((file) => !existsSync(`${dist}${file}`));
+if (missing !== undefined) {
   const root = fileURLToPath(new URL("..", import.meta.url));
-  process.stderr.write(
-    `runner is not built (${root}dist/runner.mjs is missing): run \`npm run build\` (or \`npm ci\`) in ${root.replace(/\/$/, "")}.\n`,
-  );
+  process.stderr.write(`runner is not built (${dist}${missing} is missing): run \`npm run build\` (or \`npm ci\`) in ${root.replace(/\/$/, "")}.\n`);
   process.exit(1);
 }
-process.exitCode = await cli.main(process.argv.slice(2));
+const { loadBundle } = await import("../dist/load.mjs");
+process.exitCode = await loadBundle(dist, "runner.cjs").main(process.argv.slice(2));

@@ -1,9 +1,11 @@
-// Builds what ships: the CLI bundled from the TypeScript sources into ES modules, dist/runner.mjs
-// (bin/runner.js imports it) and its chunks in dist/chunks/, and the demo agent into
-// dist/demo-agent.mjs. A few bundled files instead of about a hundred: Node's module loader
-// resolves, reads and links each file of an import graph on its own, which cost about 100 ms per
-// process on the `runner step` path (docs/performance.md). tsc only type-checks; nothing else is
-// emitted.
+// Builds what ships: the CLI bundled from the TypeScript sources into CommonJS, dist/runner.cjs and
+// its chunks in dist/chunks/ (and dist/audit-thread.cjs, the program of `runner report`'s audit
+// thread), which dist/load.mjs loads with V8's code cache (src/load-bundle.ts; bin/runner.js imports
+// it); and the demo agent into dist/demo-agent.mjs. A few bundled files instead of about a hundred:
+// Node's module loader resolves, reads and links each file of an import graph on its own, which cost
+// about 100 ms per process on the `runner step` path (docs/performance.md). CommonJS because a file
+// compiled as a `node:vm` script can start from V8's cached data, which Node 20 keeps for no ES
+// module (docs/decisions.md). tsc only type-checks; nothing else is emitted.
 //
 // Left out of the bundle: @hpcc-js/wasm-graphviz (SVG only, with its WebAssembly), imported from
 // node_modules when a diagram is rendered as SVG; ajv's small runtime helpers, which the generated
@@ -23,7 +25,7 @@ rmSync(dist, { recursive: true, force: true });
 
 const common = {
   platform: "node",
-  // A chunk may import what it shares with the entry from dist/runner.mjs itself, which then holds
+  // A chunk may import what it shares with the entry from dist/runner.cjs itself, which then holds
   // it, instead of every such module becoming a chunk of its own: `runner next` loads 9 files, not
   // 14 (and `runner mcp`'s chunk, which uses the command table, adds none; docs/decisions.md).
   preserveEntrySignatures: "allow-extension",
@@ -40,9 +42,15 @@ const cli = await build({
   ...common,
   // (audit-thread: the program of the thread `runner report` audits the run on, src/adapters/audit/audit-thread.ts)
   input: { runner: path.join(root, "src", "cli", "main.ts"), "audit-thread": path.join(root, "src", "adapters", "audit", "audit-thread.ts") },
-  output: { dir: dist, format: "esm", entryFileNames: "[name].mjs", chunkFileNames: "chunks/[name]-[hash].mjs" },
+  output: { dir: dist, format: "cjs", entryFileNames: "[name].cjs", chunkFileNames: "chunks/[name]-[hash].cjs" },
 });
 copyBundledLicenses(cli.output);
+// The loader of the bundle (not itself in it: it is what compiles it), an ES module of Node's modules alone.
+await build({
+  ...common,
+  input: path.join(root, "src", "load-bundle.ts"),
+  output: { file: path.join(dist, "load.mjs"), format: "esm", codeSplitting: false },
+});
 await build({
   ...common,
   input: path.join(root, "src", "demo", "agent.ts"),
@@ -52,7 +60,7 @@ if (process.argv.includes("--verbose")) {
   const chunks = readdirSync(path.join(dist, "chunks"));
   const size = chunks.reduce((sum, name) => sum + statSync(path.join(dist, "chunks", name)).size, 0);
   console.log(
-    `dist/runner.mjs and ${chunks.length} chunks: ${(size / 1024).toFixed(0)} KB; dist/demo-agent.mjs: ${(statSync(path.join(dist, "demo-agent.mjs")).size / 1024).toFixed(0)} KB`,
+    `dist/runner.cjs and ${chunks.length} chunks: ${(size / 1024).toFixed(0)} KB; dist/demo-agent.mjs: ${(statSync(path.join(dist, "demo-agent.mjs")).size / 1024).toFixed(0)} KB`,
   );
 }
 

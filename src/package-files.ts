@@ -1,5 +1,5 @@
 // Files shipped with the runner (schemas, built-in templates), found from this module's location:
-// src/ when run from source (tests), dist/ when bundled (dist/runner.mjs).
+// src/ when run from source (tests), dist/ when bundled (dist/runner.cjs and its chunks in dist/chunks/).
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -3,6 +3,7 @@
 // from DOT with @hpcc-js/wasm-graphviz. A composition's graph (graph.ts `compositionGraph`) is drawn
 // flat, each child machine's states grouped in a cluster (a Mermaid composite state) of its name.
 import type { CompositionGraph, DiagramCluster, DiagramGraph, DiagramTransition } from "./graph.js";
+import { importExternal } from "../external-import.js";
 
 export interface Highlight {
   /** States the iteration entered, in order (meta.json `path`). */
@@ -76,7 +77,7 @@ export function toJson(graph: DiagramGraph | CompositionGraph): string {
 }
 
 export async function toSvg(dot: string): Promise<string> {
-  const { Graphviz } = await import("@hpcc-js/wasm-graphviz");
+  const { Graphviz } = await importExternal("@hpcc-js/wasm-graphviz", () => import("@hpcc-js/wasm-graphviz"));
   const graphviz = await Graphviz.load();
   return graphviz.dot(dot);
 }

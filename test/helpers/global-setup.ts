@@ -1,4 +1,4 @@
-// Builds dist/ (the bundle dist/runner.mjs that bin/runner.js loads, and the demo agent) before the
+// Builds dist/ (the bundle dist/runner.cjs that bin/runner.js loads, and the demo agent) before the
 // tests when any source file is newer than the last build, so CLI tests always run the current
 // code through the real binary.
 import { execFileSync } from "node:child_process";
@@ -21,7 +21,7 @@ export const TEST_MODULES_DIR = path.join(root, "node_modules", ".cache", "runne
 const TEST_MODULES = ["src/adapters/process/process-runner.ts", "src/adapters/process/containment.ts", "src/adapters/process/proc-table.ts"];
 
 export default async function setup(): Promise<void> {
-  const marker = path.join(root, "dist", "runner.mjs");
+  const marker = path.join(root, "dist", "runner.cjs");
   const sources = Math.max(
     newestMtime(path.join(root, "src")),
     newestMtime(path.join(root, "machines")),

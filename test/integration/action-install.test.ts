@@ -72,7 +72,7 @@ describe("the action's install step, from a clean copy of the repository as GitH
 
     // The installed command, not the checkout's: a copy of the package in the prefix, with what it ships.
     const installed = path.join(prefix, "lib", "node_modules", "guarded-runner");
-    expect(existsSync(path.join(installed, "dist", "runner.mjs"))).toBe(true);
+    expect(existsSync(path.join(installed, "dist", "runner.cjs"))).toBe(true);
     expect(existsSync(path.join(installed, "src")), "only the package's files").toBe(false);
     const ran = spawnSync(path.join(prefix, "bin", "runner"), ["--version"], { env, encoding: "utf8" });
     expect(ran.stdout.trim()).toBe(version);

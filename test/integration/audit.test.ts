@@ -319,7 +319,8 @@ describe("runner report audits on a thread of its own, given the run it resolved
         "  constructor(file, options) {",
         "    super(file, options);",
         `    const log = (line) => appendFileSync(${JSON.stringify(probeLog)}, line + "\\n");`,
-        '    log("made " + String(file).split("/").pop());',
+        // (the thread's program is a line that loads dist/audit-thread.cjs through the bundle's loader)
+        '    log("made " + (/audit-thread\\.cjs/.exec(String(file))?.[0] ?? String(file)));',
         '    this.on("message", (message) => log("answered " + (message && message.report ? "a report" : "nothing")));',
         "  }",
         "};",
@@ -331,7 +332,7 @@ describe("runner report audits on a thread of its own, given the run it resolved
     // The audit ran on its thread (started ahead by the command), which answered with the audit: the
     // page's findings below are its. (Where the thread's program is not found, the audit runs on the
     // page's thread and gives the same page, only later.)
-    expect(readFileSync(probeLog, "utf8").trim().split("\n")).toEqual(["made audit-thread.mjs", "answered a report"]);
+    expect(readFileSync(probeLog, "utf8").trim().split("\n")).toEqual(["made audit-thread.cjs", "answered a report"]);
     const page = readFileSync(path.join(dir, "page.html"), "utf8");
     expect(page).toContain('<section id="audit">');
     expect(page).toContain(`says the run began at ${elsewhere.slice(0, 12)} (Runner-Start), which is not in its history`);

@@ -1,9 +1,10 @@
-// bin/runner.js imports dist/runner.mjs: the CLI bundled from the sources into one ES module
-// (scripts/bundle.mjs). What the bundle still loads from outside itself must be there for a user:
+// bin/runner.js loads dist/runner.cjs through dist/load.mjs: the CLI bundled from the sources into
+// CommonJS files compiled with V8's code cache (scripts/bundle.mjs, src/load-bundle.ts). What the bundle still loads from outside itself must be there for a user:
 // Node's own modules, and from node_modules only runtime dependencies (never a dev dependency such
 // as the bundler). What ships is the bundle, the entry and the schemas: no test or benchmark file.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,10 +14,14 @@ import { EXECUTOR_CHOICES } from "../../src/cli/commands.js";
 import { PROJECT_ROOT } from "../helpers/sandbox.js";
 
 const bundleFiles = [
-  path.join(PROJECT_ROOT, "dist", "runner.mjs"),
+  path.join(PROJECT_ROOT, "dist", "runner.cjs"),
   ...readdirSync(path.join(PROJECT_ROOT, "dist", "chunks")).map((name) => path.join(PROJECT_ROOT, "dist", "chunks", name)),
 ];
-const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string>; files: string[] };
+const pkg = JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as {
+  version: string;
+  dependencies: Record<string, string>;
+  files: string[];
+};
 const packageOf = (specifier: string) =>
   specifier
     .split("/")
@@ -24,16 +29,16 @@ const packageOf = (specifier: string) =>
     .join("/");
 const isBuiltin = (specifier: string) => specifier.startsWith("node:") || builtinModules.includes(specifier);
 
-describe("dist/runner.mjs and its chunks", () => {
+describe("dist/runner.cjs and its chunks", () => {
   const text = bundleFiles.map((file) => readFileSync(file, "utf8")).join("\n");
 
-  it("is what bin/runner.js imports", () => {
-    expect(readFileSync(path.join(PROJECT_ROOT, "bin", "runner.js"), "utf8")).toContain('await import("../dist/runner.mjs")');
+  it("is what bin/runner.js loads", () => {
+    expect(readFileSync(path.join(PROJECT_ROOT, "bin", "runner.js"), "utf8")).toContain('loadBundle(dist, "runner.cjs")');
   });
 
   it("imports only Node's own modules, and from node_modules only runtime dependencies", () => {
+    expect(text).not.toMatch(/^import\s/m);
     const imported = [
-      ...[...text.matchAll(/^import\s[^;]*?from\s*["']([^"']+)["']/gm)].map((match) => match[1]!),
       ...[...text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((match) => match[1]!),
       // (not ajv's code generation, which writes `require("…")` into the source of standalone validators)
       ...[...text.matchAll(/(?<!`)\brequire\(\s*["']([^"']+)["']\s*\)/g)].map((match) => match[1]!),
@@ -47,31 +52,32 @@ describe("dist/runner.mjs and its chunks", () => {
 });
 
 describe("what every `runner` call loads", () => {
-  it("dist/runner.mjs (the parser and the command table) imports no agent module", () => {
-    const entry = readFileSync(path.join(PROJECT_ROOT, "dist", "runner.mjs"), "utf8");
-    const imported = [...entry.matchAll(/^import\s[^;]*?from\s*["']([^"']+)["']/gm)].map((match) => match[1]!);
+  it("dist/runner.cjs (the parser and the command table) requires no agent module", () => {
+    const entry = readFileSync(path.join(PROJECT_ROOT, "dist", "runner.cjs"), "utf8");
+    const imported = [...entry.matchAll(/^(?:const|let|var)\s[^;]*?=\s*require\(\s*["']([^"']+)["']\s*\)/gm)].map((match) => match[1]!);
+    expect(imported.length).toBeGreaterThan(0);
     expect(imported.filter((specifier) => /\/(registry|claude|codex|gemini|opencode|qwen|copilot)-/.test(specifier))).toEqual([]);
   });
 
   it("the MCP SDK and zod are bundled into `runner mcp`'s chunk alone: `runner next` loads none of them, and nothing else imports that chunk", () => {
     const chunks = path.join(PROJECT_ROOT, "dist", "chunks");
     const withSdk = bundleFiles.filter((file) => /class McpServer\b|\$ZodType\b/.test(readFileSync(file, "utf8")));
-    expect(withSdk.map((file) => path.basename(file))).toEqual([expect.stringMatching(/^mcp-[\w-]+\.mjs$/)]);
+    expect(withSdk.map((file) => path.basename(file))).toEqual([expect.stringMatching(/^mcp-[\w-]+\.cjs$/)]);
     const mcpChunk = path.basename(withSdk[0]!);
     // The files `runner next` loads: the entry, the next command's chunk, and what they import.
     const loaded = new Set<string>();
     const visit = (file: string) => {
       if (loaded.has(file)) return;
       loaded.add(file);
-      for (const match of readFileSync(file, "utf8").matchAll(/^import\s[^;]*?from\s*"(\.[^"]+)"/gm))
+      for (const match of readFileSync(file, "utf8").matchAll(/^(?:const|let|var)\s[^;]*?=\s*require\(\s*"(\.[^"]+)"\s*\)/gm))
         visit(path.resolve(path.dirname(file), match[1]!));
     };
-    visit(path.join(PROJECT_ROOT, "dist", "runner.mjs"));
+    visit(path.join(PROJECT_ROOT, "dist", "runner.cjs"));
     visit(path.join(chunks, readdirSync(chunks).find((name) => /^next-/.test(name))!));
     expect([...loaded].filter((file) => withSdk.includes(file))).toEqual([]);
     const importers = bundleFiles.filter((file) => readFileSync(file, "utf8").includes(mcpChunk));
-    expect(importers.map((file) => path.relative(path.join(PROJECT_ROOT, "dist"), file))).toEqual(["runner.mjs"]);
-    expect(readFileSync(path.join(PROJECT_ROOT, "dist", "runner.mjs"), "utf8")).toContain(`import("./chunks/${mcpChunk}")`);
+    expect(importers.map((file) => path.relative(path.join(PROJECT_ROOT, "dist"), file))).toEqual(["runner.cjs"]);
+    expect(readFileSync(path.join(PROJECT_ROOT, "dist", "runner.cjs"), "utf8")).toContain(`require("./chunks/${mcpChunk}")`);
   });
 
   it("`init --executor` takes every agent of the registry, the bare command and the demo agent", () => {
@@ -85,9 +91,19 @@ describe("what ships", () => {
     expect(packed.status, packed.stderr).toBe(0);
     const files = (JSON.parse(packed.stdout) as { files: { path: string }[] }[])[0]!.files.map((file) => file.path);
     expect(files).toEqual(
-      expect.arrayContaining(["bin/runner.js", "dist/runner.mjs", "dist/demo-agent.mjs", "schemas/task_tree/v1.schema.json", "package.json"]),
+      expect.arrayContaining([
+        "bin/runner.js",
+        "dist/runner.cjs",
+        "dist/load.mjs",
+        "dist/audit-thread.cjs",
+        "dist/demo-agent.mjs",
+        "schemas/task_tree/v1.schema.json",
+        "package.json",
+      ]),
     );
     expect(files.some((file) => file.startsWith("dist/chunks/"))).toBe(true);
+    // (the code cache is this machine's: each install writes its own, src/load-bundle.ts)
+    expect(files.filter((file) => file.startsWith("dist/cache/"))).toEqual([]);
     // The code of packages bundled without being installed (the MCP SDK, zod) ships with its licence.
     expect(files).toEqual(expect.arrayContaining(["dist/licenses/@modelcontextprotocol__sdk.txt", "dist/licenses/zod.txt"]));
     for (const name of ["@modelcontextprotocol/sdk", "zod"]) expect(Object.keys(pkg.dependencies), name).not.toContain(name);
@@ -113,7 +129,58 @@ describe("bin/runner.js", () => {
     expect(result.status).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr.trim().split("\n")).toEqual([
-      `runner is not built (${path.join(dir, "dist", "runner.mjs")} is missing): run \`npm run build\` (or \`npm ci\`) in ${dir}.`,
+      `runner is not built (${path.join(dir, "dist", "runner.cjs")} is missing): run \`npm run build\` (or \`npm ci\`) in ${dir}.`,
     ]);
+  });
+});
+
+describe("V8's code cache (src/load-bundle.ts)", () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A copy of the built package (its own dist/, no cache yet) and a way to run its CLI. */
+  function installed() {
+    const dir = mkdtempSync(path.join(tmpdir(), "runner-code-cache-"));
+    dirs.push(dir);
+    for (const name of ["bin", "dist", "schemas", "package.json"]) cpSync(path.join(PROJECT_ROOT, name), path.join(dir, name), { recursive: true });
+    rmSync(path.join(dir, "dist", "cache"), { recursive: true, force: true });
+    symlinkSync(path.join(PROJECT_ROOT, "node_modules"), path.join(dir, "node_modules"));
+    const runner = (...args: string[]) => spawnSync(process.execPath, [path.join(dir, "bin", "runner.js"), ...args], { encoding: "utf8" });
+    const caches = () => readdirSync(path.join(dir, "dist", "cache")).sort();
+    return { dir, runner, caches };
+  }
+  const sha256 = (file: string) => createHash("sha256").update(readFileSync(file, "utf8")).digest("hex").slice(0, 32);
+
+  it("is written once, by the first process, for each file it loaded, named by the sha-256 of the file's text", () => {
+    const { dir, runner, caches } = installed();
+    expect(runner("--version").stdout).toBe(`${pkg.version}\n`);
+    const written = caches();
+    expect(written).toContain(`runner.cjs-${sha256(path.join(dir, "dist", "runner.cjs"))}.bin`);
+    expect(written.every((name) => /^[\w-]+\.cjs-[0-9a-f]{32}\.bin$/.test(name))).toBe(true);
+    const before = readFileSync(path.join(dir, "dist", "cache", written[0]!));
+    expect(runner("--version").stdout).toBe(`${pkg.version}\n`);
+    expect(caches()).toEqual(written);
+    expect(readFileSync(path.join(dir, "dist", "cache", written[0]!)).equals(before), "a cache V8 accepts is kept as it is").toBe(true);
+  });
+
+  it("never changes what runs: a corrupt cache is rejected and written anew, and a file changed to a text of the same length is not run from the old text's cache", () => {
+    const { dir, runner, caches } = installed();
+    runner("--version");
+    const entry = path.join(dir, "dist", "runner.cjs");
+    const cacheFile = path.join(dir, "dist", "cache", caches().find((name) => name.startsWith("runner.cjs-"))!);
+    writeFileSync(cacheFile, Buffer.alloc(readFileSync(cacheFile).length, 7));
+    expect(runner("--version").stdout).toBe(`${pkg.version}\n`);
+    expect(readFileSync(cacheFile).every((byte) => byte === 7)).toBe(false);
+    // V8 checks only the length of the text a cache was made from: a file of the same length with
+    // another text must not start from the first one's cache.
+    const text = readFileSync(entry, "utf8");
+    const call = "printLine(require_layout.packageVersion());";
+    expect(text).toContain(call);
+    const edited = 'printLine("edited");';
+    writeFileSync(entry, text.replace(call, edited.padEnd(call.length, " ")));
+    expect(readFileSync(entry, "utf8").length).toBe(text.length);
+    expect(runner("--version").stdout).toBe("edited\n");
   });
 });

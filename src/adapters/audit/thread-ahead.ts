@@ -6,14 +6,19 @@
 // is taken: a report refused before it is (where there is no project) exits as it did, and the thread
 // with it.
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 
 /**
- * The thread's program: the bundle's dist/audit-thread.mjs, beside the chunk this module is in (in
- * the sources under test there is none, and the audit runs on the caller's thread).
+ * The bundle's folder, dist/, above the chunk this module is in, which holds the thread's program
+ * (audit-thread.cjs) and its loader (load.mjs, src/load-bundle.ts: the thread's code starts from V8's
+ * code cache as the CLI's does). In the sources under test there is none, and the audit runs on the
+ * caller's thread.
  */
-const THREAD_FILE = fileURLToPath(new URL(["..", "audit-thread.mjs"].join("/"), import.meta.url));
+const DIST = fileURLToPath(new URL("..", import.meta.url));
+const THREAD_FILE = path.join(DIST, "audit-thread.cjs");
+const LOADER_FILE = path.join(DIST, "load.mjs");
 
 interface Started {
   worker: Worker;
@@ -24,10 +29,11 @@ interface Started {
 let ahead: Started | undefined;
 
 function start(): Started | undefined {
-  if (!existsSync(THREAD_FILE)) return undefined;
+  if (!existsSync(THREAD_FILE) || !existsSync(LOADER_FILE)) return undefined;
   // (a young generation of 4 MB: the thread's objects are short-lived versions of the tree, and
   // V8's default of up to 48 MB is resident memory of the whole command — 159 → 142 MB measured)
-  const worker = new Worker(THREAD_FILE, { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+  const program = `import(${JSON.stringify(pathToFileURL(LOADER_FILE).href)}).then((loader) => loader.loadBundle(${JSON.stringify(DIST)}, "audit-thread.cjs"));`;
+  const worker = new Worker(program, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
   const started: Started = { worker, gone: false };
   // (listened to from the start: an "error" nobody listens to would end the process)
   worker.once("error", () => (started.gone = true));

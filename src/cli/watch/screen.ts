@@ -4,6 +4,7 @@
 // that changed since the last frame. Colour only where the style allows it (NO_COLOR: none at all).
 import type { Rect, ScreenBuffer as ScreenBufferType, Terminal } from "terminal-kit";
 import { displayWidth } from "../display-width.js";
+import { importExternal } from "../../external-import.js";
 import type { Tone } from "../style.js";
 import type { FrameLine } from "./frame.js";
 
@@ -78,7 +79,7 @@ export function frameDrawer(termkit: TerminalKit, buffer: ScreenBufferType, colo
 }
 
 export async function openScreen(options: { colour: boolean; onKey: (name: string) => void; onResize: () => void }): Promise<Screen> {
-  const termkit = (await import("terminal-kit")).default;
+  const termkit = (await importExternal("terminal-kit", () => import("terminal-kit"))).default;
   const term: Terminal = termkit.terminal;
   let buffer = new termkit.ScreenBuffer({ dst: term, width: term.width, height: term.height });
   let drawFrame = frameDrawer(termkit, buffer, options.colour);
