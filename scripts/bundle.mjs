@@ -23,6 +23,30 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "dist");
 rmSync(dist, { recursive: true, force: true });
 
+/** The modules the step's code imports, statically, from its command and the modules that command imports when it runs, less those of the entry and of `runner next`. */
+let stepSet;
+function stepModules(context) {
+  if (stepSet !== undefined) return stepSet;
+  const reach = (files) => {
+    const seen = new Set();
+    const visit = (id) => {
+      if (seen.has(id)) return;
+      seen.add(id);
+      for (const next of context.getModuleInfo(id)?.importedIds ?? []) visit(next);
+    };
+    for (const file of files) visit(path.join(root, ...file.split("/")));
+    return seen;
+  };
+  const apart = reach(["src/cli/main.ts", "src/cli/commands/next.ts"]);
+  // (the command's own module stays a chunk of its own, which imports the step's code when it runs)
+  apart.add(path.join(root, "src", "cli", "commands", "step.ts"));
+  stepSet = new Set(
+    [...reach(["src/cli/commands/step.ts", "src/step/run-step.ts", "src/cli/progress.ts", "src/cli/run-facts.ts"])].filter((id) => !apart.has(id)),
+  );
+  if (stepSet.size < 50) throw new Error(`bundle: the step's group found only ${stepSet.size} modules (a file moved?)`);
+  return stepSet;
+}
+
 const common = {
   platform: "node",
   // A chunk may import what it shares with the entry from dist/runner.cjs itself, which then holds
@@ -42,7 +66,19 @@ const cli = await build({
   ...common,
   // (audit-thread: the program of the thread `runner report` audits the run on, src/adapters/audit/audit-thread.ts)
   input: { runner: path.join(root, "src", "cli", "main.ts"), "audit-thread": path.join(root, "src", "adapters", "audit", "audit-thread.ts") },
-  output: { dir: dist, format: "cjs", entryFileNames: "[name].cjs", chunkFileNames: "chunks/[name]-[hash].cjs" },
+  output: {
+    dir: dist,
+    format: "cjs",
+    entryFileNames: "[name].cjs",
+    chunkFileNames: "chunks/[name]-[hash].cjs",
+    // What `runner step` loads (and `runner run`), in one chunk rather than about 40: each file costs
+    // the loader its own read, hash and compile (about 20 ms of the step's start, measured,
+    // docs/performance.md). Not what `runner next` or the entry load: those stay as they were, small.
+    codeSplitting: {
+      includeDependenciesRecursively: false,
+      groups: [{ debugName: "step", name: (id, context) => (stepModules(context).has(id) ? "step" : null) }],
+    },
+  },
 });
 copyBundledLicenses(cli.output);
 // The loader of the bundle (not itself in it: it is what compiles it), an ES module of Node's modules alone.

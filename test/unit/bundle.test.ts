@@ -75,6 +75,13 @@ describe("what every `runner` call loads", () => {
     visit(path.join(PROJECT_ROOT, "dist", "runner.cjs"));
     visit(path.join(chunks, readdirSync(chunks).find((name) => /^next-/.test(name))!));
     expect([...loaded].filter((file) => withSdk.includes(file))).toEqual([]);
+    // (nor the step's code, grouped into one chunk for `runner step`: the machine, XState, the git adapters)
+    expect(
+      [...loaded].filter((file) => /\bclass StateNode\b|\bfunction runStep\b/.test(readFileSync(file, "utf8"))).map((file) => path.basename(file)),
+    ).toEqual([]);
+    expect(bundleFiles.filter((file) => /\bfunction runStep\b/.test(readFileSync(file, "utf8"))).map((file) => path.basename(file))).toEqual([
+      expect.stringMatching(/^step-[\w-]+\.cjs$/),
+    ]);
     const importers = bundleFiles.filter((file) => readFileSync(file, "utf8").includes(mcpChunk));
     expect(importers.map((file) => path.relative(path.join(PROJECT_ROOT, "dist"), file))).toEqual(["runner.cjs"]);
     expect(readFileSync(path.join(PROJECT_ROOT, "dist", "runner.cjs"), "utf8")).toContain(`require("./chunks/${mcpChunk}")`);
