@@ -23,28 +23,39 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "dist");
 rmSync(dist, { recursive: true, force: true });
 
-/** The modules the step's code imports, statically, from its command and the modules that command imports when it runs, less those of the entry and of `runner next`. */
-let stepSet;
-function stepModules(context) {
-  if (stepSet !== undefined) return stepSet;
-  const reach = (files) => {
-    const seen = new Set();
-    const visit = (id) => {
-      if (seen.has(id)) return;
-      seen.add(id);
-      for (const next of context.getModuleInfo(id)?.importedIds ?? []) visit(next);
+/**
+ * The chunk a module of the step's code goes to: the modules its command and the modules that command
+ * imports when it runs import, statically, less those of the entry and of `runner next` (which stay
+ * where they were, small), are "step" — unless the morning's commands or the audit's thread import
+ * them too, then "step-shared", so that a report (twice: its thread's and its own) does not load the
+ * step's whole code. Anything else: null (rolldown's own chunks).
+ */
+let stepGroups;
+function stepGroup(id, context) {
+  if (stepGroups === undefined) {
+    const reach = (files) => {
+      const seen = new Set();
+      const visit = (module) => {
+        if (seen.has(module)) return;
+        seen.add(module);
+        for (const next of context.getModuleInfo(module)?.importedIds ?? []) visit(next);
+      };
+      for (const file of files) visit(path.join(root, ...file.split("/")));
+      return seen;
     };
-    for (const file of files) visit(path.join(root, ...file.split("/")));
-    return seen;
-  };
-  const apart = reach(["src/cli/main.ts", "src/cli/commands/next.ts"]);
-  // (the command's own module stays a chunk of its own, which imports the step's code when it runs)
-  apart.add(path.join(root, "src", "cli", "commands", "step.ts"));
-  stepSet = new Set(
-    [...reach(["src/cli/commands/step.ts", "src/step/run-step.ts", "src/cli/progress.ts", "src/cli/run-facts.ts"])].filter((id) => !apart.has(id)),
-  );
-  if (stepSet.size < 50) throw new Error(`bundle: the step's group found only ${stepSet.size} modules (a file moved?)`);
-  return stepSet;
+    const first = reach(["src/cli/main.ts", "src/cli/commands/next.ts"]);
+    // (the command's own module stays a chunk of its own, which imports the step's code when it runs)
+    first.add(path.join(root, "src", "cli", "commands", "step.ts"));
+    const morning = reach([
+      ...["status", "log", "runs", "audit", "report"].map((command) => `src/cli/commands/${command}.ts`),
+      "src/adapters/audit/audit-thread.ts",
+    ]);
+    stepGroups = new Map();
+    for (const module of reach(["src/cli/commands/step.ts", "src/step/run-step.ts", "src/cli/progress.ts", "src/cli/run-facts.ts"]))
+      if (!first.has(module)) stepGroups.set(module, morning.has(module) ? "step-shared" : "step");
+    if (stepGroups.size < 50) throw new Error(`bundle: the step's groups found only ${stepGroups.size} modules (a file moved?)`);
+  }
+  return stepGroups.get(id) ?? null;
 }
 
 const common = {
@@ -71,13 +82,10 @@ const cli = await build({
     format: "cjs",
     entryFileNames: "[name].cjs",
     chunkFileNames: "chunks/[name]-[hash].cjs",
-    // What `runner step` loads (and `runner run`), in one chunk rather than about 40: each file costs
-    // the loader its own read, hash and compile (about 20 ms of the step's start, measured,
-    // docs/performance.md). Not what `runner next` or the entry load: those stay as they were, small.
-    codeSplitting: {
-      includeDependenciesRecursively: false,
-      groups: [{ debugName: "step", name: (id, context) => (stepModules(context).has(id) ? "step" : null) }],
-    },
+    // What `runner step` loads (and `runner run`), in two chunks rather than about 40 (stepGroup): each
+    // file costs the loader its own read, hash and compile (about 20 ms of the step's start, measured,
+    // docs/performance.md).
+    codeSplitting: { includeDependenciesRecursively: false, groups: [{ debugName: "step", name: stepGroup }] },
   },
 });
 copyBundledLicenses(cli.output);

@@ -51,7 +51,48 @@ describe("dist/runner.cjs and its chunks", () => {
   });
 });
 
+/**
+ * The files of the bundle a command loads: the entry, the command's chunk (the one the entry's
+ * command table requires for it) with what it requires when it runs, and what each of them requires
+ * as it loads (and, for `report`, its audit's thread).
+ */
+function loadedBy(command: string): Set<string> {
+  const entry = path.join(PROJECT_ROOT, "dist", "runner.cjs");
+  const requires = (file: string, lazily: boolean) =>
+    [
+      ...readFileSync(file, "utf8").matchAll(
+        lazily ? /\brequire\(\s*"(\.[^"]+)"\s*\)/g : /^(?:const|let|var)\s[^;]*?=\s*require\(\s*"(\.[^"]+)"\s*\)/gm,
+      ),
+    ].map((match) => path.resolve(path.dirname(file), match[1]!));
+  const loaded = new Set<string>();
+  const visit = (file: string, lazily = false) => {
+    if (loaded.has(file) && !lazily) return;
+    loaded.add(file);
+    for (const required of requires(file, lazily)) visit(required);
+  };
+  visit(entry);
+  const chunk = requires(entry, true).find((file) => path.basename(file).startsWith(`${command}-`));
+  expect(chunk, `the command table's chunk of ${command}`).toBeDefined();
+  visit(chunk!, true);
+  if (command === "report") visit(path.join(PROJECT_ROOT, "dist", "audit-thread.cjs"));
+  return loaded;
+}
+
 describe("what every `runner` call loads", () => {
+  it("`runner step` loads the step's code in two chunks; `runner report` (with its audit's thread) and `runner status` load none of the step-only one", () => {
+    const stepOnly = bundleFiles.filter((file) => /\bfunction runStep\b/.test(readFileSync(file, "utf8")));
+    expect(stepOnly.map((file) => path.basename(file))).toEqual([expect.stringMatching(/^step-[\w-]+\.cjs$/)]);
+    const stepFiles = loadedBy("step");
+    expect([...stepFiles].map((file) => path.basename(file))).toEqual(
+      expect.arrayContaining([path.basename(stepOnly[0]!), expect.stringMatching(/^step-shared-/)]),
+    );
+    for (const command of ["report", "status"])
+      expect(
+        [...loadedBy(command)].filter((file) => stepOnly.includes(file)),
+        command,
+      ).toEqual([]);
+  });
+
   it("dist/runner.cjs (the parser and the command table) requires no agent module", () => {
     const entry = readFileSync(path.join(PROJECT_ROOT, "dist", "runner.cjs"), "utf8");
     const imported = [...entry.matchAll(/^(?:const|let|var)\s[^;]*?=\s*require\(\s*["']([^"']+)["']\s*\)/gm)].map((match) => match[1]!);
@@ -60,28 +101,17 @@ describe("what every `runner` call loads", () => {
   });
 
   it("the MCP SDK and zod are bundled into `runner mcp`'s chunk alone: `runner next` loads none of them, and nothing else imports that chunk", () => {
-    const chunks = path.join(PROJECT_ROOT, "dist", "chunks");
     const withSdk = bundleFiles.filter((file) => /class McpServer\b|\$ZodType\b/.test(readFileSync(file, "utf8")));
     expect(withSdk.map((file) => path.basename(file))).toEqual([expect.stringMatching(/^mcp-[\w-]+\.cjs$/)]);
     const mcpChunk = path.basename(withSdk[0]!);
     // The files `runner next` loads: the entry, the next command's chunk, and what they import.
-    const loaded = new Set<string>();
-    const visit = (file: string) => {
-      if (loaded.has(file)) return;
-      loaded.add(file);
-      for (const match of readFileSync(file, "utf8").matchAll(/^(?:const|let|var)\s[^;]*?=\s*require\(\s*"(\.[^"]+)"\s*\)/gm))
-        visit(path.resolve(path.dirname(file), match[1]!));
-    };
-    visit(path.join(PROJECT_ROOT, "dist", "runner.cjs"));
-    visit(path.join(chunks, readdirSync(chunks).find((name) => /^next-/.test(name))!));
+    const loaded = loadedBy("next");
     expect([...loaded].filter((file) => withSdk.includes(file))).toEqual([]);
     // (nor the step's code, grouped into one chunk for `runner step`: the machine, XState, the git adapters)
     expect(
       [...loaded].filter((file) => /\bclass StateNode\b|\bfunction runStep\b/.test(readFileSync(file, "utf8"))).map((file) => path.basename(file)),
     ).toEqual([]);
-    expect(bundleFiles.filter((file) => /\bfunction runStep\b/.test(readFileSync(file, "utf8"))).map((file) => path.basename(file))).toEqual([
-      expect.stringMatching(/^step-[\w-]+\.cjs$/),
-    ]);
+
     const importers = bundleFiles.filter((file) => readFileSync(file, "utf8").includes(mcpChunk));
     expect(importers.map((file) => path.relative(path.join(PROJECT_ROOT, "dist"), file))).toEqual(["runner.cjs"]);
     expect(readFileSync(path.join(PROJECT_ROOT, "dist", "runner.cjs"), "utf8")).toContain(`require("./chunks/${mcpChunk}")`);
