@@ -3,9 +3,7 @@
 // scripts (src/load-bundle.ts), where an import() needs a host callback that Node 20 offers only
 // behind an experimental warning; the loader hands over its own import() instead (the same package,
 // so the same node_modules). Run from source (the tests), the caller's own import() is used.
-
-/** The key under which dist/load.mjs (src/load-bundle.ts) puts its dynamic import. */
-export const HOST_IMPORT = Symbol.for("runner.hostImport");
+import { HOST_IMPORT } from "./bundle-keys.js";
 
 type HostImport = (specifier: string) => Promise<unknown>;
 

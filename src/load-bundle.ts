@@ -18,6 +18,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { threadId } from "node:worker_threads";
 import vm from "node:vm";
+import { HOST_IMPORT, SAVE_CODE_CACHE } from "./bundle-keys.js";
 
 interface LoadedModule {
   exports: unknown;
@@ -27,9 +28,6 @@ interface LoadedModule {
 const loaded = new Map<string, LoadedModule>();
 /** Scripts compiled without usable cached data: their cache is written at exit. */
 const uncached: { script: vm.Script; cacheFile: string }[] = [];
-
-/** The key under which a process or thread asks for the caches to be written now (the audit's thread, which is ended rather than exits). */
-export const SAVE_CODE_CACHE = Symbol.for("runner.saveCodeCache");
 
 /** The exports of `file` (a file of the bundle in `dist`), loaded and evaluated once. */
 export function loadBundle(dist: string, file: string): unknown {
@@ -82,4 +80,4 @@ export function saveCodeCache(): void {
 (globalThis as Record<symbol, unknown>)[SAVE_CODE_CACHE] = saveCodeCache;
 // The bundle's import() of an ES module in node_modules (src/external-import.ts): this module's own,
 // as a script's would need a host callback Node 20 gives only behind an experimental warning.
-(globalThis as Record<symbol, unknown>)[Symbol.for("runner.hostImport")] = (specifier: string) => import(specifier);
+(globalThis as Record<symbol, unknown>)[HOST_IMPORT] = (specifier: string) => import(specifier);

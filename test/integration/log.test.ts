@@ -274,6 +274,8 @@ describe("runner diagram", () => {
     const svg = await s.runner(["diagram", "--format", "svg", "--output", file]);
     expect(svg.exitCode).toBe(0);
     expect(svg.stdout).toContain(file);
+    // (the renderer is an ES module the bundle imports through its loader: no warning of Node's on the way)
+    expect(svg.stderr).toBe("");
     const text = readFileSync(file, "utf8");
     expect(text).toContain("<svg");
     for (const state of states) expect(text, state).toContain(`>${state}</text>`);

@@ -3,6 +3,7 @@
 // dist/audit-thread.cjs, beside the CLI's. It loads, then waits for the repository and the run the
 // report resolved, audits it and posts the report.
 import { parentPort } from "node:worker_threads";
+import { SAVE_CODE_CACHE } from "../../bundle-keys.js";
 import { auditOfResolvedRun, type AuditRequest } from "./run-audit.js";
 
 if (parentPort) {
@@ -13,7 +14,7 @@ if (parentPort) {
       (report) => {
         // (the thread is ended, not left to exit, once the report has its answer: the code cache of
         // what it compiled, where there was none, is written first — src/load-bundle.ts)
-        (globalThis as Record<symbol, (() => void) | undefined>)[Symbol.for("runner.saveCodeCache")]?.();
+        (globalThis as Record<symbol, (() => void) | undefined>)[SAVE_CODE_CACHE]?.();
         port.postMessage({ report });
       },
       () => port.postMessage({}),
