@@ -54,11 +54,11 @@ export function loadBundle(dist: string, file: string): unknown {
     uncached.push({ script, cacheFile });
   }
   const dir = path.dirname(absolute);
-  const outside = createRequire(absolute);
+  let outside: NodeRequire | undefined;
   // A chunk requires its sibling chunks by relative path; Node's modules and node_modules go to Node.
-  const require = Object.assign((id: string) => (id.startsWith("./") || id.startsWith("../") ? loadBundle(dist, path.join(dir, id)) : outside(id)), {
-    resolve: outside.resolve,
-  });
+  // (the bundle calls `require` alone: no require.resolve, require.cache or require.main in it)
+  const require = (id: string) =>
+    id.startsWith("./") || id.startsWith("../") ? loadBundle(dist, path.join(dir, id)) : (outside ??= createRequire(absolute))(id);
   (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, absolute, dir);
   return module.exports;
 }

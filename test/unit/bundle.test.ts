@@ -38,6 +38,8 @@ describe("dist/runner.cjs and its chunks", () => {
 
   it("imports only Node's own modules, and from node_modules only runtime dependencies", () => {
     expect(text).not.toMatch(/^import\s/m);
+    // (the loader's `require` is a function alone: src/load-bundle.ts)
+    expect(text).not.toMatch(/\brequire\.(resolve|cache|main|extensions)\b/);
     const imported = [
       ...[...text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g)].map((match) => match[1]!),
       // (not ajv's code generation, which writes `require("…")` into the source of standalone validators)
